@@ -1,0 +1,106 @@
+// swift-tools-version:6.1
+//
+// MedVault — an embeddable, encrypted clinical-records library.
+//
+// Layers (arrows point down only):
+//
+//   Examples/ (ClinicDemo, MedicationDemo, medvault CLI), Benchmarks/
+//        │
+//   MedVault        the Vault facade, SQLCipher storage engine and repositories
+//        │
+//   MedVaultKeys    Argon2id, key hierarchy, keyring file, key manager
+//        │
+//   MedVaultCore    domain values, repository protocols, errors, in-memory repositories
+//
+//   CSQLCipher, CArgon2: system libraries found through pkg-config.
+
+import PackageDescription
+
+/// Settings shared by every Swift target of the package.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "MedVault",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "MedVaultCore", targets: ["MedVaultCore"]),
+        .library(name: "MedVaultKeys", targets: ["MedVaultKeys"]),
+        .library(name: "MedVault", targets: ["MedVault"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        // MARK: - System libraries
+
+        .systemLibrary(
+            name: "CSQLCipher",
+            pkgConfig: "sqlcipher",
+            providers: [.apt(["libsqlcipher-dev"]), .brew(["sqlcipher"])]
+        ),
+        .systemLibrary(
+            name: "CArgon2",
+            pkgConfig: "libargon2",
+            providers: [.apt(["libargon2-dev"]), .brew(["argon2"])]
+        ),
+
+        // MARK: - Library modules
+
+        .target(
+            name: "MedVaultCore",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "MedVaultKeys",
+            dependencies: [
+                "MedVaultCore",
+                "CArgon2",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "MedVault",
+            dependencies: ["MedVaultCore", "MedVaultKeys", "CSQLCipher"],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: - Examples
+
+        .executableTarget(
+            name: "ClinicDemo",
+            dependencies: ["MedVault"],
+            path: "Examples/ClinicDemo",
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: - Tests
+
+        .testTarget(
+            name: "MedVaultCoreTests",
+            dependencies: ["MedVaultCore"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MedVaultKeysTests",
+            dependencies: ["MedVaultKeys", "CArgon2"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MedVaultTests",
+            dependencies: ["MedVault", "CSQLCipher", "CrashProbe"],
+            swiftSettings: strictSettings
+        ),
+        // A child process the crash-safety tests kill with SIGKILL mid-write.
+        .executableTarget(
+            name: "CrashProbe",
+            dependencies: ["MedVault"],
+            path: "Tests/CrashProbe",
+            swiftSettings: strictSettings
+        ),
+    ]
+)
