@@ -1,0 +1,65 @@
+import Foundation
+
+/// A serial executor that runs its jobs on one dedicated thread.
+///
+/// SQLite calls block: a commit waits for `fsync`, a busy database waits for its
+/// lock. Running them on Swift's cooperative thread pool (two threads on a
+/// two-core machine) would stall every other task of the app. Each connection
+/// actor of a ``DatabasePool`` therefore runs on its own thread.
+final class ConnectionThread: SerialExecutor, @unchecked Sendable {
+    // Safety of @unchecked Sendable: `jobs` and `isStopping` are read and written
+    // only while holding `condition`'s lock; `thread` is set once in init.
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var isStopping = false
+
+    init(name: String) {
+        let thread = Thread { [self] in self.runLoop() }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// Lets the thread finish the jobs already queued, then exit.
+    func stop() {
+        condition.lock()
+        isStopping = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func runLoop() {
+        var index = 0
+        var batch: [UnownedJob] = []
+        while true {
+            if index == batch.count {
+                condition.lock()
+                while jobs.isEmpty && !isStopping { condition.wait() }
+                if jobs.isEmpty {
+                    condition.unlock()
+                    return
+                }
+                swap(&batch, &jobs)
+                jobs.removeAll(keepingCapacity: true)
+                condition.unlock()
+                index = 0
+            }
+            let job = batch[index]
+            index += 1
+            job.runSynchronously(on: asUnownedSerialExecutor())
+            if index == batch.count { batch.removeAll(keepingCapacity: true); index = 0 }
+        }
+    }
+}

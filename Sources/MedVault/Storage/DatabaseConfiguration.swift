@@ -1,0 +1,34 @@
+import MedVaultCore
+
+/// How ``DatabasePool`` configures its SQLCipher connections.
+///
+/// The cipher settings are pinned on every connection and never left to the
+/// library's compiled-in defaults, so a vault stays readable by later SQLCipher
+/// versions (see `docs/inspecting-a-vault.md`).
+public struct DatabaseConfiguration: Sendable, Hashable {
+    /// SQLCipher page size in bytes (`PRAGMA cipher_page_size`). Default 4096.
+    public var cipherPageSize: Int = 4096
+    /// Per-connection page cache in KiB (`PRAGMA cache_size = -N`). Default 8 MiB.
+    public var cacheSizeKiB: Int = 8 * 1024
+    /// How many read-only connections serve ``DatabasePool/read(_:)``. Default 2.
+    public var readerCount: Int = 2
+    /// How long a statement waits for a lock held by another process before
+    /// failing with a `storage` error. Default 10 seconds.
+    public var busyTimeoutMilliseconds: Int32 = 10_000
+
+    /// The defaults described on each property.
+    public init() {}
+
+    func validated() throws -> DatabaseConfiguration {
+        guard [1024, 2048, 4096, 8192, 16384, 32768, 65536].contains(cipherPageSize) else {
+            throw MedVaultError(.invalidArgument, reason: "cipherPageSize must be a power of two from 1024 to 65536")
+        }
+        guard (1...16).contains(readerCount) else {
+            throw MedVaultError(.invalidArgument, reason: "readerCount must be from 1 to 16")
+        }
+        guard cacheSizeKiB >= 0, busyTimeoutMilliseconds >= 0 else {
+            throw MedVaultError(.invalidArgument, reason: "cache size and busy timeout must not be negative")
+        }
+        return self
+    }
+}

@@ -1,0 +1,110 @@
+import CSQLCipher
+import Foundation
+import MedVaultCore
+import MedVaultKeys
+
+extension DatabaseConnection {
+    /// The role of a connection in a pool.
+    enum Role {
+        case writer
+        case reader
+    }
+
+    /// Opens, keys, verifies and configures one connection.
+    ///
+    /// The key is given to SQLCipher as the blob literal `x'<64 hex digits>'`, the
+    /// only form it takes as a raw key: raw bytes would be treated as a passphrase
+    /// and stretched with PBKDF2 on every open. The literal is built in a
+    /// ``SecureBytes`` buffer, never in a `String`, and wiped when this returns.
+    static func open(
+        path: String, key: SecureBytes, role: Role, configuration: DatabaseConfiguration
+    ) throws -> DatabaseConnection {
+        var handle: OpaquePointer?
+        let flags = (role == .writer ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX
+        let opened = sqlite3_open_v2(path, &handle, flags, nil)
+        guard let handle else {
+            throw MedVaultError(.storage, reason: "SQLite could not allocate a connection", sqliteCode: opened)
+        }
+        let connection = DatabaseConnection(handle: handle)
+        guard opened == SQLITE_OK else {
+            throw connection.failure(opened, "opening the database file")
+        }
+        sqlite3_extended_result_codes(handle, 1)
+
+        try connection.applyRawKey(key)
+        try connection.executeScript("""
+            PRAGMA cipher_page_size = \(configuration.cipherPageSize);
+            PRAGMA cipher_use_hmac = ON;
+            """)
+        try connection.requireCipher()
+        try connection.verifyKey()
+
+        sqlite3_busy_timeout(handle, configuration.busyTimeoutMilliseconds)
+        try connection.executeScript("""
+            PRAGMA foreign_keys = ON;
+            PRAGMA synchronous = FULL;
+            PRAGMA temp_store = MEMORY;
+            PRAGMA cache_size = -\(configuration.cacheSizeKiB);
+            """)
+        switch role {
+        case .writer:
+            let mode = try connection.fetchOne("PRAGMA journal_mode = WAL") { row in row.text(at: 0) }
+            guard mode?.lowercased() == "wal" else {
+                throw MedVaultError(.storage, reason: "the database could not be switched to WAL mode")
+            }
+        case .reader:
+            try connection.executeScript("PRAGMA query_only = ON;")
+        }
+        return connection
+    }
+
+    /// Keys the connection with `x'<hex>'`.
+    private func applyRawKey(_ key: SecureBytes) throws {
+        guard key.count == 32 else {
+            throw MedVaultError(.invalidArgument, reason: "a database key must be 32 bytes")
+        }
+        let literal = SecureBytes(count: 67) { buffer in
+            let digits = Array("0123456789abcdef".utf8)
+            buffer[0] = UInt8(ascii: "x")
+            buffer[1] = UInt8(ascii: "'")
+            key.withUnsafeBytes { bytes in
+                for (index, byte) in bytes.enumerated() {
+                    buffer[2 + index * 2] = digits[Int(byte >> 4)]
+                    buffer[3 + index * 2] = digits[Int(byte & 0x0F)]
+                }
+            }
+            buffer[66] = UInt8(ascii: "'")
+        }
+        defer { literal.wipe() }
+        let result = literal.withUnsafeBytes { bytes in
+            sqlite3_key(handle, bytes.baseAddress, Int32(bytes.count))
+        }
+        if result != SQLITE_OK { throw failure(result, "applying the database key") }
+    }
+
+    /// Fails closed when the linked library is plain SQLite: only SQLCipher answers
+    /// `PRAGMA cipher_version`.
+    private func requireCipher() throws {
+        let version = try fetchOne("PRAGMA cipher_version") { row in row.text(at: 0) }
+        guard let version, !version.isEmpty else {
+            throw MedVaultError(.encryptionUnavailable,
+                                reason: "the linked SQLite library is not SQLCipher; refusing to store data unencrypted")
+        }
+    }
+
+    /// Reads the schema: the first read that needs the key to be right.
+    private func verifyKey() throws {
+        do {
+            _ = try fetchOne("SELECT count(*) FROM sqlite_master") { row in row.int64(at: 0) }
+        } catch let error as MedVaultError where error.sqliteCode.map({ $0 & 0xFF }) == SQLITE_NOTADB {
+            throw MedVaultError(.wrongKey,
+                                reason: "the key does not decrypt this database, or the file is not a MedVault database",
+                                sqliteCode: error.sqliteCode)
+        }
+    }
+
+    /// The SQLCipher version string, e.g. `3.4.1`.
+    func cipherVersion() throws -> String {
+        try fetchOne("PRAGMA cipher_version") { row in row.text(at: 0) } ?? ""
+    }
+}

@@ -1,0 +1,187 @@
+import CSQLCipher
+import Foundation
+import MedVaultCore
+import MedVaultKeys
+
+/// One SQLCipher connection: statements, bindings, rows.
+///
+/// You never create a connection yourself: ``DatabasePool`` hands one to the closure
+/// of ``DatabasePool/read(_:)`` or ``DatabasePool/write(_:)``, already keyed,
+/// configured and inside a transaction. Do not let it escape that closure.
+///
+/// Statements are prepared once per connection and cached by their SQL text, so
+/// write SQL with `?` placeholders and pass values as arguments, never by
+/// interpolating them into the text (that would also defeat the cache).
+///
+/// ```swift
+/// try await pool.write { db in
+///     try db.execute("INSERT INTO note(id, body) VALUES (?, ?)",
+///                    [id.databaseValue, body.databaseValue])
+/// }
+/// ```
+public final class DatabaseConnection {
+    let handle: OpaquePointer
+    private var statements: [String: OpaquePointer] = [:]
+    private var isClosed = false
+
+    init(handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    deinit {
+        close()
+    }
+
+    // MARK: - Executing
+
+    /// Runs one statement that returns no rows (or whose rows you ignore).
+    ///
+    /// - Parameters:
+    ///   - sql: One SQL statement with `?` placeholders.
+    ///   - arguments: The values for the placeholders, in order.
+    /// - Throws: ``MedVaultError`` mapped from the SQLite result.
+    public func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
+        let statement = try cachedStatement(sql)
+        defer { reset(statement) }
+        try bind(arguments, to: statement)
+        while true {
+            let result = sqlite3_step(statement)
+            if result == SQLITE_DONE { return }
+            if result != SQLITE_ROW { throw failure(result, "executing a statement") }
+        }
+    }
+
+    /// Runs several `;`-separated statements without arguments (schema scripts).
+    public func executeScript(_ sql: String) throws {
+        let result = sqlite3_exec(handle, sql, nil, nil, nil)
+        if result != SQLITE_OK { throw failure(result, "executing a script") }
+    }
+
+    /// Runs a query and maps every row.
+    ///
+    /// - Parameters:
+    ///   - sql: One `SELECT` with `?` placeholders.
+    ///   - arguments: The values for the placeholders.
+    ///   - map: Turns the current row into a value. The row is valid only during the call.
+    /// - Returns: The mapped rows, in the order SQLite returns them.
+    public func fetchAll<Value>(
+        _ sql: String, _ arguments: [DatabaseValue] = [], _ map: (Row) throws -> Value
+    ) throws -> [Value] {
+        var values: [Value] = []
+        try forEachRow(sql, arguments) { row in
+            values.append(try map(row))
+            return true
+        }
+        return values
+    }
+
+    /// Runs a query and maps its first row, if any.
+    public func fetchOne<Value>(
+        _ sql: String, _ arguments: [DatabaseValue] = [], _ map: (Row) throws -> Value
+    ) throws -> Value? {
+        var value: Value?
+        try forEachRow(sql, arguments) { row in
+            value = try map(row)
+            return false
+        }
+        return value
+    }
+
+    /// Runs a query and calls `body` for each row until it returns `false`.
+    ///
+    /// Rows are not collected: use this to stream a large result.
+    public func forEachRow(
+        _ sql: String, _ arguments: [DatabaseValue] = [], _ body: (Row) throws -> Bool
+    ) throws {
+        let statement = try cachedStatement(sql)
+        defer { reset(statement) }
+        try bind(arguments, to: statement)
+        let row = Row(statement: statement)
+        while true {
+            let result = sqlite3_step(statement)
+            if result == SQLITE_DONE { return }
+            guard result == SQLITE_ROW else { throw failure(result, "reading rows") }
+            if try !body(row) { return }
+        }
+    }
+
+    /// The number of rows the last INSERT, UPDATE or DELETE changed.
+    public var changedRowCount: Int {
+        Int(sqlite3_changes(handle))
+    }
+
+    /// The rowid of the last inserted row.
+    public var lastInsertedRowID: Int64 {
+        sqlite3_last_insert_rowid(handle)
+    }
+
+    // MARK: - Statements
+
+    private func cachedStatement(_ sql: String) throws -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer?
+        let result = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard result == SQLITE_OK, let statement else {
+            throw failure(result, "preparing a statement")
+        }
+        statements[sql] = statement
+        return statement
+    }
+
+    private func reset(_ statement: OpaquePointer) {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+    }
+
+    private func bind(_ arguments: [DatabaseValue], to statement: OpaquePointer) throws {
+        let expected = Int(sqlite3_bind_parameter_count(statement))
+        guard expected == arguments.count else {
+            throw MedVaultError(.invalidArgument,
+                                reason: "a statement expects \(expected) arguments, got \(arguments.count)")
+        }
+        for (offset, value) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            let result: Int32
+            switch value {
+            case .null:
+                result = sqlite3_bind_null(statement, index)
+            case .integer(let integer):
+                result = sqlite3_bind_int64(statement, index, integer)
+            case .real(let double):
+                result = sqlite3_bind_double(statement, index, double)
+            case .text(let text):
+                var text = text
+                result = text.withUTF8 { bytes in
+                    sqlite3_bind_text(statement, index, bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                                      Int32(bytes.count), sqliteTransient)
+                }
+            case .blob(let data):
+                result = data.withUnsafeBytes { bytes in
+                    // A zero-length blob needs a non-NULL pointer, or SQLite binds NULL.
+                    sqlite3_bind_blob(statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                                      Int32(bytes.count), sqliteTransient)
+                }
+            }
+            if result != SQLITE_OK { throw failure(result, "binding an argument") }
+        }
+    }
+
+    // MARK: - Lifecycle
+
+    /// Finalises every cached statement and closes the connection.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    func failure(_ code: Int32, _ context: String) -> MedVaultError {
+        SQLiteResult.error(sqlite3_extended_errcode(handle) == 0 ? code : sqlite3_extended_errcode(handle),
+                           connection: handle, context: context)
+    }
+}
+
+/// SQLite's SQLITE_TRANSIENT: copy the bound bytes before returning.
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

@@ -1,0 +1,171 @@
+import CSQLCipher
+import Foundation
+import MedVaultCore
+import MedVaultKeys
+
+/// An encrypted SQLCipher database: one serialized writer and a small pool of
+/// readers, each connection on its own thread.
+///
+/// Reads run in a read transaction, so every statement of one ``read(_:)`` closure
+/// sees the same snapshot, and they proceed while a write is in progress (WAL).
+/// Writes are serialized; each ``write(_:)`` closure is one durable transaction:
+/// committed when the closure returns, rolled back when it throws or the task is
+/// cancelled.
+///
+/// Most apps never touch a pool directly: the `Vault` opens one with the data key
+/// from the keyring. Use it for your own tables or for tools.
+///
+/// ```swift
+/// let pool = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing,
+///                                        migrator: migrator)
+/// try await pool.write { db in
+///     try db.execute("INSERT INTO note(id, body) VALUES (?, ?)", [id.databaseValue, "…".databaseValue])
+/// }
+/// let count = try await pool.read { db in
+///     try db.fetchOne("SELECT count(*) FROM note") { row in row.int64(at: 0) } ?? 0
+/// }
+/// await pool.close()
+/// ```
+public final class DatabasePool: Sendable {
+    /// Whether opening may create the database file.
+    public enum OpenMode: Sendable {
+        /// Open the file, creating an empty encrypted database if there is none.
+        case createIfMissing
+        /// Open the file; fail with ``MedVaultError/Code/fileNotFound`` if there is none.
+        case openExisting
+    }
+
+    /// The database file.
+    public let url: URL
+    /// The settings every connection was opened with.
+    public let configuration: DatabaseConfiguration
+    let key: SecureBytes
+    private let writer: ConnectionActor
+    private let readers: ReaderSlots
+
+    static let closedError = MedVaultError(.locked, reason: "the database is closed")
+    static let cancelledError = MedVaultError(.cancelled, reason: "the task was cancelled; the transaction was rolled back")
+
+    private init(url: URL, key: SecureBytes, configuration: DatabaseConfiguration) {
+        self.url = url
+        self.configuration = configuration
+        self.key = key
+        let path = url.path
+        self.writer = ConnectionActor(path: path, key: key, role: .writer,
+                                      configuration: configuration, name: "medvault.writer")
+        self.readers = ReaderSlots(maximum: configuration.readerCount) { index in
+            ConnectionActor(path: path, key: key, role: .reader,
+                            configuration: configuration, name: "medvault.reader.\(index)")
+        }
+    }
+
+    /// Opens (or creates) an encrypted database.
+    ///
+    /// - Parameters:
+    ///   - url: The database file. Its folder must exist.
+    ///   - key: The 32-byte raw data key. The pool keeps its own copy, wiped by ``close()``.
+    ///   - mode: Whether a missing file is created.
+    ///   - migrator: Brings the schema up to date before the pool is returned.
+    ///   - configuration: Connection settings; the defaults suit most apps.
+    ///   - keyIsAuthenticated: Pass `true` when the key was authenticated elsewhere
+    ///     (the keyring's AEAD proved it is this vault's key); a file that then fails
+    ///     to decrypt is reported as damaged (`notADatabase`) rather than `wrongKey`.
+    /// - Throws: ``MedVaultError`` with code `fileNotFound`, `permissionDenied`,
+    ///   `notADatabase` (plain SQLite, empty or foreign file, or a length that is not
+    ///   whole pages), `wrongKey`, `corrupted` (damaged, or truncated at a page boundary), `schemaTooNew`, `encryptionUnavailable` or `storage`. On every
+    ///   failure the file is left exactly as it was.
+    public static func open(
+        at url: URL,
+        key: SecureBytes,
+        mode: OpenMode,
+        migrator: SchemaMigrator = SchemaMigrator([]),
+        configuration: DatabaseConfiguration = DatabaseConfiguration(),
+        keyIsAuthenticated: Bool = false
+    ) async throws -> DatabasePool {
+        let configuration = try configuration.validated()
+        guard key.count == 32 else {
+            throw MedVaultError(.invalidArgument, reason: "a database key must be 32 bytes")
+        }
+        let inspection = try DatabaseFile.inspect(url, mode: mode, pageSize: configuration.cipherPageSize)
+        let pool = DatabasePool(url: url, key: SecureBytes(count: key.count) { copy in key.withUnsafeBytes { copy.copyMemory(from: $0) } }, configuration: configuration)
+        do {
+            try await pool.writer.withConnection { db in try migrator.migrate(db) }
+        } catch let error as MedVaultError {
+            await pool.close()
+            if inspection.isNew { DatabaseFile.removeNewlyCreated(url) }
+            if error.code == .wrongKey && keyIsAuthenticated {
+                throw MedVaultError(.notADatabase,
+                                    reason: "the database file does not decrypt with the vault's authenticated key: it is damaged or was replaced",
+                                    sqliteCode: error.sqliteCode)
+            }
+            if error.code == .corrupted {
+                // SQLite checks page 1's declared page count against the file's length.
+                throw MedVaultError(.corrupted, reason: "the database file is damaged or truncated",
+                                    sqliteCode: error.sqliteCode)
+            }
+            throw error
+        }
+        if inspection.isNew { DatabaseFile.syncFolder(of: url) }
+        return pool
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in a read transaction on one of the read connections.
+    ///
+    /// - Parameter body: Reads through the connection; returns a `Sendable` value.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw, `cancelled`, or a storage error.
+    public func read<Value: Sendable>(_ body: @escaping @Sendable (DatabaseConnection) throws -> Value) async throws -> Value {
+        let (index, reader) = readers.acquire()
+        defer { readers.release(index) }
+        return try await run(on: reader, immediate: false, body)
+    }
+
+    /// Runs `body` in a write transaction on the single writer connection.
+    ///
+    /// The transaction starts with `BEGIN IMMEDIATE` and commits durably
+    /// (`synchronous = FULL`) when `body` returns. It is rolled back, and nothing it
+    /// wrote remains, when `body` throws or the task is cancelled.
+    ///
+    /// - Parameter body: Reads and writes through the connection.
+    /// - Returns: What `body` returned.
+    public func write<Value: Sendable>(_ body: @escaping @Sendable (DatabaseConnection) throws -> Value) async throws -> Value {
+        try await run(on: writer, immediate: true, body)
+    }
+
+    /// Runs `body` on the writer connection outside any transaction, for statements
+    /// that refuse to run inside one (`VACUUM`, `PRAGMA rekey`, checkpoints).
+    public func writeWithoutTransaction<Value: Sendable>(
+        _ body: @escaping @Sendable (DatabaseConnection) throws -> Value
+    ) async throws -> Value {
+        try await writer.withConnection(body)
+    }
+
+    private func run<Value: Sendable>(
+        on actor: ConnectionActor, immediate: Bool,
+        _ body: @escaping @Sendable (DatabaseConnection) throws -> Value
+    ) async throws -> Value {
+        let ticket = actor.interrupter.makeTicket()
+        return try await withTaskCancellationHandler {
+            try await actor.transaction(ticket: ticket, immediate: immediate, body)
+        } onCancel: {
+            actor.interrupter.interrupt(ticket)
+        }
+    }
+
+    // MARK: - Closing
+
+    /// Checkpoints the WAL into the database file, closes every connection and wipes
+    /// the pool's copy of the key. Later calls fail with ``MedVaultError/Code/locked``.
+    public func close() async {
+        for reader in readers.all() {
+            await reader.close()
+        }
+        _ = try? await writer.withConnection { db in
+            try db.executeScript("PRAGMA wal_checkpoint(TRUNCATE);")
+        }
+        await writer.close()
+        key.wipe()
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+@testable import MedVault
+import MedVaultCore
+import MedVaultKeys
+
+/// Helpers shared by the storage tests.
+enum StorageFixtures {
+    /// A fixed schema: one table of numbered notes.
+    static let notesMigrator = SchemaMigrator([
+        .init(version: 1, name: "notes") { db in
+            try db.executeScript("""
+                CREATE TABLE note(n INTEGER PRIMARY KEY, body TEXT NOT NULL);
+                """)
+        },
+    ])
+
+    static func randomKey() -> SecureBytes {
+        SecureBytes.random(count: 32)
+    }
+
+    static func hex(_ key: SecureBytes) -> String {
+        key.withUnsafeBytes { bytes in bytes.map { String(format: "%02x", $0) }.joined() }
+    }
+
+    static func openNotes(_ url: URL, key: SecureBytes,
+                          mode: DatabasePool.OpenMode = .createIfMissing) async throws -> DatabasePool {
+        try await DatabasePool.open(at: url, key: key, mode: mode, migrator: notesMigrator)
+    }
+
+    static func insertNote(_ pool: DatabasePool, _ n: Int64, _ body: String) async throws {
+        try await pool.write { db in
+            try db.execute("INSERT INTO note(n, body) VALUES (?, ?)", [.integer(n), .text(body)])
+        }
+    }
+
+    static func noteNumbers(_ pool: DatabasePool) async throws -> [Int64] {
+        try await pool.read { db in
+            try db.fetchAll("SELECT n FROM note ORDER BY n") { row in row.int64(at: 0) }
+        }
+    }
+
+    static func bytes(_ url: URL) -> Data? {
+        try? Data(contentsOf: url)
+    }
+
+    /// Runs a command and returns its standard output and exit status.
+    static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (output: String, status: Int32) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        let inputPipe = Pipe()
+        process.standardInput = inputPipe
+        try process.run()
+        if let input { inputPipe.fileHandleForWriting.write(Data(input.utf8)) }
+        try inputPipe.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (String(decoding: data, as: UTF8.self), process.terminationStatus)
+    }
+
+    /// The folder holding the test bundle and the package's executables.
+    static var productsDirectory: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    }
+
+    /// Finds an executable of this package's build (CrashProbe, medvault, …).
+    static func productPath(_ name: String) -> String? {
+        let candidates = [
+            productsDirectory.appendingPathComponent(name),
+            productsDirectory.deletingLastPathComponent().appendingPathComponent(name),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }?.path
+    }
+
+    static func which(_ name: String) -> String? {
+        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let path = "\(folder)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+}
