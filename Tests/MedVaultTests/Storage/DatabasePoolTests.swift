@@ -175,7 +175,8 @@ struct DatabasePoolTests {
                 },
             ])
             let v1 = SchemaMigrator(Array(broken.migrations.prefix(1)))
-            await try await DatabasePool.open(at: url, key: key, mode: .createIfMissing, migrator: v1).close()
+            let created = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing, migrator: v1)
+            await created.close()
             await #expect(throws: MedVaultError.self) {
                 _ = try await DatabasePool.open(at: url, key: key, mode: .openExisting, migrator: broken)
             }
