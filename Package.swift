@@ -78,6 +78,18 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: - Benchmarks
+
+        .executableTarget(
+            name: "MedVaultBenchmarks",
+            dependencies: [
+                "MedVault", "MedVaultKeys", "MedVaultCore", "CSQLCipher", "CArgon2",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/MedVaultBenchmarks",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: - Tests
 
         .testTarget(
