@@ -60,10 +60,21 @@ extension DatabaseConnection {
 
     /// Keys the connection with `x'<hex>'`.
     private func applyRawKey(_ key: SecureBytes) throws {
+        let literal = try Self.rawKeyLiteral(key)
+        defer { literal.wipe() }
+        let result = literal.withUnsafeBytes { bytes in
+            sqlite3_key(handle, bytes.baseAddress, Int32(bytes.count))
+        }
+        if result != SQLITE_OK { throw failure(result, "applying the database key") }
+    }
+
+    /// The text `x'<64 hex digits>'` in a secure buffer: SQLCipher's raw-key form.
+    /// Wipe it as soon as it has been handed over.
+    static func rawKeyLiteral(_ key: SecureBytes) throws -> SecureBytes {
         guard key.count == 32 else {
             throw MedVaultError(.invalidArgument, reason: "a database key must be 32 bytes")
         }
-        let literal = SecureBytes(count: 67) { buffer in
+        return SecureBytes(count: 67) { buffer in
             let digits = Array("0123456789abcdef".utf8)
             buffer[0] = UInt8(ascii: "x")
             buffer[1] = UInt8(ascii: "'")
@@ -75,11 +86,6 @@ extension DatabaseConnection {
             }
             buffer[66] = UInt8(ascii: "'")
         }
-        defer { literal.wipe() }
-        let result = literal.withUnsafeBytes { bytes in
-            sqlite3_key(handle, bytes.baseAddress, Int32(bytes.count))
-        }
-        if result != SQLITE_OK { throw failure(result, "applying the database key") }
     }
 
     /// Fails closed when the linked library is plain SQLite: only SQLCipher answers
@@ -106,5 +112,24 @@ extension DatabaseConnection {
     /// The SQLCipher version string, e.g. `3.4.1`.
     func cipherVersion() throws -> String {
         try fetchOne("PRAGMA cipher_version") { row in row.text(at: 0) } ?? ""
+    }
+}
+
+extension DatabaseConnection {
+    /// `ATTACH DATABASE ? AS <name> KEY ?`, with the key bound from a secure buffer
+    /// (never formatted into SQL text).
+    func attach(_ path: String, as name: String, keyLiteral: SecureBytes) throws {
+        var statement: OpaquePointer?
+        let sql = "ATTACH DATABASE ? AS \(name) KEY ?"
+        let prepared = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard prepared == SQLITE_OK, let statement else { throw failure(prepared, "attaching a database") }
+        defer { sqlite3_finalize(statement) }
+        sqlite3_bind_text(statement, 1, path, -1, sqliteTransient)
+        let result: Int32 = keyLiteral.withUnsafeBytes { bytes in
+            // SQLITE_STATIC: the buffer outlives the step below.
+            sqlite3_bind_blob(statement, 2, bytes.baseAddress, Int32(bytes.count), nil)
+            return sqlite3_step(statement)
+        }
+        guard result == SQLITE_DONE else { throw failure(result, "attaching a database") }
     }
 }
