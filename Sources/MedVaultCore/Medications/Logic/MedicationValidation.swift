@@ -1,0 +1,95 @@
+import Foundation
+
+/// The validation rules of medications, schedules and dose logs, shared by every
+/// repository implementation.
+///
+/// Each check throws ``MedVaultError/Code/validation`` naming the offending field
+/// (`"dosage.amount"`, `"times"`, `"timeZoneIdentifier"`…) with a fixed reason:
+/// never the value.
+public enum MedicationValidation {
+    /// Checks a medication before it is created or updated.
+    ///
+    /// - Throws: A validation error for a blank name or generic name, a dosage amount
+    ///   not above zero, an end date before the start date, a frequency out of range,
+    ///   or a negative inventory.
+    public static func validate(_ medication: Medication) throws {
+        if isBlank(medication.name) { throw MedVaultError.validation("name", "must not be blank") }
+        if let generic = medication.genericName, isBlank(generic) {
+            throw MedVaultError.validation("genericName", "must not be blank when present")
+        }
+        if !medication.dosage.amount.isPositive {
+            throw MedVaultError.validation("dosage.amount", "must be greater than zero")
+        }
+        if let end = medication.endDate, end < medication.startDate {
+            throw MedVaultError.validation("endDate", "must not be before the start date")
+        }
+        switch medication.frequency {
+        case .asNeeded:
+            break
+        case .timesPerDay(let count):
+            if !(1...24).contains(count) {
+                throw MedVaultError.validation("frequency.timesPerDay", "must be between 1 and 24")
+            }
+        case .everyNHours(let hours, let anchor):
+            if !(1...24).contains(hours) {
+                throw MedVaultError.validation("frequency.hours", "must be between 1 and 24")
+            }
+            if !anchor.isValid {
+                throw MedVaultError.validation("frequency.startingAt", "must be a time within 00:00-23:59")
+            }
+        case .specificTimes(let times):
+            if times.isEmpty { throw MedVaultError.validation("frequency.times", "must not be empty") }
+            if !times.allSatisfy(\.isValid) {
+                throw MedVaultError.validation("frequency.times", "must be times within 00:00-23:59")
+            }
+        }
+        if let inventory = medication.inventory {
+            if inventory.current < .zero {
+                throw MedVaultError.validation("inventory.current", "must not be negative")
+            }
+            if inventory.minimum < .zero {
+                throw MedVaultError.validation("inventory.minimum", "must not be negative")
+            }
+            if let size = inventory.packageSize, !size.isPositive {
+                throw MedVaultError.validation("inventory.packageSize", "must be greater than zero")
+            }
+        }
+    }
+
+    /// Checks a schedule before it is created or updated.
+    ///
+    /// - Throws: A validation error for no times, a time outside 00:00–23:59, or a
+    ///   time zone identifier this system does not know.
+    public static func validate(_ schedule: MedicationSchedule) throws {
+        if schedule.times.isEmpty { throw MedVaultError.validation("times", "must not be empty") }
+        if !schedule.times.allSatisfy(\.isValid) {
+            throw MedVaultError.validation("times", "must be times within 00:00-23:59")
+        }
+        if schedule.timeZone == nil {
+            throw MedVaultError.validation("timeZoneIdentifier", "is not a known time zone")
+        }
+    }
+
+    /// Checks a dose log before it is stored.
+    ///
+    /// - Throws: A validation error for a pending status, a taken (or late) dose
+    ///   without `takenAt`, a `takenAt` on a dose not taken, or a skip reason on a
+    ///   dose not skipped.
+    public static func validate(_ log: DoseLog) throws {
+        switch log.status {
+        case .pending:
+            throw MedVaultError.validation("status", "a logged dose cannot be pending")
+        case .taken, .late:
+            if log.takenAt == nil { throw MedVaultError.validation("takenAt", "is required for a taken dose") }
+        case .skipped, .missed:
+            if log.takenAt != nil { throw MedVaultError.validation("takenAt", "must be empty for a dose not taken") }
+        }
+        if log.skipReason != nil, log.status != .skipped {
+            throw MedVaultError.validation("skipReason", "is only allowed on a skipped dose")
+        }
+    }
+
+    static func isBlank(_ text: String) -> Bool {
+        text.allSatisfy { $0.isWhitespace || $0.isNewline }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// One dose of a day's plan: an expected dose with its resolved status, or a
+/// logged dose that matches no expected one (as-needed, off-schedule).
+public struct ScheduledDose: Sendable, Hashable, Identifiable {
+    /// The medication.
+    public var medicationID: UUID
+    /// When the dose is (was) due.
+    public var scheduledAt: Date
+    /// The schedule time's label, if any.
+    public var label: String?
+    /// The status as of the query's "now" and grace window.
+    public var status: DoseStatus
+    /// The stored log, if the dose was logged.
+    public var log: DoseLog?
+    /// `true` for a dose expected by a schedule or frequency; `false` for a log that
+    /// matches none.
+    public var isExpected: Bool
+
+    /// Creates a dose.
+    public init(medicationID: UUID, scheduledAt: Date, label: String?, status: DoseStatus, log: DoseLog?, isExpected: Bool) {
+        self.medicationID = medicationID
+        self.scheduledAt = scheduledAt
+        self.label = label
+        self.status = status
+        self.log = log
+        self.isExpected = isExpected
+    }
+
+    /// Identifies the dose by medication and scheduled instant.
+    public struct ID: Hashable, Sendable {
+        /// The medication.
+        public var medicationID: UUID
+        /// The scheduled instant, in milliseconds.
+        public var scheduledAtMilliseconds: Int64
+    }
+
+    /// The dose's identity: medication and scheduled instant.
+    public var id: ID {
+        ID(medicationID: medicationID, scheduledAtMilliseconds: scheduledAt.millisecondsSince1970)
+    }
+}
