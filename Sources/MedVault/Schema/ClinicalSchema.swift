@@ -6,7 +6,8 @@ enum ClinicalSchema {
         // identifiers 16-byte blobs; categories their raw string values.
         try db.executeScript("""
             CREATE TABLE patient (
-                id BLOB PRIMARY KEY NOT NULL CHECK (length(id) = 16),
+                rowid INTEGER PRIMARY KEY,  -- the search index's docid
+                id BLOB NOT NULL UNIQUE CHECK (length(id) = 16),
                 first_name TEXT NOT NULL,
                 last_name TEXT NOT NULL,
                 sort_key TEXT NOT NULL,
@@ -20,7 +21,7 @@ enum ClinicalSchema {
                 created_at INTEGER NOT NULL,
                 updated_at INTEGER NOT NULL,
                 version INTEGER NOT NULL
-            ) WITHOUT ROWID;
+            );
             """)
     }
 }
