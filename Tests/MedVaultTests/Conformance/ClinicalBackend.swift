@@ -24,6 +24,24 @@ struct ClinicalRepositories: Sendable {
 /// A backend the shared conformance suite runs against: every test in this folder is
 /// `@Test(arguments: ClinicalBackend.all)` and uses the repositories only through
 /// their protocols, so each implementation must behave identically.
+///
+/// Notes for the SQLCipher implementation, so it agrees with the in-memory one:
+/// - Validate with the shared value methods (`Patient.validated(at:)`,
+///   `ClinicalSession.validated()`, `Diagnosis.validated()`, `NewAttachment.validate()`,
+///   `Professional.validated()`) and store what they return; read "now" from the clock.
+/// - Patient order: store `Patient.sortKey` in a column (BINARY collation) and ids as
+///   upper-case `uuidString` text (or 16-byte blobs: same order); page with
+///   `sort_key > ? OR (sort_key = ? AND id > ?)` (see `PatientCursor`).
+/// - History: `date_ms < ? OR (date_ms = ? AND id < ?)`, `ORDER BY date_ms DESC, id DESC`;
+///   diagnoses inside an entry `ORDER BY diagnosed_at_ms, id`. Agenda: `[start, end)` by ms.
+/// - Search: an FTS4 table `tokenize=unicode61 "remove_diacritics=1"` over first name, last
+///   name, national id, email and phone; query each `SearchText.tokens(of:)` token as
+///   `token*`; no tokens → no results; results in patient order with the filter and limit.
+/// - Batch `create([...])`: one transaction, all or nothing, same errors as single creates.
+/// - Attachments: read the input sequence chunk by chunk into a chunk table while hashing
+///   with `SHA256Hasher`, stop with `.validation("content")` past the limit, roll back on
+///   any error; stream out with `AsyncThrowingStream(unfolding:)`, verify size and digest
+///   at the end (`.corrupted`).
 struct ClinicalBackend: Sendable, CustomTestStringConvertible {
     /// Shown in test names: `patientCreate(backend: in-memory)`.
     let name: String
