@@ -99,3 +99,38 @@ struct KeyringMutationTests {
         #expect { try swapped.databaseKey(vaultKey: created.vaultKey) } throws: { ($0 as? MedVaultError)?.code == .wrongKey }
     }
 }
+
+@Suite("Keyring argument checks")
+struct KeyringArgumentTests {
+    @Test("invalid cipher settings are refused at creation")
+    func badCipherSettings() throws {
+        var settings = CipherSettings.medVaultDefault
+        settings.pageSize = 3000
+        #expect { try Keyring.create(password: Password("pw"), kdf: .fastForTestsOnly, cipher: settings) } throws: {
+            ($0 as? MedVaultError)?.code == .invalidArgument && ($0 as? MedVaultError)?.field == "cipherSettings"
+        }
+        settings = .medVaultDefault
+        settings.cipher = "aes'; DROP"
+        #expect(throws: MedVaultError.self) { try settings.validate() }
+        #expect(throws: Never.self) { try CipherSettings.medVaultDefault.validate() }
+    }
+
+    @Test("platform slots: empty account refused, at most 32 slots")
+    func platformLimits() async throws {
+        let created = try makeKeyring()
+        let store = InMemorySecretStore()
+        await #expect { try await created.keyring.addingPlatformSlot(store: store, account: "", vaultKey: created.vaultKey) } throws: {
+            ($0 as? MedVaultError)?.code == .invalidArgument && ($0 as? MedVaultError)?.field == "account"
+        }
+        var keyring = created.keyring
+        while keyring.slots.count < 32 {
+            keyring = try await keyring.addingPlatformSlot(store: store, vaultKey: created.vaultKey)
+        }
+        #expect(try Keyring(serialized: keyring.serialized()) == keyring)
+        let full = keyring
+        await #expect { try await full.addingPlatformSlot(store: store, vaultKey: created.vaultKey) } throws: {
+            ($0 as? MedVaultError)?.code == .invalidArgument
+        }
+        #expect(await store.accounts.count == 30)
+    }
+}

@@ -43,7 +43,7 @@ public struct Password: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// - Throws: ``MedVaultError/Code/validation`` with field `"password"` when empty.
     public init(bytes: [UInt8]) throws {
         guard !bytes.isEmpty else { throw MedVaultError.validation("password", "must not be empty") }
-        if let text = String(validating: bytes, as: UTF8.self) {
+        if let text = strictUTF8(bytes) {
             self.bytes = Self.normalisedBytes(text)
         } else {
             self.bytes = SecureBytes(copying: bytes)
@@ -56,7 +56,7 @@ public struct Password: Sendable, CustomStringConvertible, CustomDebugStringConv
     public init(bytes: SecureBytes) throws {
         guard bytes.count > 0 else { throw MedVaultError.validation("password", "must not be empty") }
         let text: String? = bytes.withUnsafeBytes { raw in
-            String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self)
+            strictUTF8(raw)
         }
         if let text {
             self.bytes = Self.normalisedBytes(text)
