@@ -1,0 +1,152 @@
+import Foundation
+import MedVaultCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// POSIX file operations shared by the keyring file and the file secret store:
+/// atomic replacement, whole-file reads and overwrite-then-unlink destruction.
+enum AtomicFile {
+    /// Largest file MedVault reads whole (keyrings are well under a kilobyte).
+    static let maximumReadSize = 1 << 20
+
+    /// Replaces the file at `url` with `bytes`: temporary file in the same folder (mode 0600),
+    /// write, fsync, rename over the target, fsync the folder.
+    static func write(_ bytes: UnsafeRawBufferPointer, to url: URL) throws {
+        let directory = url.deletingLastPathComponent().path
+        let suffix = SecureBytes.random(count: 8).withUnsafeBytes { $0.map { String($0, radix: 16) }.joined() }
+        let temporary = directory + "/." + url.lastPathComponent + "." + suffix + ".tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw posixError(errno, creating: true) }
+        var renamed = false
+        defer {
+            if !renamed { unlink(temporary) }
+        }
+        do {
+            defer { close(descriptor) }
+            guard fchmod(descriptor, 0o600) == 0 else { throw posixError(errno) }
+            try writeAll(descriptor, bytes)
+            guard fsync(descriptor) == 0 else { throw posixError(errno) }
+        }
+        guard rename(temporary, url.path) == 0 else { throw posixError(errno) }
+        renamed = true
+        try syncDirectory(directory)
+    }
+
+    /// Reads a whole file.
+    ///
+    /// - Throws: `.fileNotFound`, `.permissionDenied`, `.corrupted` (too large) or `.storage`.
+    static func read(_ url: URL) throws -> [UInt8] {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw posixError(errno) }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw posixError(errno)
+            }
+            if count == 0 { break }
+            bytes += chunk[0..<count]
+            guard bytes.count <= maximumReadSize else {
+                throw MedVaultError(.corrupted, reason: "file is too large to be a keyring")
+            }
+        }
+        return bytes
+    }
+
+    /// Reads a whole file into secure memory (for secrets); `nil` when it does not exist.
+    static func readSecret(_ url: URL) throws -> SecureBytes? {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw posixError(errno)
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw posixError(errno) }
+        let size = Int(status.st_size)
+        guard size <= 4096 else { throw MedVaultError(.corrupted, reason: "stored secret is too large") }
+        return try SecureBytes(count: size) { buffer in
+            var done = 0
+            while done < size {
+                let count = systemRead(descriptor, buffer.baseAddress.map { $0 + done }, size - done)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw posixError(errno)
+                }
+                if count == 0 { throw MedVaultError(.corrupted, reason: "stored secret was truncated while read") }
+                done += count
+            }
+        }
+    }
+
+    /// Overwrites the file with random bytes, fsyncs, unlinks it and fsyncs its folder.
+    static func destroy(_ url: URL) throws {
+        let descriptor = open(url.path, O_WRONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw posixError(errno) }
+        do {
+            defer { close(descriptor) }
+            var status = stat()
+            guard fstat(descriptor, &status) == 0 else { throw posixError(errno) }
+            let noise = SecureBytes.random(count: Int(status.st_size))
+            try noise.withUnsafeBytes { try writeAll(descriptor, $0) }
+            guard fsync(descriptor) == 0 else { throw posixError(errno) }
+        }
+        guard unlink(url.path) == 0 else { throw posixError(errno) }
+        try syncDirectory(url.deletingLastPathComponent().path)
+    }
+
+    /// Removes a file if present (no overwrite).
+    static func remove(_ url: URL) throws {
+        guard unlink(url.path) == 0 || errno == ENOENT else { throw posixError(errno) }
+    }
+
+    // MARK: - Plumbing
+
+    private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws {
+        var done = 0
+        while done < bytes.count {
+            let count = systemWrite(descriptor, bytes.baseAddress.map { $0 + done }, bytes.count - done)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw posixError(errno)
+            }
+            done += count
+        }
+    }
+
+    private static func syncDirectory(_ path: String) throws {
+        let descriptor = open(path.isEmpty ? "." : path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw posixError(errno) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 || errno == EINVAL else { throw posixError(errno) }
+    }
+
+    static func posixError(_ code: Int32, creating: Bool = false) -> MedVaultError {
+        switch code {
+        case ENOENT:
+            return MedVaultError(.fileNotFound, reason: creating ? "the folder does not exist" : "the file does not exist")
+        case EACCES, EPERM, EROFS:
+            return MedVaultError(.permissionDenied, reason: "the operating system refused access to the file")
+        default:
+            return MedVaultError(.storage, reason: "file operation failed (errno \(code))")
+        }
+    }
+}
+
+// The module-level read/write would be shadowed by static members named read/write.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}
+
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
+}

@@ -1,0 +1,79 @@
+#if canImport(Security)
+import Foundation
+import MedVaultCore
+import Security
+
+/// A ``SecretStore`` backed by the Apple Keychain (generic passwords), available on Apple
+/// platforms only.
+///
+/// Items are stored under `service` with `kSecAttrAccessibleWhenUnlockedThisDeviceOnly`:
+/// they never leave the device (no iCloud Keychain, not in backups restored elsewhere).
+///
+/// For example:
+///
+/// ```swift
+/// let store = KeychainSecretStore(service: "com.example.clinic.vault")
+/// ```
+public struct KeychainSecretStore: SecretStore {
+    /// The Keychain service name the items are filed under.
+    public let service: String
+
+    /// Creates a store for `service`.
+    public init(service: String) {
+        self.service = service
+    }
+
+    /// Adds or replaces the generic-password item for `account`.
+    public func store(_ secret: SecureBytes, account: String) throws {
+        try delete(account: account)
+        let data = secret.withUnsafeBytes { Data($0) }
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: service,
+            kSecAttrAccount as String: account,
+            kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+            kSecValueData as String: data,
+        ]
+        let status = SecItemAdd(query as CFDictionary, nil)
+        guard status == errSecSuccess else { throw Self.error(status) }
+    }
+
+    /// Reads the item for `account`, or returns `nil` when there is none.
+    public func load(account: String) throws -> SecureBytes? {
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: service,
+            kSecAttrAccount as String: account,
+            kSecReturnData as String: true,
+            kSecMatchLimit as String: kSecMatchLimitOne,
+        ]
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &result)
+        if status == errSecItemNotFound { return nil }
+        guard status == errSecSuccess, let data = result as? Data else { throw Self.error(status) }
+        return SecureBytes(copying: data)
+    }
+
+    /// Deletes the item for `account`; does nothing when there is none.
+    public func delete(account: String) throws {
+        let query: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: service,
+            kSecAttrAccount as String: account,
+        ]
+        let status = SecItemDelete(query as CFDictionary)
+        guard status == errSecSuccess || status == errSecItemNotFound else { throw Self.error(status) }
+    }
+
+    private static func error(_ status: OSStatus) -> MedVaultError {
+        switch status {
+        case errSecInteractionNotAllowed:
+            return MedVaultError(.locked, reason: "the Keychain is not available until the device is unlocked")
+        case errSecAuthFailed:
+            return MedVaultError(.permissionDenied, reason: "the Keychain refused access")
+        default:
+            return MedVaultError(.storage, reason: "Keychain operation failed (OSStatus \(status))")
+        }
+    }
+}
+#endif

@@ -1,0 +1,89 @@
+import Foundation
+import MedVaultCore
+
+/// A vault password, held as Unicode-NFC-normalised UTF-8 bytes in a ``SecureBytes``.
+///
+/// Normalisation makes "José" typed with a precomposed `é` (U+00E9, common on macOS and
+/// iOS keyboards) and with `e` + combining acute (U+0065 U+0301, produced by some Linux
+/// input methods and by copy-paste from decomposed text) the same password. MedVault uses
+/// **NFC**, as RFC 8265 (PRECIS OpaqueString) does for passwords: it only merges canonically
+/// equivalent spellings, whereas NFKD/NFKC would also fold compatibility characters
+/// (`ﬁ` → `fi`, `²` → `2`, full-width letters) and so silently shrink the password space.
+///
+/// For example:
+///
+/// ```swift
+/// let password = try Password("José 1234")
+/// let fromBytes = try Password(bytes: Array("José 1234".utf8))   // same bytes after NFC
+/// ```
+///
+/// A `String` cannot be wiped from memory: prefer the byte initialisers when the password
+/// already arrives as bytes, and drop your `String` quickly. The normalised bytes MedVault
+/// keeps are zeroed when the last copy of the `Password` goes away.
+public struct Password: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The normalised UTF-8 (or raw, see ``init(bytes:)-([UInt8])``) bytes.
+    let bytes: SecureBytes
+
+    /// Creates a password from text, normalised to NFC.
+    ///
+    /// - Parameter string: The password as typed.
+    /// - Throws: ``MedVaultError/Code/validation`` with field `"password"` when empty.
+    public init(_ string: String) throws {
+        guard !string.isEmpty else { throw MedVaultError.validation("password", "must not be empty") }
+        self.bytes = Self.normalisedBytes(string)
+    }
+
+    /// Creates a password from bytes.
+    ///
+    /// Bytes that are valid UTF-8 are decoded and normalised to NFC like a `String` would be,
+    /// so a password read from a file or a terminal in either normal form unlocks the same
+    /// vault. Bytes that are not valid UTF-8 are used as they are.
+    ///
+    /// - Parameter bytes: The password bytes; wipe your own copy afterwards.
+    /// - Throws: ``MedVaultError/Code/validation`` with field `"password"` when empty.
+    public init(bytes: [UInt8]) throws {
+        guard !bytes.isEmpty else { throw MedVaultError.validation("password", "must not be empty") }
+        if let text = strictUTF8(bytes) {
+            self.bytes = Self.normalisedBytes(text)
+        } else {
+            self.bytes = SecureBytes(copying: bytes)
+        }
+    }
+
+    /// Creates a password from secure bytes; see ``init(bytes:)-([UInt8])`` for normalisation.
+    ///
+    /// - Throws: ``MedVaultError/Code/validation`` with field `"password"` when empty.
+    public init(bytes: SecureBytes) throws {
+        guard bytes.count > 0 else { throw MedVaultError.validation("password", "must not be empty") }
+        let text: String? = bytes.withUnsafeBytes { raw in
+            strictUTF8(raw)
+        }
+        if let text {
+            self.bytes = Self.normalisedBytes(text)
+        } else {
+            self.bytes = SecureBytes(count: bytes.count) { target in
+                bytes.withUnsafeBytes { source in target.copyMemory(from: source) }
+            }
+        }
+    }
+
+    /// The number of bytes after normalisation.
+    public var byteCount: Int { bytes.count }
+
+    /// Calls `body` with the normalised bytes. Do not let the pointer escape.
+    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try bytes.withUnsafeBytes(body)
+    }
+
+    /// Never shows the password.
+    public var description: String { "Password(redacted)" }
+    /// Never shows the password.
+    public var debugDescription: String { description }
+
+    private static func normalisedBytes(_ text: String) -> SecureBytes {
+        let normalised = text.precomposedStringWithCanonicalMapping
+        let utf8 = normalised.utf8
+        return utf8.withContiguousStorageIfAvailable { SecureBytes(copying: $0) }
+            ?? SecureBytes(copying: Array(utf8))
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+@testable import MedVaultKeys
+
+/// A fresh folder under the system's temporary directory.
+func makeTemporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory
+        .appendingPathComponent("MedVaultKeysTests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// The hex form of some bytes.
+func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    bytes.map { String(format: "%02x", $0) }.joined()
+}
+
+/// The bytes of a secure buffer (tests only).
+func bytes(of secret: SecureBytes) -> [UInt8] {
+    secret.withUnsafeBytes { Array($0) }
+}
+
+/// A keyring created with the fast test preset.
+func makeKeyring(password: String = "correct horse battery") throws -> Keyring.Creation {
+    try Keyring.create(password: Password(password), kdf: .fastForTestsOnly)
+}
+
+/// A copy of `keyring` whose fields are changed and whose file checksum is valid again
+/// (the authentication tag is kept, so it no longer matches).
+func tampered(
+    _ keyring: Keyring,
+    slots: [KeySlot]? = nil,
+    cipherSettings: CipherSettings? = nil,
+    generation: UInt64? = nil
+) -> Keyring {
+    Keyring(
+        formatVersion: keyring.formatVersion, vaultID: keyring.vaultID,
+        cipherSettings: cipherSettings ?? keyring.cipherSettings, slots: slots ?? keyring.slots,
+        databaseKeyGeneration: generation ?? keyring.databaseKeyGeneration,
+        wrappedCurrentKey: keyring.wrappedCurrentKey, wrappedPendingKey: keyring.wrappedPendingKey,
+        authenticationTag: keyring.authenticationTag
+    )
+}
