@@ -8,7 +8,7 @@ import MedVaultKeys
 actor ConnectionActor {
     private let thread: ConnectionThread
     private let path: String
-    private let key: SecureBytes
+    private let keyBox: DatabaseKeyBox
     private let role: DatabaseConnection.Role
     private let configuration: DatabaseConfiguration
     private var connection: DatabaseConnection?
@@ -19,11 +19,11 @@ actor ConnectionActor {
         thread.asUnownedSerialExecutor()
     }
 
-    init(path: String, key: SecureBytes, role: DatabaseConnection.Role,
+    init(path: String, keyBox: DatabaseKeyBox, role: DatabaseConnection.Role,
          configuration: DatabaseConfiguration, name: String) {
         self.thread = ConnectionThread(name: name)
         self.path = path
-        self.key = key
+        self.keyBox = keyBox
         self.role = role
         self.configuration = configuration
     }
@@ -42,7 +42,7 @@ actor ConnectionActor {
     private func openedConnection() throws -> DatabaseConnection {
         if isClosed { throw DatabasePool.closedError }
         if let connection { return connection }
-        let opened = try DatabaseConnection.open(path: path, key: key, role: role, configuration: configuration)
+        let opened = try DatabaseConnection.open(path: path, key: keyBox.key, role: role, configuration: configuration)
         connection = opened
         interrupter.attach(opened.handle)
         return opened
@@ -81,12 +81,29 @@ actor ConnectionActor {
         }
     }
 
-    /// Closes the connection and wipes this actor's copy of the key.
+    /// Closes this actor's connection, runs `body` (which works on the file with no
+    /// connection of this actor open), and lets the next transaction reopen.
+    func maintenance(_ body: @Sendable () throws -> Void) throws {
+        if isClosed { throw DatabasePool.closedError }
+        if let connection {
+            // Leave no WAL behind: the file is about to be replaced.
+            try connection.executeScript("PRAGMA wal_checkpoint(TRUNCATE);")
+        }
+        suspend()
+        try body()
+    }
+
+    /// Closes the connection for good; later calls fail with `locked`.
     func close() {
         isClosed = true
+        suspend()
+    }
+
+    /// Closes the connection; the next transaction opens a new one, with the pool's
+    /// key as it is then.
+    func suspend() {
         interrupter.attach(nil)
         connection?.close()
         connection = nil
-        key.wipe()
     }
 }

@@ -39,7 +39,8 @@ public final class DatabasePool: Sendable {
     public let url: URL
     /// The settings every connection was opened with.
     public let configuration: DatabaseConfiguration
-    let key: SecureBytes
+    let keyBox: DatabaseKeyBox
+    private let gate = MaintenanceGate()
     private let writer: ConnectionActor
     private let readers: ReaderSlots
 
@@ -49,12 +50,13 @@ public final class DatabasePool: Sendable {
     private init(url: URL, key: SecureBytes, configuration: DatabaseConfiguration) {
         self.url = url
         self.configuration = configuration
-        self.key = key
+        let keyBox = DatabaseKeyBox(copying: key)
+        self.keyBox = keyBox
         let path = url.path
-        self.writer = ConnectionActor(path: path, key: key, role: .writer,
+        self.writer = ConnectionActor(path: path, keyBox: keyBox, role: .writer,
                                       configuration: configuration, name: "medvault.writer")
         self.readers = ReaderSlots(maximum: configuration.readerCount) { index in
-            ConnectionActor(path: path, key: key, role: .reader,
+            ConnectionActor(path: path, keyBox: keyBox, role: .reader,
                             configuration: configuration, name: "medvault.reader.\(index)")
         }
     }
@@ -87,7 +89,7 @@ public final class DatabasePool: Sendable {
             throw MedVaultError(.invalidArgument, reason: "a database key must be 32 bytes")
         }
         let inspection = try DatabaseFile.inspect(url, mode: mode, pageSize: configuration.cipherPageSize)
-        let pool = DatabasePool(url: url, key: SecureBytes(count: key.count) { copy in key.withUnsafeBytes { copy.copyMemory(from: $0) } }, configuration: configuration)
+        let pool = DatabasePool(url: url, key: key, configuration: configuration)
         do {
             try await pool.writer.withConnection { db in try migrator.migrate(db) }
         } catch let error as MedVaultError {
@@ -117,6 +119,8 @@ public final class DatabasePool: Sendable {
     /// - Returns: What `body` returned.
     /// - Throws: What `body` threw, `cancelled`, or a storage error.
     public func read<Value: Sendable>(_ body: @escaping @Sendable (DatabaseConnection) throws -> Value) async throws -> Value {
+        await gate.enter()
+        defer { gate.leave() }
         let (index, reader) = readers.acquire()
         defer { readers.release(index) }
         return try await run(on: reader, immediate: false, body)
@@ -131,7 +135,9 @@ public final class DatabasePool: Sendable {
     /// - Parameter body: Reads and writes through the connection.
     /// - Returns: What `body` returned.
     public func write<Value: Sendable>(_ body: @escaping @Sendable (DatabaseConnection) throws -> Value) async throws -> Value {
-        try await run(on: writer, immediate: true, body)
+        await gate.enter()
+        defer { gate.leave() }
+        return try await run(on: writer, immediate: true, body)
     }
 
     /// Runs `body` on the writer connection outside any transaction, for statements
@@ -139,7 +145,9 @@ public final class DatabasePool: Sendable {
     public func writeWithoutTransaction<Value: Sendable>(
         _ body: @escaping @Sendable (DatabaseConnection) throws -> Value
     ) async throws -> Value {
-        try await writer.withConnection(body)
+        await gate.enter()
+        defer { gate.leave() }
+        return try await writer.withConnection(body)
     }
 
     private func run<Value: Sendable>(
@@ -166,6 +174,51 @@ public final class DatabasePool: Sendable {
             try db.executeScript("PRAGMA wal_checkpoint(TRUNCATE);")
         }
         await writer.close()
-        key.wipe()
+        keyBox.wipe()
+    }
+
+    // MARK: - Key change
+
+    /// Re-encrypts the database under `newKey` while the pool stays usable: new reads
+    /// and writes wait, those in flight finish, every connection closes, the database
+    /// is exported to a copy under the new key, the copy is verified with a fresh
+    /// connection and `PRAGMA integrity_check`, and renamed over the original. Then
+    /// connections reopen with the new key.
+    ///
+    /// At every instant the file is entirely under the old key or entirely under the
+    /// new one. The caller records the new key durably (the keyring's pending key)
+    /// *before* calling this, so that a crash at any point leaves a key that opens it.
+    ///
+    /// - Parameters:
+    ///   - newKey: The new 32-byte raw key.
+    ///   - progress: Called with the fraction copied, 0…1, on the export's thread;
+    ///     return `false` to stop (the database keeps its old key; `cancelled` is thrown).
+    /// - Throws: `cancelled`, `corrupted` (the copy failed verification; the original is
+    ///   untouched), storage errors.
+    public func changeKey(
+        to newKey: SecureBytes, progress: @escaping @Sendable (Double) -> Bool = { _ in true }
+    ) async throws {
+        guard newKey.count == 32 else {
+            throw MedVaultError(.invalidArgument, reason: "a database key must be 32 bytes")
+        }
+        await gate.pauseAndDrain()
+        defer { gate.resume() }
+        for reader in readers.all() { await reader.suspend() }
+        let url = self.url
+        let configuration = self.configuration
+        let keyBox = self.keyBox
+        try await writer.maintenance {
+            let copy = DatabaseKeyChange.copyURL(for: url)
+            try DatabaseKeyChange.exportCopy(of: url, oldKey: keyBox.key, to: copy, newKey: newKey,
+                                             configuration: configuration, progress: progress)
+            do {
+                try DatabaseKeyChange.verify(copy, key: newKey, configuration: configuration)
+            } catch {
+                DatabaseKeyChange.unlinkAll(copy)
+                throw error
+            }
+            try DatabaseKeyChange.replace(url, with: copy)
+            keyBox.replace(copying: newKey)
+        }
     }
 }

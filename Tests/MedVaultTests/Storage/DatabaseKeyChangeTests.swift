@@ -92,3 +92,68 @@ final class ProgressLog: @unchecked Sendable {
     func append(_ value: Double) { lock.withLock { stored.append(value) } }
     var values: [Double] { lock.withLock { stored } }
 }
+
+@Suite("Database pool: key change while in use")
+struct DatabasePoolKeyChangeTests {
+    @Test("Reads and writes issued during a key change wait for it and then work under the new key")
+    func changeKeyWhileInUse() async throws {
+        try await withTemporaryDirectory { dir in
+            let url = dir.file("vault.db")
+            let oldKey = StorageFixtures.randomKey()
+            let newKey = StorageFixtures.randomKey()
+            let pool = try await StorageFixtures.openNotes(url, key: oldKey)
+            try await pool.write { db in
+                for n in 1...2000 {
+                    try db.execute("INSERT INTO note(n, body) VALUES (?, ?)", [.integer(Int64(n)), .text(String(repeating: "z", count: 200))])
+                }
+            }
+            _ = try await StorageFixtures.noteNumbers(pool) // a reader is open
+            let log = ProgressLog()
+            async let change: Void = pool.changeKey(to: newKey) { fraction in
+                log.append(fraction)
+                return true
+            }
+            async let concurrentWrite: Void = StorageFixtures.insertNote(pool, 5000, "during")
+            async let concurrentRead = StorageFixtures.noteNumbers(pool)
+            try await change
+            try await concurrentWrite
+            let seen = try await concurrentRead
+            #expect(seen.count >= 2000)
+            #expect(log.values.last == 1)
+            let after = try await StorageFixtures.noteNumbers(pool)
+            #expect(after.count == 2001)
+            await pool.close()
+
+            let oldOpen = await #expect(throws: MedVaultError.self) {
+                _ = try await StorageFixtures.openNotes(url, key: oldKey, mode: .openExisting)
+            }
+            #expect(oldOpen?.code == .wrongKey)
+            let reopened = try await StorageFixtures.openNotes(url, key: newKey, mode: .openExisting)
+            #expect(try await StorageFixtures.noteNumbers(reopened).count == 2001)
+            await reopened.close()
+        }
+    }
+
+    @Test("A key change stopped by its progress callback leaves the old key in force")
+    func stoppedChangeKeepsOldKey() async throws {
+        try await withTemporaryDirectory { dir in
+            let url = dir.file("vault.db")
+            let oldKey = StorageFixtures.randomKey()
+            let pool = try await StorageFixtures.openNotes(url, key: oldKey)
+            try await pool.write { db in
+                for n in 1...2000 {
+                    try db.execute("INSERT INTO note(n, body) VALUES (?, ?)", [.integer(Int64(n)), .text(String(repeating: "z", count: 200))])
+                }
+            }
+            let error = await #expect(throws: MedVaultError.self) {
+                try await pool.changeKey(to: StorageFixtures.randomKey()) { _ in false }
+            }
+            #expect(error?.code == .cancelled)
+            #expect(try await StorageFixtures.noteNumbers(pool).count == 2000)
+            await pool.close()
+            let reopened = try await StorageFixtures.openNotes(url, key: oldKey, mode: .openExisting)
+            #expect(try await StorageFixtures.noteNumbers(reopened).count == 2000)
+            await reopened.close()
+        }
+    }
+}

@@ -252,8 +252,8 @@ struct DatabasePoolTests {
             #expect(readError?.code == .locked)
             let writeError = await #expect(throws: MedVaultError.self) { try await StorageFixtures.insertNote(pool, 1, "x") }
             #expect(writeError?.code == .locked)
-            #expect(pool.key.wasWiped)
-            #expect(pool.key.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+            #expect(pool.keyBox.key.wasWiped)
+            #expect(pool.keyBox.key.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
         }
     }
 }
