@@ -30,6 +30,9 @@ extension DatabaseConnection {
             throw connection.failure(opened, "opening the database file")
         }
         sqlite3_extended_result_codes(handle, 1)
+        // Before the first read: another connection may hold a lock (switching a new
+        // file to WAL, a checkpoint), and that must be waited for, not reported.
+        sqlite3_busy_timeout(handle, configuration.busyTimeoutMilliseconds)
 
         try connection.applyRawKey(key)
         try connection.executeScript("""
@@ -39,7 +42,6 @@ extension DatabaseConnection {
         try connection.requireCipher()
         try connection.verifyKey()
 
-        sqlite3_busy_timeout(handle, configuration.busyTimeoutMilliseconds)
         try connection.executeScript("""
             PRAGMA foreign_keys = ON;
             PRAGMA synchronous = FULL;

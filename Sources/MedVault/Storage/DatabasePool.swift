@@ -119,7 +119,7 @@ public final class DatabasePool: Sendable {
     /// - Returns: What `body` returned.
     /// - Throws: What `body` threw, `cancelled`, or a storage error.
     public func read<Value: Sendable>(_ body: @escaping @Sendable (DatabaseConnection) throws -> Value) async throws -> Value {
-        await gate.enter()
+        try await gate.enter()
         defer { gate.leave() }
         let (index, reader) = readers.acquire()
         defer { readers.release(index) }
@@ -135,7 +135,7 @@ public final class DatabasePool: Sendable {
     /// - Parameter body: Reads and writes through the connection.
     /// - Returns: What `body` returned.
     public func write<Value: Sendable>(_ body: @escaping @Sendable (DatabaseConnection) throws -> Value) async throws -> Value {
-        await gate.enter()
+        try await gate.enter()
         defer { gate.leave() }
         return try await run(on: writer, immediate: true, body)
     }
@@ -145,7 +145,7 @@ public final class DatabasePool: Sendable {
     public func writeWithoutTransaction<Value: Sendable>(
         _ body: @escaping @Sendable (DatabaseConnection) throws -> Value
     ) async throws -> Value {
-        await gate.enter()
+        try await gate.enter()
         defer { gate.leave() }
         return try await writer.withConnection(body)
     }
@@ -167,6 +167,7 @@ public final class DatabasePool: Sendable {
     /// Checkpoints the WAL into the database file, closes every connection and wipes
     /// the pool's copy of the key. Later calls fail with ``MedVaultError/Code/locked``.
     public func close() async {
+        gate.close()
         for reader in readers.all() {
             await reader.close()
         }

@@ -8,17 +8,22 @@ final class MaintenanceGate: @unchecked Sendable {
     // while holding `lock`; continuations are resumed after the lock is released.
     private let lock = NSLock()
     private var isPaused = false
+    private var isClosed = false
     private var active = 0
     private var waiting: [CheckedContinuation<Void, Never>] = []
     private var drained: CheckedContinuation<Void, Never>?
 
     /// Waits while maintenance runs, then counts the caller in.
-    func enter() async {
-        let admitted: Bool = lock.withLock {
+    ///
+    /// - Throws: `locked` once the pool is closed.
+    func enter() async throws {
+        let admitted: Bool? = lock.withLock {
+            if isClosed { return nil }
             if isPaused { return false }
             active += 1
             return true
         }
+        guard let admitted else { throw DatabasePool.closedError }
         if admitted { return }
         await withCheckedContinuation { continuation in
             let admittedNow: Bool = lock.withLock {
@@ -31,6 +36,15 @@ final class MaintenanceGate: @unchecked Sendable {
             }
             if admittedNow { continuation.resume() }
         }
+        if lock.withLock({ isClosed }) {
+            leave()
+            throw DatabasePool.closedError
+        }
+    }
+
+    /// Refuses every later caller; those in flight finish.
+    func close() {
+        lock.withLock { isClosed = true }
     }
 
     /// Counts the caller out.

@@ -1,0 +1,193 @@
+import Foundation
+import MedVaultCore
+import MedVaultKeys
+
+/// An encrypted clinical-records vault: the facade apps use.
+///
+/// A vault is a folder holding an SQLCipher database and a keyring (see
+/// ``VaultLayout``). The database key is random; password, recovery-key and
+/// platform slots in the keyring each wrap it (through the vault key), so changing
+/// the password re-wraps 32 bytes whatever the vault's size, and a forgotten
+/// password is recovered with the recovery key.
+///
+/// ```swift
+/// let created = try await Vault.create(at: folder, password: Password("correct horse"))
+/// print("Write this down: \(created.recoveryKey.formatted)")
+/// let vault = created.vault
+/// let ana = try await vault.patients.create(
+///     Patient(firstName: "Ana", lastName: "Núñez", dateOfBirth: try CalendarDate(iso8601: "1984-03-07")))
+/// await vault.lock()
+///
+/// let reopened = try await Vault.open(at: folder, password: Password("correct horse"))
+/// ```
+public final class Vault: Sendable {
+    /// The vault's files.
+    public let layout: VaultLayout
+    /// The vault's identifier, bound into every slot of its keyring.
+    public let vaultID: UUID
+    /// The options the vault was opened with.
+    public let options: Options
+    /// The encrypted database. Use it for tables of your own; the repositories below
+    /// cover MedVault's records.
+    public let database: DatabasePool
+    let keys: VaultKeySession
+
+    static let lockedError = MedVaultError(.locked, reason: "the vault is locked; open it again")
+
+    private init(layout: VaultLayout, keyring: Keyring, vaultKey: SecureBytes, pool: DatabasePool, options: Options) {
+        self.layout = layout
+        self.vaultID = keyring.vaultID
+        self.options = options
+        self.database = pool
+        self.keys = VaultKeySession(keyring: keyring, vaultKey: vaultKey, keyringURL: layout.keyring)
+    }
+
+    // MARK: - Creating
+
+    /// Creates a vault in `folder` (created if missing, with mode 0700).
+    ///
+    /// Runs Argon2id once for the password slot.
+    ///
+    /// - Parameters:
+    ///   - folder: Where the vault's files go. It must not hold a vault already.
+    ///   - password: The owner's password.
+    ///   - options: Key-derivation and database options.
+    /// - Returns: The open vault and its recovery key, to show the owner once.
+    /// - Throws: `duplicate` when the folder already holds a vault's files;
+    ///   `validation` for an empty password; `invalidArgument` for weak KDF
+    ///   parameters; file errors.
+    public static func create(at folder: URL, password: Password, options: Options = Options()) async throws -> Creation {
+        let layout = VaultLayout(folder: folder)
+        let manager = FileManager.default
+        if manager.fileExists(atPath: layout.keyring.path) || manager.fileExists(atPath: layout.database.path) {
+            throw MedVaultError(.duplicate, reason: "the folder already holds a vault")
+        }
+        do {
+            try manager.createDirectory(at: layout.folder, withIntermediateDirectories: true,
+                                        attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw MedVaultError(.permissionDenied, reason: "the vault's folder could not be created")
+        }
+        let kdf = options.kdf
+        let creation = try await BlockingWork.run { try Keyring.create(password: password, kdf: kdf) }
+        // The database first, the keyring last: a crash in between leaves a database
+        // nobody can open and no keyring, which `create` then refuses to overwrite.
+        let pool = try await DatabasePool.open(
+            at: layout.database, key: creation.databaseKey, mode: .createIfMissing,
+            migrator: MedVaultSchema.migrator, configuration: options.database
+        )
+        do {
+            try KeyringFile.write(creation.keyring, to: layout.keyring)
+        } catch {
+            await pool.close()
+            DatabaseFile.removeNewlyCreated(layout.database)
+            throw error
+        }
+        creation.databaseKey.wipe()
+        let vault = Vault(layout: layout, keyring: creation.keyring, vaultKey: creation.vaultKey,
+                          pool: pool, options: options)
+        return Creation(vault: vault, recoveryKey: creation.recoveryKey)
+    }
+
+    // MARK: - Opening
+
+    /// Opens the vault in `folder` with its password.
+    ///
+    /// - Throws: `wrongPassword`; `fileNotFound` when there is no vault (or its keyring
+    ///   is missing); `corrupted` for a damaged keyring; `notADatabase` when the
+    ///   database does not decrypt with the keyring's key.
+    public static func open(at folder: URL, password: Password, options: Options = Options()) async throws -> Vault {
+        let layout = VaultLayout(folder: folder)
+        let keyring = try readKeyring(layout)
+        let vaultKey = try await BlockingWork.run { try keyring.unlock(password: password) }
+        return try await unlocked(layout: layout, keyring: keyring, vaultKey: vaultKey, options: options)
+    }
+
+    /// Opens the vault in `folder` with its recovery key.
+    ///
+    /// - Throws: `wrongRecoveryKey`, and the errors of ``open(at:password:options:)``.
+    public static func open(at folder: URL, recoveryKey: RecoveryKey, options: Options = Options()) async throws -> Vault {
+        let layout = VaultLayout(folder: folder)
+        let keyring = try readKeyring(layout)
+        let vaultKey = try keyring.unlock(recoveryKey: recoveryKey)
+        return try await unlocked(layout: layout, keyring: keyring, vaultKey: vaultKey, options: options)
+    }
+
+    /// Opens the vault in `folder` with a platform slot whose secret is in `store`.
+    ///
+    /// - Throws: `notFound` when `store` holds no secret for any platform slot.
+    public static func open(at folder: URL, secretStore store: any SecretStore, options: Options = Options()) async throws -> Vault {
+        let layout = VaultLayout(folder: folder)
+        let keyring = try readKeyring(layout)
+        let vaultKey = try await keyring.unlock(using: store)
+        return try await unlocked(layout: layout, keyring: keyring, vaultKey: vaultKey, options: options)
+    }
+
+    static func readKeyring(_ layout: VaultLayout) throws -> Keyring {
+        do {
+            return try KeyringFile.read(at: layout.keyring)
+        } catch let error as MedVaultError where error.code == .fileNotFound {
+            throw MedVaultError(.fileNotFound, reason: "there is no vault keyring in this folder")
+        }
+    }
+
+    /// Opens the database with the key the keyring holds, finishing or undoing a key
+    /// rotation that a crash interrupted.
+    private static func unlocked(layout: VaultLayout, keyring: Keyring, vaultKey: SecureBytes,
+                                 options: Options) async throws -> Vault {
+        var keyring = keyring
+        let databaseKey = try keyring.databaseKey(vaultKey: vaultKey)
+        defer { databaseKey.wipe() }
+        let pool: DatabasePool
+        if let pendingKey = try keyring.pendingDatabaseKey(vaultKey: vaultKey) {
+            defer { pendingKey.wipe() }
+            (pool, keyring) = try await recoverRotation(layout: layout, keyring: keyring, vaultKey: vaultKey,
+                                                        currentKey: databaseKey, pendingKey: pendingKey, options: options)
+        } else {
+            pool = try await DatabasePool.open(at: layout.database, key: databaseKey, mode: .openExisting,
+                                               migrator: MedVaultSchema.migrator, configuration: options.database,
+                                               keyIsAuthenticated: true)
+        }
+        return Vault(layout: layout, keyring: keyring, vaultKey: vaultKey, pool: pool, options: options)
+    }
+
+    /// A rotation was under way: the database is under the current key (the swap had
+    /// not happened) or under the pending one (it had). Either way, finish the keyring.
+    private static func recoverRotation(
+        layout: VaultLayout, keyring: Keyring, vaultKey: SecureBytes,
+        currentKey: SecureBytes, pendingKey: SecureBytes, options: Options
+    ) async throws -> (DatabasePool, Keyring) {
+        func open(_ key: SecureBytes, authenticated: Bool) async throws -> DatabasePool {
+            try await DatabasePool.open(at: layout.database, key: key, mode: .openExisting,
+                                        migrator: MedVaultSchema.migrator, configuration: options.database,
+                                        keyIsAuthenticated: authenticated)
+        }
+        do {
+            let pool = try await open(currentKey, authenticated: false)
+            DatabaseKeyChange.unlinkAll(DatabaseKeyChange.copyURL(for: layout.database))
+            let abandoned = try keyring.abandoningRotation(vaultKey: vaultKey)
+            try KeyringFile.write(abandoned, to: layout.keyring)
+            return (pool, abandoned)
+        } catch let error as MedVaultError where error.code == .wrongKey {
+            let pool = try await open(pendingKey, authenticated: true)
+            let completed = try keyring.completingRotation(vaultKey: vaultKey)
+            try KeyringFile.write(completed, to: layout.keyring)
+            return (pool, completed)
+        }
+    }
+
+    // MARK: - Locking
+
+    /// Whether ``lock()`` was called.
+    public var isLocked: Bool {
+        get async { await keys.isLocked }
+    }
+
+    /// Closes the database and zeroes every key byte the vault holds. Every later call
+    /// on the vault or its repositories fails with `locked`; open the vault again to
+    /// continue.
+    public func lock() async {
+        await keys.lock()
+        await database.close()
+    }
+}

@@ -1,0 +1,58 @@
+import MedVaultCore
+import MedVaultKeys
+
+extension Vault {
+    /// How a vault derives keys and opens its database.
+    public struct Options: Sendable {
+        /// Argon2id parameters for new password slots (creation, password change,
+        /// reset). Existing slots keep the parameters they were made with.
+        /// Default: ``Argon2Parameters/recommended`` (64 MiB, 3 passes, 4 lanes).
+        public var kdf: Argon2Parameters
+        /// Connection settings of the database.
+        public var database: DatabaseConfiguration
+        /// Where the repositories read "now" from.
+        public var clock: RecordClock
+        /// The largest attachment accepted, in bytes. Default 100 MiB.
+        public var maximumAttachmentByteCount: Int
+
+        /// Creates options; every argument has a sensible default.
+        public init(
+            kdf: Argon2Parameters = .recommended,
+            database: DatabaseConfiguration = DatabaseConfiguration(),
+            clock: RecordClock = .system,
+            maximumAttachmentByteCount: Int = 100 * 1024 * 1024
+        ) {
+            self.kdf = kdf
+            self.database = database
+            self.clock = clock
+            self.maximumAttachmentByteCount = maximumAttachmentByteCount
+        }
+    }
+
+    /// A new vault and the recovery key to show its owner, once.
+    public struct Creation: Sendable {
+        /// The open vault.
+        public let vault: Vault
+        /// The recovery key. Show it to the owner once; MedVault keeps no copy.
+        public let recoveryKey: RecoveryKey
+    }
+
+    /// Where a key rotation stands, reported to its progress callback.
+    public struct RotationProgress: Sendable, Hashable {
+        /// The steps of a rotation, in order.
+        public enum Phase: Sendable, Hashable {
+            /// The new key is recorded, wrapped, in the keyring (it is durable from here).
+            case pendingKeyRecorded
+            /// The database is being copied under the new key.
+            case copying
+            /// The copy was verified and has replaced the database.
+            case databaseReplaced
+            /// The keyring holds only the new key: the rotation is complete.
+            case finished
+        }
+        /// The current step.
+        public let phase: Phase
+        /// The fraction of the database copied, 0…1.
+        public let fractionCopied: Double
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+@testable import MedVault
+import MedVaultCore
+import MedVaultKeys
+
+/// Helpers for tests of the `Vault` facade: fast Argon2 parameters and raw rows.
+enum VaultFixtures {
+    static let options = Vault.Options(kdf: .fastForTestsOnly)
+
+    static func password(_ text: String = "contraseña segura") throws -> Password {
+        try Password(text)
+    }
+
+    /// Inserts `count` minimal patient rows with raw SQL, numbered from `start`.
+    static func insertRawPatients(_ vault: Vault, count: Int, start: Int = 0) async throws {
+        try await vault.database.write { db in
+            for n in start..<(start + count) {
+                try db.execute("""
+                    INSERT INTO patient(id, first_name, last_name, sort_key, date_of_birth, created_at, updated_at, version)
+                    VALUES (?, ?, ?, ?, '1980-01-01', 0, 0, 1)
+                    """, [UUID().databaseValue, .text("Paciente \(n)"), .text("Núñez"), .text("nunez\u{1}paciente \(n)")])
+            }
+        }
+    }
+
+    static func patientCount(_ vault: Vault) async throws -> Int {
+        try await vault.database.read { db in
+            try db.fetchOne("SELECT count(*) FROM patient") { row in Int(row.int64(at: 0)) } ?? 0
+        }
+    }
+
+    /// The database key the keyring currently holds, for raw-open checks.
+    static func databaseKey(in folder: URL, password: Password) throws -> SecureBytes {
+        let keyring = try KeyringFile.read(at: VaultLayout(folder: folder).keyring)
+        let vaultKey = try keyring.unlock(password: password)
+        return try keyring.databaseKey(vaultKey: vaultKey)
+    }
+}
