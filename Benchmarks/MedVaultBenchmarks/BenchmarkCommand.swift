@@ -29,7 +29,11 @@ struct BenchmarkCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard scale > 0, scale.isFinite else { throw ValidationError("--scale must be a positive number") }
-        _ = try WorkloadRegistry.select(only: onlyList)
+        do {
+            _ = try WorkloadRegistry.select(only: onlyList)
+        } catch let error as BenchmarkError {
+            throw ValidationError(error.description)
+        }
     }
 
     private var onlyList: [String]? {

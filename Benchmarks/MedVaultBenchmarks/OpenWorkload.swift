@@ -10,7 +10,10 @@ import MedVaultKeys
 /// - raw C with the `x'…'` raw key, on the same file: one connection, MedVault's
 ///   settings, the same query;
 /// - raw C with a passphrase (SQLCipher's own PBKDF2 key derivation, compiled-in
-///   iteration count), on a second file with the same rows.
+///   iteration count), on a second file with the same rows;
+/// - diagnostic: raw C opening the same connections as the pool (a writer that reads
+///   `user_version`, then a read-only connection running the query), which separates
+///   the cost of the pool's two-connection design from the Swift layer's own.
 /// The figure is the median over the iterations; closing is not timed.
 struct OpenWorkload: Workload {
     let id = "W2"
@@ -44,21 +47,24 @@ struct OpenWorkload: Workload {
         var medVault: [Double] = []
         var rawKey: [Double] = []
         var passphrase: [Double] = []
-        context.log("W2: \(warmUps) warm-up + \(iterations) measured iterations of 3 variants")
+        var rawPair: [Double] = []
+        context.log("W2: \(warmUps) warm-up + \(iterations) measured iterations of 4 variants")
         for iteration in 0..<(warmUps + iterations) {
-            var times = [0.0, 0.0, 0.0]
-            for step in 0..<3 {
-                let variant = (iteration + step) % 3
+            var times = [0.0, 0.0, 0.0, 0.0]
+            for step in 0..<4 {
+                let variant = (iteration + step) % 4
                 switch variant {
                 case 0: times[0] = try await openMedVault(medVaultURL, key: key.secure, expected: expected)
                 case 1: times[1] = try openRaw(medVaultURL, key: .raw(key.bytes), expected: expected)
-                default: times[2] = try openRaw(passphraseURL, key: .passphrase(Self.passphrase), expected: expected)
+                case 2: times[2] = try openRaw(passphraseURL, key: .passphrase(Self.passphrase), expected: expected)
+                default: times[3] = try openRaw(medVaultURL, key: .raw(key.bytes), expected: expected, asPool: true)
                 }
             }
             guard iteration >= warmUps else { continue }
             medVault.append(times[0] * 1_000)
             rawKey.append(times[1] * 1_000)
             passphrase.append(times[2] * 1_000)
+            rawPair.append(times[3] * 1_000)
         }
         key.secure.wipe()
 
@@ -71,6 +77,10 @@ struct OpenWorkload: Workload {
             Measurement(label: label, referenceLabel: "raw C, passphrase (PBKDF2)",
                         medVault: Statistics.median(medVault), reference: Statistics.median(passphrase),
                         unit: .milliseconds, target: 1.0, note: nil),
+            Measurement(label: label, referenceLabel: "raw C, writer + reader like the pool (diagnostic)",
+                        medVault: Statistics.median(medVault), reference: Statistics.median(rawPair),
+                        unit: .milliseconds, target: nil,
+                        note: "same connections as the pool, so this ratio is the Swift layer alone (threads, actors, checks)"),
         ]
     }
 
@@ -88,16 +98,24 @@ struct OpenWorkload: Workload {
         return seconds
     }
 
-    private func openRaw(_ url: URL, key: RawSQLCipher.Key, expected: Int64) throws -> Double {
+    /// Opens one writer connection and queries (or, `asPool`, opens a writer that
+    /// reads the schema version and a reader that queries, as the pool does).
+    private func openRaw(_ url: URL, key: RawSQLCipher.Key, expected: Int64, asPool: Bool = false) throws -> Double {
         var db: RawSQLCipher?
+        var writer: RawSQLCipher?
         var count: Int64?
         let seconds = try Stopwatch.seconds {
-            let opened = try RawSQLCipher(path: url.path, key: key)
+            var opened = try RawSQLCipher(path: url.path, key: key)
+            if asPool {
+                writer = opened
+                _ = try opened.scalarInt64("PRAGMA user_version")
+                opened = try RawSQLCipher(path: url.path, key: key, role: .reader)
+            }
             db = opened
             let query = try opened.prepare(Self.firstQuery)
             count = try query.step() ? query.int64(at: 0) : nil
         }
-        withExtendedLifetime(db) {} // closes after this line, outside the timed region
+        withExtendedLifetime((db, writer)) {} // both close after this line, outside the timed region
         guard count == expected else { throw BenchmarkError("W2: raw C read \(count ?? -1) rows, expected \(expected)") }
         return seconds
     }
