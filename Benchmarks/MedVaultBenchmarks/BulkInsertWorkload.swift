@@ -29,7 +29,7 @@ struct BulkInsertWorkload: Workload {
                     + "\(dataset.diagnoses.count) diagnoses; \(runsPerSide) runs per side, ABBA order")
 
         _ = try await insertThroughMedVault(warmUp, context: context, key: key.secure)
-        _ = try insertRaw(warmUp, context: context, key: key.bytes)
+        _ = try await insertRaw(warmUp, context: context, key: key.bytes)
 
         var medVault: [Double] = []
         var reference: [Double] = []
@@ -38,15 +38,11 @@ struct BulkInsertWorkload: Workload {
         for run in 0..<(2 * runsPerSide) {
             // A B B A A B B A …: MedVault on runs 0, 3, 4, 7, 8, …
             if run % 4 == 0 || run % 4 == 3 {
-                let (seconds, peak) = try await PeakMemory.peakAboveBaseline {
-                    try await insertThroughMedVault(dataset, context: context, key: key.secure)
-                }
+                let (seconds, peak) = try await insertThroughMedVault(dataset, context: context, key: key.secure)
                 medVault.append(Double(dataset.rowCount) / seconds)
                 medVaultPeaks.append(peak)
             } else {
-                let (seconds, peak) = try await PeakMemory.peakAboveBaseline {
-                    try insertRaw(dataset, context: context, key: key.bytes)
-                }
+                let (seconds, peak) = try await insertRaw(dataset, context: context, key: key.bytes)
                 reference.append(Double(dataset.rowCount) / seconds)
                 referencePeaks.append(peak)
             }
@@ -63,35 +59,43 @@ struct BulkInsertWorkload: Workload {
                         note: "MedVault side: DatabasePool.write + execute per row; repositories pending"),
             Measurement(label: "W1 peak RSS above baseline", referenceLabel: "raw C",
                         medVault: medVaultPeak, reference: referencePeak, unit: .mebibytes, target: nil,
-                        note: medVaultPeak == nil ? "VmHWM reset unavailable on this system" : "VmHWM after /proc/self/clear_refs reset; max over runs"),
+                        note: medVaultPeak == nil ? "VmHWM reset unavailable on this system" : "VmHWM during the insert, after a /proc/self/clear_refs reset; max over runs"),
         ]
     }
 
-    /// Inserts `dataset` into a new file through one MedVault write closure; returns the seconds it took.
+    /// Inserts `dataset` into a new file through one MedVault write closure; returns
+    /// the seconds it took and the peak memory it added (the insert only, not the
+    /// open or the verifying read).
     private func insertThroughMedVault(_ dataset: BenchmarkDataset, context: BenchmarkContext,
-                                       key: SecureBytes) async throws -> Double {
+                                       key: SecureBytes) async throws -> (seconds: Double, peak: Double?) {
         let url = context.databaseURL("w1-medvault.db")
         let pool = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing,
                                                migrator: BenchmarkSchema.migrator)
-        let seconds = try await Stopwatch.seconds {
-            try await pool.write { db in try DatasetWriter.insert(dataset, into: db) }
+        let (seconds, peak) = try await PeakMemory.peakAboveBaseline {
+            try await Stopwatch.seconds {
+                try await pool.write { db in try DatasetWriter.insert(dataset, into: db) }
+            }
         }
         let count = try await pool.read { db in
             try db.fetchOne("SELECT (SELECT count(*) FROM bench_patient) + (SELECT count(*) FROM bench_session) + (SELECT count(*) FROM bench_diagnosis)") { $0.int64(at: 0) }
         }
         await pool.close()
         guard count == Int64(dataset.rowCount) else { throw BenchmarkError("W1: MedVault stored \(count ?? -1) rows") }
-        return seconds
+        return (seconds, peak)
     }
 
-    /// Inserts `dataset` into a new file through raw C; returns the seconds it took.
-    private func insertRaw(_ dataset: BenchmarkDataset, context: BenchmarkContext, key: [UInt8]) throws -> Double {
+    /// Inserts `dataset` into a new file through raw C; returns the seconds it took
+    /// and the peak memory the insert added.
+    private func insertRaw(_ dataset: BenchmarkDataset, context: BenchmarkContext,
+                           key: [UInt8]) async throws -> (seconds: Double, peak: Double?) {
         let url = context.databaseURL("w1-raw.db")
         let db = try RawSQLCipher(path: url.path, key: .raw(key), create: true)
         try BenchmarkSchema.create(on: db)
-        let seconds = try Stopwatch.seconds { try DatasetWriter.insert(dataset, into: db) }
+        let (seconds, peak) = try await PeakMemory.peakAboveBaseline {
+            try Stopwatch.seconds { try DatasetWriter.insert(dataset, into: db) }
+        }
         let count = try db.scalarInt64("SELECT (SELECT count(*) FROM bench_patient) + (SELECT count(*) FROM bench_session) + (SELECT count(*) FROM bench_diagnosis)")
         guard count == Int64(dataset.rowCount) else { throw BenchmarkError("W1: raw C stored \(count ?? -1) rows") }
-        return seconds
+        return (seconds, peak)
     }
 }

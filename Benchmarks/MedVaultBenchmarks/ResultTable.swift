@@ -89,7 +89,7 @@ struct ResultTable: Sendable {
             "| SQLite | \(machine.sqliteVersion) |",
             "",
             "Ratio = MedVault's cost ÷ the reference's cost (times: MedVault / reference; "
-                + "rates: reference / MedVault). 1.00× means as fast as raw C; lower is better.",
+                + "rates: reference / MedVault). 1.00× means as fast as the reference; lower is better.",
             "",
             "| " + Self.headers.joined(separator: " | ") + " |",
             "|---|---:|---:|---:|---:|",
