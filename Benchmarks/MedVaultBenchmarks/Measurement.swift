@@ -1,0 +1,77 @@
+import Foundation
+
+/// One line of the result table: a figure measured through MedVault, the same
+/// figure measured on the reference in the same run, and their ratio.
+///
+/// The ratio is always **MedVault's cost ÷ the reference's cost**: for times and
+/// memory that is `medVault / reference`, for rates (rows/s, MB/s) it is
+/// `reference / medVault`. So 1.00 means "as fast as the reference", 1.25 means
+/// "25 % slower", and a target reads the same way for every row ("≤ 1.10").
+struct Measurement: Sendable {
+    /// What was measured and how it is summarised, e.g. "W2 open + first query (median)".
+    var label: String
+    /// The reference it is compared with, e.g. "raw C, x'…' key".
+    var referenceLabel: String
+    /// MedVault's figure, or `nil` while the MedVault side is not built yet.
+    var medVault: Double?
+    /// The reference's figure, measured in the same process and run.
+    var reference: Double?
+    /// The unit of both figures.
+    var unit: MeasureUnit
+    /// The highest acceptable ratio, if the benchmark issue sets one.
+    var target: Double?
+    /// Why a side is missing, or what the reader should know about this line.
+    var note: String?
+
+    /// MedVault's cost ÷ the reference's cost, or `nil` when a side is missing.
+    var ratio: Double? {
+        guard let medVault, let reference, medVault > 0, reference > 0 else { return nil }
+        return unit.higherIsBetter ? reference / medVault : medVault / reference
+    }
+
+    /// Whether the ratio meets the target (`nil` when either is missing).
+    var meetsTarget: Bool? {
+        guard let ratio, let target else { return nil }
+        return ratio <= target
+    }
+}
+
+/// The unit of a figure, which also decides how the ratio is oriented.
+enum MeasureUnit: String, Sendable {
+    case milliseconds = "ms"
+    case microseconds = "µs"
+    case rowsPerSecond = "rows/s"
+    case megabytesPerSecond = "MB/s"
+    case mebibytes = "MiB"
+
+    /// Rates are better when higher; times and memory when lower.
+    var higherIsBetter: Bool {
+        switch self {
+        case .rowsPerSecond, .megabytesPerSecond: return true
+        case .milliseconds, .microseconds, .mebibytes: return false
+        }
+    }
+
+    /// `value` with a sensible number of digits and the unit, e.g. "3.42 ms", "81,230 rows/s".
+    func format(_ value: Double?) -> String {
+        guard let value else { return "pending" }
+        guard value.isFinite else { return "n/a" }
+        switch self {
+        case .rowsPerSecond:
+            return "\(Self.grouped(Int(value.rounded()))) \(rawValue)"
+        case .milliseconds, .microseconds, .megabytesPerSecond, .mebibytes:
+            let digits = value >= 100 ? 0 : (value >= 10 ? 1 : 2)
+            return String(format: "%.\(digits)f %@", value, rawValue)
+        }
+    }
+
+    private static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var result = ""
+        for (offset, character) in digits.enumerated() {
+            if offset > 0 && (digits.count - offset).isMultiple(of: 3) { result.append(",") }
+            result.append(character)
+        }
+        return value < 0 ? "-" + result : result
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import MedVault
+import MedVaultKeys
+
+/// W2 — open an existing database and run a first query, repeated.
+///
+/// Three variants, interleaved in rotating order within each iteration:
+/// - MedVault: `DatabasePool.open(.openExisting)` (writer connection, schema check),
+///   then a first `read` (opens a reader connection) running the query;
+/// - raw C with the `x'…'` raw key, on the same file: one connection, MedVault's
+///   settings, the same query;
+/// - raw C with a passphrase (SQLCipher's own PBKDF2 key derivation, compiled-in
+///   iteration count), on a second file with the same rows;
+/// - diagnostic: raw C opening the same connections as the pool (a writer that reads
+///   `user_version`, then a read-only connection running the query), which separates
+///   the cost of the pool's two-connection design from the Swift layer's own.
+/// The figure is the median over the iterations; closing is not timed.
+struct OpenWorkload: Workload {
+    let id = "W2"
+    let title = "open an existing database and run a first query"
+
+    static let firstQuery = "SELECT count(*) FROM bench_patient"
+    static let passphrase = "Contraseña de prueba: ñandú, pingüino, acción"
+
+    func run(in context: BenchmarkContext) async throws -> [Measurement] {
+        let iterations = context.scaled(50, minimum: 11)
+        let warmUps = 3
+        let dataset = BenchmarkDataset(patientCount: context.scaled(1_000, minimum: 200), sessionCount: 0,
+                                       seed: context.seed)
+        let key = context.databaseKey(salt: 2)
+        let medVaultURL = context.databaseURL("w2-rawkey.db")
+        let passphraseURL = context.databaseURL("w2-passphrase.db")
+
+        context.log("W2: creating \(dataset.patients.count) patients in two databases")
+        let pool = try await DatabasePool.open(at: medVaultURL, key: key.secure, mode: .createIfMissing,
+                                               migrator: BenchmarkSchema.migrator)
+        try await pool.write { db in try DatasetWriter.insert(dataset, into: db) }
+        await pool.close()
+        do {
+            let db = try RawSQLCipher(path: passphraseURL.path, key: .passphrase(Self.passphrase), create: true)
+            try BenchmarkSchema.create(on: db)
+            try DatasetWriter.insert(dataset, into: db)
+            try db.exec("PRAGMA wal_checkpoint(TRUNCATE);")
+        }
+
+        let expected = Int64(dataset.patients.count)
+        var medVault: [Double] = []
+        var rawKey: [Double] = []
+        var passphrase: [Double] = []
+        var rawPair: [Double] = []
+        context.log("W2: \(warmUps) warm-up + \(iterations) measured iterations of 4 variants")
+        for iteration in 0..<(warmUps + iterations) {
+            var times = [0.0, 0.0, 0.0, 0.0]
+            for step in 0..<4 {
+                let variant = (iteration + step) % 4
+                switch variant {
+                case 0: times[0] = try await openMedVault(medVaultURL, key: key.secure, expected: expected)
+                case 1: times[1] = try openRaw(medVaultURL, key: .raw(key.bytes), expected: expected)
+                case 2: times[2] = try openRaw(passphraseURL, key: .passphrase(Self.passphrase), expected: expected)
+                default: times[3] = try openRaw(medVaultURL, key: .raw(key.bytes), expected: expected, asPool: true)
+                }
+            }
+            guard iteration >= warmUps else { continue }
+            medVault.append(times[0] * 1_000)
+            rawKey.append(times[1] * 1_000)
+            passphrase.append(times[2] * 1_000)
+            rawPair.append(times[3] * 1_000)
+        }
+        key.secure.wipe()
+
+        let label = "W2 open + first query (median of \(iterations))"
+        return [
+            Measurement(label: label, referenceLabel: "raw C, x'…' key",
+                        medVault: Statistics.median(medVault), reference: Statistics.median(rawKey),
+                        unit: .milliseconds, target: 1.5,
+                        note: "MedVault opens its writer at open and a reader at the first read; raw C opens one connection"),
+            Measurement(label: label, referenceLabel: "raw C, passphrase (PBKDF2)",
+                        medVault: Statistics.median(medVault), reference: Statistics.median(passphrase),
+                        unit: .milliseconds, target: 1.0, note: nil),
+            Measurement(label: label, referenceLabel: "raw C, writer + reader like the pool (diagnostic)",
+                        medVault: Statistics.median(medVault), reference: Statistics.median(rawPair),
+                        unit: .milliseconds, target: nil,
+                        note: "same connections as the pool, so this ratio is the Swift layer alone (threads, actors, checks)"),
+        ]
+    }
+
+    private func openMedVault(_ url: URL, key: SecureBytes, expected: Int64) async throws -> Double {
+        var pool: DatabasePool?
+        var count: Int64?
+        let seconds = try await Stopwatch.seconds {
+            let opened = try await DatabasePool.open(at: url, key: key, mode: .openExisting,
+                                                     migrator: BenchmarkSchema.migrator)
+            pool = opened
+            count = try await opened.read { db in try db.fetchOne(Self.firstQuery) { row in row.int64(at: 0) } }
+        }
+        await pool?.close()
+        guard count == expected else { throw BenchmarkError("W2: MedVault read \(count ?? -1) rows, expected \(expected)") }
+        return seconds
+    }
+
+    /// Opens one writer connection and queries (or, `asPool`, opens a writer that
+    /// reads the schema version and a reader that queries, as the pool does).
+    private func openRaw(_ url: URL, key: RawSQLCipher.Key, expected: Int64, asPool: Bool = false) throws -> Double {
+        var db: RawSQLCipher?
+        var writer: RawSQLCipher?
+        var count: Int64?
+        let seconds = try Stopwatch.seconds {
+            var opened = try RawSQLCipher(path: url.path, key: key)
+            if asPool {
+                writer = opened
+                _ = try opened.scalarInt64("PRAGMA user_version")
+                opened = try RawSQLCipher(path: url.path, key: key, role: .reader)
+            }
+            db = opened
+            let query = try opened.prepare(Self.firstQuery)
+            count = try query.step() ? query.int64(at: 0) : nil
+        }
+        withExtendedLifetime((db, writer)) {} // both close after this line, outside the timed region
+        guard count == expected else { throw BenchmarkError("W2: raw C read \(count ?? -1) rows, expected \(expected)") }
+        return seconds
+    }
+}
