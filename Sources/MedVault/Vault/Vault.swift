@@ -69,7 +69,9 @@ public final class Vault: Sendable {
             throw MedVaultError(.permissionDenied, reason: "the vault's folder could not be created")
         }
         let kdf = options.kdf
-        let creation = try await BlockingWork.run { try Keyring.create(password: password, kdf: kdf) }
+        var cipher = CipherSettings.medVaultDefault
+        cipher.pageSize = UInt32(options.database.cipherPageSize)
+        let creation = try await BlockingWork.run { [cipher] in try Keyring.create(password: password, kdf: kdf, cipher: cipher) }
         // The database first, the keyring last: a crash in between leaves a database
         // nobody can open and no keyring, which `create` then refuses to overwrite.
         let pool = try await DatabasePool.open(
@@ -136,6 +138,9 @@ public final class Vault: Sendable {
     private static func unlocked(layout: VaultLayout, keyring: Keyring, vaultKey: SecureBytes,
                                  options: Options) async throws -> Vault {
         var keyring = keyring
+        // The database is opened with the cipher settings the keyring recorded for it.
+        var options = options
+        options.database.cipherPageSize = Int(keyring.cipherSettings.pageSize)
         let databaseKey = try keyring.databaseKey(vaultKey: vaultKey)
         defer { databaseKey.wipe() }
         let pool: DatabasePool

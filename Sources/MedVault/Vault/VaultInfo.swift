@@ -1,0 +1,118 @@
+import Foundation
+import MedVaultCore
+import MedVaultKeys
+
+/// What `medvault info` shows about a vault: formats, settings and counts, never a
+/// record's content.
+public struct VaultInfo: Sendable {
+    /// The vault's identifier.
+    public let vaultID: UUID
+    /// The keyring file's format version.
+    public let keyringFormatVersion: UInt16
+    /// The database's schema version (`PRAGMA user_version`).
+    public let schemaVersion: Int
+    /// The cipher settings the keyring records for the database.
+    public let cipherSettings: CipherSettings
+    /// The SQLCipher library version in use.
+    public let sqlcipherVersion: String
+    /// The key slots: kind and, for password slots, the Argon2id parameters.
+    public let slots: [KeySlot]
+    /// How many times the database key was rotated, plus one.
+    public let databaseKeyGeneration: UInt64
+    /// Rows per table, by table name (`patient`, `clinical_session`, …).
+    public let recordCounts: [String: Int]
+    /// The database file's size in bytes (WAL excluded).
+    public let databaseByteCount: Int
+}
+
+/// The outcome of ``Vault/verify()``: empty ``problems`` means the vault is sound.
+public struct VaultVerification: Sendable {
+    /// One line per problem found; never contains record data.
+    public let problems: [String]
+    /// The checks that ran, for a report.
+    public let checks: [String]
+    /// Whether no problem was found.
+    public var isSound: Bool { problems.isEmpty }
+}
+
+extension Vault {
+    /// Tables whose row counts ``info()`` reports, when they exist.
+    static let countedTables = [
+        "professional", "patient", "clinical_session", "diagnosis", "attachment",
+        "medication", "medication_schedule", "dose_log",
+    ]
+
+    /// Formats, settings and record counts; no record content.
+    ///
+    /// - Throws: `locked`, storage errors.
+    public func info() async throws -> VaultInfo {
+        let keyring = await keys.keyring
+        _ = try await keys.requireVaultKey()
+        let tables = Self.countedTables
+        let (schemaVersion, version, counts) = try await database.read { db in
+            let schema = try db.fetchOne("PRAGMA user_version") { row in Int(row.int64(at: 0)) } ?? 0
+            let version = try db.cipherVersion()
+            let existing = Set(try db.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table'") { row in row.text(at: 0) })
+            var counts: [String: Int] = [:]
+            for table in tables where existing.contains(table) {
+                counts[table] = try db.fetchOne("SELECT count(*) FROM \(table)") { row in Int(row.int64(at: 0)) } ?? 0
+            }
+            return (schema, version, counts)
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: layout.database.path)[.size] as? Int) ?? 0
+        return VaultInfo(vaultID: vaultID, keyringFormatVersion: keyring.formatVersion, schemaVersion: schemaVersion,
+                         cipherSettings: keyring.cipherSettings, sqlcipherVersion: version, slots: keyring.slots,
+                         databaseKeyGeneration: keyring.databaseKeyGeneration, recordCounts: counts,
+                         databaseByteCount: size)
+    }
+
+    /// Checks the vault: SQLCipher is in use with the recorded cipher settings, the
+    /// database passes `PRAGMA integrity_check` and `PRAGMA foreign_key_check`, the
+    /// schema is the one this build writes, no rotation is left pending, and the files
+    /// are private to their owner.
+    ///
+    /// - Returns: The checks run and the problems found.
+    /// - Throws: `locked`; storage errors that prevent checking at all.
+    public func verify() async throws -> VaultVerification {
+        let keyring = await keys.keyring
+        _ = try await keys.requireVaultKey()
+        var problems: [String] = []
+        var checks: [String] = []
+        let expectedSchema = MedVaultSchema.migrator.latestVersion
+        let result = try await database.read { db in
+            (cipher: try db.cipherVersion(),
+             pageSize: try db.fetchOne("PRAGMA cipher_page_size") { row in Int(row.int64(at: 0)) } ?? 0,
+             integrity: try db.fetchAll("PRAGMA integrity_check") { row in row.text(at: 0) },
+             foreignKeyViolations: try db.fetchAll("PRAGMA foreign_key_check") { row in row.text(at: 0) }.count,
+             schema: try db.fetchOne("PRAGMA user_version") { row in Int(row.int64(at: 0)) } ?? 0)
+        }
+        checks.append("SQLCipher \(result.cipher) in use")
+        if result.cipher.isEmpty { problems.append("the database is not opened through SQLCipher") }
+        checks.append("cipher page size \(result.pageSize)")
+        if result.pageSize != Int(keyring.cipherSettings.pageSize) {
+            problems.append("cipher page size \(result.pageSize) differs from the keyring's \(keyring.cipherSettings.pageSize)")
+        }
+        checks.append("integrity check")
+        if result.integrity != ["ok"] {
+            problems.append("integrity check failed (\(result.integrity.count) findings)")
+        }
+        checks.append("foreign key check")
+        if result.foreignKeyViolations > 0 {
+            problems.append("\(result.foreignKeyViolations) rows reference missing records")
+        }
+        checks.append("schema version \(result.schema)")
+        if result.schema != expectedSchema {
+            problems.append("schema version \(result.schema), expected \(expectedSchema)")
+        }
+        checks.append("no pending key rotation")
+        if keyring.hasPendingRotation { problems.append("a key rotation is pending") }
+        checks.append("file permissions")
+        for file in [layout.database, layout.keyring] {
+            let mode = (try? FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int) ?? 0
+            if mode & 0o077 != 0 {
+                problems.append("\(file.lastPathComponent) is readable by other users (mode \(String(mode, radix: 8)))")
+            }
+        }
+        return VaultVerification(problems: problems, checks: checks)
+    }
+}
