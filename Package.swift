@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "MedVaultCore", targets: ["MedVaultCore"]),
         .library(name: "MedVaultKeys", targets: ["MedVaultKeys"]),
         .library(name: "MedVault", targets: ["MedVault"]),
+        .executable(name: "medvault", targets: ["medvault"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -78,6 +79,22 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        .executableTarget(
+            name: "MedicationDemo",
+            dependencies: ["MedVault"],
+            path: "Examples/MedicationDemo",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "medvault",
+            dependencies: [
+                "MedVault",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/medvault",
+            swiftSettings: strictSettings
+        ),
+
         // MARK: - Benchmarks
 
         .executableTarget(
@@ -104,7 +121,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MedVaultTests",
-            dependencies: ["MedVault", "CSQLCipher", "CrashProbe"],
+            dependencies: ["MedVault", "CSQLCipher", "CrashProbe", "medvault"],
             swiftSettings: strictSettings
         ),
         // A child process the crash-safety tests kill with SIGKILL mid-write.
