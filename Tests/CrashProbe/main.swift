@@ -1,34 +1,39 @@
-// A child process for the crash-safety tests.
+// A child process for the crash-safety tests; the tests kill it with SIGKILL.
 //
-// Usage: CrashProbe <database path> <64 hex digits of the key>
+//   CrashProbe commit <database path> <64 hex digits of the key>
+//       Commits numbered notes one transaction at a time and prints each number to
+//       standard output only after its commit returned, until it is killed.
 //
-// Commits numbered notes one transaction at a time and prints each number to
-// standard output only after its commit returned, until it is killed. The test
-// kills it with SIGKILL at a random moment and checks that every printed number
-// is in the database.
+//   CrashProbe rotate <vault folder> <phase>
+//       Opens the vault (password "probe", fast test KDF) and rotates its database
+//       key, killing itself with SIGKILL when the rotation reports <phase>:
+//       pendingKeyRecorded, copying (a third of the way) or databaseReplaced.
 import Foundation
 import MedVault
 import MedVaultKeys
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3, arguments[2].count == 64 else {
-    FileHandle.standardError.write(Data("usage: CrashProbe <database> <hex key>\n".utf8))
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("CrashProbe: \(message)\n".utf8))
     exit(2)
 }
-let hex = Array(arguments[2].utf8)
-let key = SecureBytes(count: 32) { buffer in
-    func nibble(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : (c | 0x20) - 87 }
-    for index in 0..<32 {
-        buffer[index] = nibble(hex[2 * index]) << 4 | nibble(hex[2 * index + 1])
+
+func commitLoop(database: String, hexKey: String) async throws {
+    let hex = Array(hexKey.utf8)
+    guard hex.count == 64 else { fail("the key must be 64 hex digits") }
+    let key = SecureBytes(count: 32) { buffer in
+        func nibble(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : (c | 0x20) - 87 }
+        for index in 0..<32 {
+            buffer[index] = nibble(hex[2 * index]) << 4 | nibble(hex[2 * index + 1])
+        }
     }
-}
-let migrator = SchemaMigrator([
-    .init(version: 1, name: "notes") { db in
-        try db.executeScript("CREATE TABLE note(n INTEGER PRIMARY KEY, body TEXT NOT NULL);")
-    },
-])
-do {
-    let pool = try await DatabasePool.open(at: URL(fileURLWithPath: arguments[1]), key: key,
+    let migrator = SchemaMigrator([
+        .init(version: 1, name: "notes") { db in
+            try db.executeScript("CREATE TABLE note(n INTEGER PRIMARY KEY, body TEXT NOT NULL);")
+        },
+    ])
+    let pool = try await DatabasePool.open(at: URL(fileURLWithPath: database), key: key,
                                            mode: .createIfMissing, migrator: migrator)
     var next = try await pool.read { db in
         try db.fetchOne("SELECT coalesce(max(n), 0) FROM note") { row in row.int64(at: 0) } ?? 0
@@ -45,7 +50,33 @@ do {
         FileHandle.standardOutput.write(Data("\(n)\n".utf8))
         next += 1
     }
+}
+
+func rotateAndDie(folder: String, phase: String) async throws {
+    let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
+                                     options: Vault.Options(kdf: .fastForTestsOnly))
+    try await vault.rotateDatabaseKey { progress in
+        let reached: Bool
+        switch progress.phase {
+        case .pendingKeyRecorded: reached = phase == "pendingKeyRecorded"
+        case .copying: reached = phase == "copying" && progress.fractionCopied >= 0.33
+        case .databaseReplaced: reached = phase == "databaseReplaced"
+        case .finished: reached = false
+        }
+        if reached { kill(getpid(), SIGKILL) }
+    }
+    fail("the rotation finished without reaching phase \(phase)")
+}
+
+do {
+    switch arguments.count >= 2 ? arguments[1] : "" {
+    case "commit" where arguments.count == 4:
+        try await commitLoop(database: arguments[2], hexKey: arguments[3])
+    case "rotate" where arguments.count == 4:
+        try await rotateAndDie(folder: arguments[2], phase: arguments[3])
+    default:
+        fail("usage: CrashProbe commit <database> <hex key> | rotate <vault folder> <phase>")
+    }
 } catch {
-    FileHandle.standardError.write(Data("CrashProbe: \(error)\n".utf8))
-    exit(1)
+    fail("\(error)")
 }

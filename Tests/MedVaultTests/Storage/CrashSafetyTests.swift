@@ -16,7 +16,7 @@ struct CrashSafetyTests {
             for _ in 0..<25 {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: probe)
-                process.arguments = [url.path, StorageFixtures.hex(key)]
+                process.arguments = ["commit", url.path, StorageFixtures.hex(key)]
                 let output = Pipe()
                 process.standardOutput = output
                 try process.run()
