@@ -2,6 +2,7 @@ import Foundation
 import MedVaultCore
 
 extension SQLCipherMedicationStore {
+    static let selectScheduleByID = "SELECT \(MedicationScheduleRow.columns) FROM medication_schedule WHERE id = ?"
     static let selectSchedulesByMedication = """
         SELECT \(MedicationScheduleRow.columns) FROM medication_schedule
         WHERE medication_id = ? ORDER BY created_at, id
@@ -44,9 +45,8 @@ extension SQLCipherMedicationStore {
     public func updateSchedule(_ schedule: MedicationSchedule) async throws -> MedicationSchedule {
         let clock = self.clock
         return try await pool.write { db in
-            let current = try db.fetchOne(
-                "SELECT \(MedicationScheduleRow.columns) FROM medication_schedule WHERE id = ?",
-                [schedule.id.databaseValue], MedicationScheduleRow.decode)
+            let current = try db.fetchOne(Self.selectScheduleByID, [schedule.id.databaseValue],
+                                          MedicationScheduleRow.decode)
             guard let current else {
                 throw MedVaultError(.notFound, reason: "no schedule has this identifier")
             }
