@@ -34,10 +34,7 @@ struct MedicationBackend: Sendable, CustomTestStringConvertible {
     /// Every backend the conformance suite runs against.
     static let all: [MedicationBackend] = [
         .inMemory,
-        // SQLCipher: append the SQLCipher-backed store here once it exists, e.g.
-        // `.sqlcipher`, whose `make` opens a fresh vault in a temporary directory,
-        // registers patients through the real PatientRepository, and forwards
-        // `failNextWrite` to the store's internal fault hook.
+        .sqlcipher,  // defined in Tests/MedVaultTests/Medications/SQLCipherMedicationBackend.swift
     ]
 }
 

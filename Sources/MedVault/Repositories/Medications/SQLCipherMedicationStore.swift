@@ -1,0 +1,170 @@
+import Foundation
+import MedVaultCore
+
+/// The ``MedicationStore`` of an encrypted MedVault database: medications,
+/// schedules and dose logs in SQLCipher tables (see `MedicationSchema`).
+///
+/// It follows exactly the rules of ``InMemoryMedicationStore`` (the shared
+/// conformance suite runs against both), plus what SQL can enforce on its own:
+/// a medication's patient must exist in the `patient` table, and each write is one
+/// durable transaction. Logging a taken dose and decrementing the inventory happen
+/// in the same transaction; ``log(batch:)`` writes a whole batch in one.
+///
+/// For example:
+///
+/// ```swift
+/// let pool = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing,
+///                                        migrator: MedVaultSchema.migrator)
+/// let store = SQLCipherMedicationStore(pool: pool)
+/// let stored = try await store.create(medication)
+/// let today = try await store.doses(forPatient: stored.patientID,
+///                                   on: CalendarDate(.now, in: .current), in: .current)
+/// ```
+public final class SQLCipherMedicationStore: MedicationStore {
+    /// The clock that stamps records and decides which doses are already missed.
+    public let clock: RecordClock
+    /// The database.
+    let pool: DatabasePool
+    let faults = MedicationFaultSwitch()
+
+    /// Creates a store over an open database whose schema includes the medication
+    /// tables (``MedVaultSchema/migrator``).
+    ///
+    /// - Parameters:
+    ///   - pool: The database.
+    ///   - clock: Where "now" comes from; `.system` by default.
+    public init(pool: DatabasePool, clock: RecordClock = .system) {
+        self.pool = pool
+        self.clock = clock
+    }
+
+    /// Makes the next write that reaches `point` fail with a storage error, inside its
+    /// transaction (once). For MedVault's transactionality tests.
+    func _failNextWrite(at point: _MedicationFaultPoint) {
+        faults.arm(point)
+    }
+
+    static let noMedication = MedVaultError(.notFound, reason: "no medication has this identifier")
+
+    // MARK: - Medications
+
+    /// Stores a new medication.
+    ///
+    /// - Throws: `validation`, `duplicate` for a known identifier, `notFound` (field
+    ///   `patientID`) when no patient has `patientID` (the foreign key), or a storage error.
+    public func create(_ medication: Medication) async throws -> Medication {
+        try MedicationValidation.validate(medication)
+        let clock = self.clock
+        return try await pool.write { db in
+            if try Self.medicationRowID(medication.id, db) != nil {
+                throw MedVaultError(.duplicate, reason: "a medication with this identifier exists")
+            }
+            var stored = medication
+            let now = clock.now()
+            stored.createdAt = now
+            stored.updatedAt = now
+            stored.version = 1
+            do {
+                try db.execute(MedicationRow.insert, MedicationRow.insertArguments(stored))
+            } catch let error as MedVaultError where error.sqliteCode == SQLiteResult.constraintForeignKey {
+                throw MedVaultError(.notFound, field: "patientID", reason: "no patient has this identifier",
+                                    sqliteCode: error.sqliteCode)
+            }
+            return stored
+        }
+    }
+
+    /// Saves changes to a stored medication.
+    ///
+    /// Checks, in order: the medication exists (`notFound`), the values are valid
+    /// (`validation`), the patient did not change (`validation`, field `patientID`),
+    /// the version is the stored one (`conflict`).
+    public func update(_ medication: Medication) async throws -> Medication {
+        let clock = self.clock
+        return try await pool.write { db in
+            guard let (current, rowID) = try Self.fetchMedication(medication.id, db) else {
+                throw Self.noMedication
+            }
+            try MedicationValidation.validate(medication)
+            guard medication.patientID == current.patientID else {
+                throw MedVaultError.validation("patientID", "cannot change")
+            }
+            guard medication.version == current.version else {
+                throw MedVaultError(.conflict, reason: "the medication changed since it was read")
+            }
+            var stored = medication
+            stored.createdAt = current.createdAt
+            stored.updatedAt = clock.now()
+            stored.version = current.version + 1
+            try db.execute(MedicationRow.update, MedicationRow.updateArguments(stored, rowID: rowID))
+            return stored
+        }
+    }
+
+    /// The medication with this identifier, or `nil`.
+    public func medication(id: UUID) async throws -> Medication? {
+        try await pool.read { db in try Self.fetchMedication(id, db)?.medication }
+    }
+
+    /// A patient's medications, in ``Medication/listOrder(_:_:)``.
+    public func medications(forPatient patientID: UUID, filter: MedicationFilter) async throws -> [Medication] {
+        let sql: String
+        switch filter {
+        case .active: sql = MedicationRow.selectActiveByPatient
+        case .inactive: sql = MedicationRow.selectInactiveByPatient
+        case .all: sql = MedicationRow.selectByPatient
+        }
+        let found = try await pool.read { db in
+            try db.fetchAll(sql, [patientID.databaseValue]) { try MedicationRow.decode($0).medication }
+        }
+        return found.sorted(by: Medication.listOrder)
+    }
+
+    /// Medications whose name or generic name has, for every token of `query`, a
+    /// token starting with it, case- and accent-insensitively (the FTS4 index).
+    public func search(_ query: String, patientID: UUID?) async throws -> [Medication] {
+        let tokens = SearchText.tokens(of: query)
+        guard !tokens.isEmpty else { return [] }
+        // Tokens hold only letters and digits, so `token*` is always a plain prefix
+        // term, never FTS syntax; the string is bound, not interpolated.
+        let match = tokens.map { $0 + "*" }.joined(separator: " ")
+        var sql = MedicationRow.selectMatching
+        var arguments: [DatabaseValue] = [.text(match)]
+        if let patientID {
+            sql = MedicationRow.selectMatchingForPatient
+            arguments.append(patientID.databaseValue)
+        }
+        let found = try await pool.read { [sql, arguments] db in
+            try db.fetchAll(sql, arguments) { try MedicationRow.decode($0).medication }
+        }
+        return found.sorted(by: Medication.listOrder)
+    }
+
+    /// Marks a medication inactive; returns it unchanged if it already is.
+    public func deactivate(id: UUID) async throws -> Medication {
+        let clock = self.clock
+        return try await pool.write { db in
+            guard let found = try Self.fetchMedication(id, db) else { throw Self.noMedication }
+            var medication = found.medication
+            let rowID = found.rowID
+            guard medication.isActive else { return medication }
+            medication.isActive = false
+            medication.updatedAt = clock.now()
+            medication.version += 1
+            try db.execute("UPDATE medication SET is_active = 0, updated_at = ?, version = ? WHERE rowid = ?",
+                           [medication.updatedAt.databaseValue, .integer(medication.version), .integer(rowID)])
+            return medication
+        }
+    }
+
+    // MARK: - Shared reads
+
+    static func medicationRowID(_ id: UUID, _ db: DatabaseConnection) throws -> Int64? {
+        try db.fetchOne("SELECT rowid FROM medication WHERE id = ?", [id.databaseValue]) { $0.int64(at: 0) }
+    }
+
+    static func fetchMedication(_ id: UUID, _ db: DatabaseConnection) throws -> (medication: Medication, rowID: Int64)? {
+        try db.fetchOne(MedicationRow.selectByID, [id.databaseValue],
+                        MedicationRow.decode)
+    }
+}
