@@ -32,6 +32,9 @@ public final class Vault: Sendable {
     public let database: DatabasePool
     let keys: VaultKeySession
 
+    /// Medications, schedules and dose logs, with today's doses and adherence.
+    public let medications: any MedicationStore
+
     static let lockedError = MedVaultError(.locked, reason: "the vault is locked; open it again")
 
     private init(layout: VaultLayout, keyring: Keyring, vaultKey: SecureBytes, pool: DatabasePool, options: Options) {
@@ -40,6 +43,7 @@ public final class Vault: Sendable {
         self.options = options
         self.database = pool
         self.keys = VaultKeySession(keyring: keyring, vaultKey: vaultKey, keyringURL: layout.keyring)
+        self.medications = SQLCipherMedicationStore(pool: pool, clock: options.clock)
     }
 
     // MARK: - Creating
