@@ -39,7 +39,7 @@ enum ExitCodes {
         Row(status: notFound, meaning: "no vault at the path, or its keyring is missing"),
         Row(status: accessDenied, meaning: "vault locked, or file permission denied"),
         Row(status: unreadable, meaning: "corrupted files, not a MedVault database, or a newer schema"),
-        Row(status: invalidInput, meaning: "input refused (empty or mismatched password, malformed recovery key, vault exists)"),
+        Row(status: invalidInput, meaning: "refused input (empty/mismatched password, bad recovery key, vault exists)"),
         Row(status: failure, meaning: "other storage failure (I/O, disk full, cancelled)"),
         Row(status: usage, meaning: "usage error (bad arguments, no password source)"),
     ]

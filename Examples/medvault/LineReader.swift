@@ -17,9 +17,10 @@ enum LineReader {
         while true {
             let count = read(descriptor, &byte, 1)
             if count < 0 {
-                if errno == EINTR { continue }
+                let code = errno
+                if code == EINTR { continue }
                 wipe(&line)
-                throw CLIError(status: ExitCodes.failure, message: "cannot read the secret (errno \(errno))")
+                throw CLIError(status: ExitCodes.failure, message: "cannot read the secret (errno \(code))")
             }
             if count == 0 {
                 if line.isEmpty { return nil }

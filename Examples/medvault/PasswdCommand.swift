@@ -24,6 +24,7 @@ struct PasswdCommand: VaultCommand {
 
     func run() async throws {
         try await reportingFailures {
+            try requireVault()
             let reader = makeReader()
             let current = try reader.password(prompt: "Current password: ", what: "current password")
             let opened = try await Vault.open(at: vault.folder, password: current, options: vault.options)

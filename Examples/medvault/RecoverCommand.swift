@@ -23,6 +23,7 @@ struct RecoverCommand: VaultCommand {
 
     func run() async throws {
         try await reportingFailures {
+            try requireVault()
             let reader = makeReader()
             let recoveryKey = try reader.recoveryKey()
             let newPassword = try reader.newPassword()

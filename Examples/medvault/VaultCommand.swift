@@ -30,12 +30,20 @@ extension VaultCommand {
         PasswordReader(source: vault.secretSource)
     }
 
+    /// Fails with "no vault" before any secret is asked for, when the path holds none.
+    func requireVault() throws {
+        guard Vault.exists(at: vault.folder) else {
+            throw CLIError(status: ExitCodes.notFound, message: "\(vault.path): there is no vault keyring in this folder")
+        }
+    }
+
     /// Reads the password, opens the vault, runs `body`, and locks the vault, also when
     /// `body` fails.
     func withOpenVault<Result>(
         reader: PasswordReader? = nil,
         _ body: (Vault) async throws -> Result
     ) async throws -> Result {
+        try requireVault()
         let reader = reader ?? makeReader()
         let password = try reader.password()
         let opened = try await Vault.open(at: vault.folder, password: password, options: vault.options)

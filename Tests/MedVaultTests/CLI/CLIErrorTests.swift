@@ -28,6 +28,16 @@ struct CLIErrorTests {
         }
     }
 
+    @Test("a path with no vault fails before any secret is asked for", arguments: ["info", "passwd", "recover"])
+    func noVaultBeforePrompt(command: String) async throws {
+        try await withTemporaryDirectory { directory in
+            let folder = directory.file("nothing-here")
+            let result = try await CLIHarness.run([command, folder.path], input: nil, timeoutSeconds: 20)
+            #expect(result.status == 4)
+            #expect(result.errorLines == ["medvault: error: \(folder.path): there is no vault keyring in this folder"])
+        }
+    }
+
     @Test("a vault whose keyring was deleted exits 4")
     func keyringDeleted() async throws {
         try await withTemporaryDirectory { directory in
@@ -113,8 +123,10 @@ struct CLIErrorTests {
     @Test("a missing password file exits 4")
     func missingPasswordFile() async throws {
         try await withTemporaryDirectory { directory in
+            let folder = directory.file("clinic")
+            _ = try await CLIHarness.initVault(folder)
             let file = directory.file("absent")
-            let result = try await CLIHarness.run(["info", directory.file("clinic").path, "--password-file", file.path])
+            let result = try await CLIHarness.run(["info", folder.path, "--password-file", file.path])
             #expect(result.status == 4)
             #expect(result.errorLines == ["medvault: error: \(file.path): no such password file"])
         }
