@@ -179,4 +179,19 @@ struct CLIErrorTests {
             #expect(info.standardOutput.contains("Argon2id m=65536 KiB, t=3, p=4"))
         }
     }
+
+    @Test("the hidden --fast-kdf-for-tests flag selects the test parameters, with a warning")
+    func hiddenFastFlag() async throws {
+        try await withTemporaryDirectory { directory in
+            let folder = directory.file("clinic")
+            let created = try await CLIHarness.run(["init", folder.path, "--password-stdin", "--fast-kdf-for-tests"],
+                                                   input: password + "\n", fastKDF: false)
+            #expect(created.status == 0)
+            #expect(created.errorLines == [
+                "medvault: warning: test-only key derivation parameters in use: never use them for real records",
+            ])
+            let info = try await CLIHarness.run(["info", folder.path, "--password-stdin"], input: password + "\n", fastKDF: false)
+            #expect(info.standardOutput.contains("Argon2id m=8 KiB, t=1, p=1"))
+        }
+    }
 }
