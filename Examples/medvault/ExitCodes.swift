@@ -1,0 +1,72 @@
+import ArgumentParser
+import MedVaultCore
+
+/// The exit statuses of `medvault`, one per class of failure. Stable: scripts may rely on
+/// them. The same table is printed by `medvault --help` and documented in docs/cli.md.
+enum ExitCodes {
+    /// One row of the table: a status, what it means, and the error codes it covers.
+    struct Row {
+        let status: Int32
+        let meaning: String
+    }
+
+    /// Success.
+    static let success: Int32 = 0
+    /// `verify` ran and found problems.
+    static let problemsFound: Int32 = 1
+    /// The password or the recovery key does not open the vault.
+    static let wrongSecret: Int32 = 3
+    /// There is no vault at the path, or its keyring is missing.
+    static let notFound: Int32 = 4
+    /// The vault is locked, or the operating system refused access to a file.
+    static let accessDenied: Int32 = 5
+    /// The vault's files are damaged, not a MedVault database, or from a newer MedVault.
+    static let unreadable: Int32 = 6
+    /// An input was refused: an empty password, passwords that differ, a malformed
+    /// recovery key, a folder that already holds a vault, missing lines of secrets.
+    static let invalidInput: Int32 = 7
+    /// Another failure: I/O, disk full, SQLCipher unavailable, cancelled.
+    static let failure: Int32 = 8
+    /// Bad command-line usage (argument-parser's `EX_USAGE`), including no password
+    /// source when standard input is not a terminal.
+    static let usage: Int32 = ExitCode.validationFailure.rawValue
+
+    /// The table, in order, for help texts.
+    static let table: [Row] = [
+        Row(status: success, meaning: "success"),
+        Row(status: problemsFound, meaning: "verify found problems"),
+        Row(status: wrongSecret, meaning: "wrong password or recovery key"),
+        Row(status: notFound, meaning: "no vault at the path, or its keyring is missing"),
+        Row(status: accessDenied, meaning: "vault locked, or file permission denied"),
+        Row(status: unreadable, meaning: "corrupted files, not a MedVault database, or a newer schema"),
+        Row(status: invalidInput, meaning: "refused input (empty/mismatched password, bad recovery key, vault exists)"),
+        Row(status: failure, meaning: "other storage failure (I/O, disk full, cancelled)"),
+        Row(status: usage, meaning: "usage error (bad arguments, no password source)"),
+    ]
+
+    /// The table as help text lines.
+    static var helpText: String {
+        table.map { row in
+            let status = String(row.status)
+            return "  " + status + String(repeating: " ", count: max(1, 4 - status.count)) + row.meaning
+        }.joined(separator: "\n")
+    }
+
+    /// The exit status for a library error.
+    static func status(for code: MedVaultError.Code) -> Int32 {
+        switch code {
+        case .wrongPassword, .wrongRecoveryKey, .wrongKey:
+            return wrongSecret
+        case .fileNotFound, .notFound:
+            return notFound
+        case .locked, .permissionDenied:
+            return accessDenied
+        case .corrupted, .notADatabase, .schemaTooNew:
+            return unreadable
+        case .validation, .invalidArgument, .duplicate, .conflict, .immutable:
+            return invalidInput
+        default:
+            return failure
+        }
+    }
+}

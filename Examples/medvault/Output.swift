@@ -1,0 +1,97 @@
+import Foundation
+import MedVaultCore
+import MedVaultKeys
+
+/// Everything `medvault` prints: results on standard output, warnings and the one-line
+/// errors on standard error.
+enum Output {
+    /// Prints a line on standard output.
+    static func line(_ text: String = "") {
+        print(text)
+    }
+
+    /// Prints `medvault: error: <message>` on standard error.
+    static func error(_ message: String) {
+        standardError("medvault: error: \(message)\n")
+    }
+
+    /// Prints `medvault: warning: <message>` on standard error.
+    static func warning(_ message: String) {
+        standardError("medvault: warning: \(message)\n")
+    }
+
+    /// Writes `text` to standard error, unbuffered.
+    static func standardError(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// Whether standard error is a terminal (for the progress bar).
+    static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    // MARK: - Errors
+
+    /// The one-line message for a library error. Library errors never carry record data;
+    /// the vault's path is added where it helps (file errors).
+    static func message(for error: MedVaultError, path: String?) -> String {
+        switch error.code {
+        case .wrongPassword:
+            return "wrong password"
+        case .wrongRecoveryKey:
+            return "wrong recovery key"
+        case .invalidArgument where error.field == "recoveryKey":
+            return "invalid recovery key: \(error.reason)"
+        case .fileNotFound, .permissionDenied, .corrupted, .notADatabase, .schemaTooNew, .duplicate:
+            guard let path else { return error.reason }
+            return "\(path): \(error.reason)"
+        default:
+            if let field = error.field { return "\(field): \(error.reason)" }
+            return error.reason
+        }
+    }
+
+    // MARK: - Recovery key
+
+    /// The recovery key in a box, with the warning to keep it offline.
+    static func recoveryKeyBlock(_ key: RecoveryKey, title: String) -> String {
+        let lines = [
+            title,
+            "",
+            key.formatted,
+            "",
+            "It opens the vault if the password is forgotten. It is shown",
+            "only now: MedVault keeps no copy. Write it down and store it",
+            "OFFLINE (paper, a safe). Anyone who holds it can open the vault.",
+        ]
+        let width = lines.map(\.count).max() ?? 0
+        let border = "+" + String(repeating: "-", count: width + 4) + "+"
+        var box = [border]
+        for line in lines {
+            box.append("|  " + line + String(repeating: " ", count: width - line.count) + "  |")
+        }
+        box.append(border)
+        return box.joined(separator: "\n")
+    }
+
+    // MARK: - Formatting
+
+    /// A byte count in binary units: `48.0 KiB`.
+    static func byteCount(_ count: Int) -> String {
+        let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(count) bytes" : String(format: "%.1f", value) + " " + units[unit]
+    }
+
+    /// Rows of `label  value` with the values aligned.
+    static func table(_ rows: [(String, String)], indent: Int = 0) -> [String] {
+        let width = rows.map(\.0.count).max() ?? 0
+        let prefix = String(repeating: " ", count: indent)
+        return rows.map { label, value in
+            prefix + label + String(repeating: " ", count: width - label.count + 2) + value
+        }
+    }
+}

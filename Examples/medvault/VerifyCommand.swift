@@ -1,0 +1,41 @@
+import ArgumentParser
+import MedVault
+
+/// `medvault verify <vault>`: integrity and cipher checks.
+struct VerifyCommand: VaultCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Check the vault's integrity, cipher settings and file permissions.",
+        discussion: """
+            Runs SQLite's integrity and foreign-key checks, checks that SQLCipher is in use \
+            with the cipher settings the keyring records, that the schema is current, that \
+            no key rotation is left pending, and that the files are private to their owner. \
+            Exits with status 1 when a problem is found.
+
+            Example:
+              medvault verify ./clinic
+
+            \(HelpText.exitStatus)
+            """
+    )
+
+    @OptionGroup var vault: VaultArguments
+
+    func run() async throws {
+        try await reportingFailures {
+            let verification = try await withOpenVault { opened in try await opened.verify() }
+            for check in verification.checks {
+                Output.line("checked  \(check)")
+            }
+            for problem in verification.problems {
+                Output.line("PROBLEM  \(problem)")
+            }
+            guard verification.isSound else {
+                let count = verification.problems.count
+                throw CLIError(status: ExitCodes.problemsFound,
+                               message: "verification found \(count) problem\(count == 1 ? "" : "s")")
+            }
+            Output.line("The vault is sound.")
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+/// What one run of the `medvault` binary produced.
+struct CLIResult: Sendable {
+    let status: Int32
+    let standardOutput: String
+    let standardError: String
+
+    /// The standard error's lines, without empty ones.
+    var errorLines: [String] {
+        standardError.split(separator: "\n").map(String.init)
+    }
+
+    /// The error lines that are not warnings.
+    var errorLinesWithoutWarnings: [String] {
+        errorLines.filter { !$0.hasPrefix("medvault: warning:") }
+    }
+}
+
+/// Runs the package's `medvault` executable as a subprocess, with the fast test KDF,
+/// standard input from a file (or /dev/null) and outputs captured in files, so nothing
+/// can block on a pipe and a hung child is killed after a timeout.
+enum CLIHarness {
+    static let password = "contraseña segura 1"
+    static let otherPassword = "otra contraseña 2"
+
+    /// The built binary.
+    static func binary() throws -> String {
+        try #require(StorageFixtures.productPath("medvault"), "the medvault executable was not built")
+    }
+
+    /// Runs `medvault arguments…` with `input` on standard input (`nil`: /dev/null).
+    static func run(
+        _ arguments: [String], input: String? = nil, fastKDF: Bool = true, timeoutSeconds: Double = 60
+    ) async throws -> CLIResult {
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
+        let inputURL = scratch.file("stdin")
+        let outputURL = scratch.file("stdout")
+        let errorURL = scratch.file("stderr")
+        try Data((input ?? "").utf8).write(to: inputURL)
+        try Data().write(to: outputURL)
+        try Data().write(to: errorURL)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try binary())
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["MEDVAULT_TEST_FAST_KDF"] = fastKDF ? "1" : nil
+        process.environment = environment
+        let inputHandle = input == nil
+            ? try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/null"))
+            : try FileHandle(forReadingFrom: inputURL)
+        let outputHandle = try FileHandle(forWritingTo: outputURL)
+        let errorHandle = try FileHandle(forWritingTo: errorURL)
+        defer {
+            try? inputHandle.close()
+            try? outputHandle.close()
+            try? errorHandle.close()
+        }
+        process.standardInput = inputHandle
+        process.standardOutput = outputHandle
+        process.standardError = errorHandle
+        try process.run()
+
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while process.isRunning {
+            if Date() > deadline {
+                process.terminate()
+                process.waitUntilExit()
+                Issue.record("medvault \(arguments.joined(separator: " ")) did not finish in \(timeoutSeconds) s")
+                break
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        process.waitUntilExit()
+        return CLIResult(
+            status: process.terminationStatus,
+            standardOutput: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
+            standardError: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self)
+        )
+    }
+
+    /// Creates a vault in `folder` with ``password`` and returns the printed recovery key.
+    static func initVault(_ folder: URL, password: String = password) async throws -> String {
+        let result = try await run(["init", folder.path, "--password-stdin"], input: password + "\n")
+        try #require(result.status == 0, "init failed: \(result.standardError)")
+        return try #require(recoveryKey(in: result.standardOutput), "no recovery key in init's output")
+    }
+
+    /// The recovery key in a command's output: the boxed line of 8 hyphenated groups of 7.
+    static func recoveryKey(in output: String) -> String? {
+        for line in output.split(separator: "\n") {
+            let content = line.trimmingCharacters(in: CharacterSet(charactersIn: "| "))
+            let groups = content.split(separator: "-")
+            if groups.count == 8, groups.allSatisfy({ $0.count == 7 && $0.allSatisfy { $0.isNumber || $0.isUppercase } }) {
+                return content
+            }
+        }
+        return nil
+    }
+}
