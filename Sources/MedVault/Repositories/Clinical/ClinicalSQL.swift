@@ -17,6 +17,9 @@ enum ClinicalSQL {
         MedVaultError(.notFound, field: field, reason: "no such record")
     }
 
+    /// SQLITE_CONSTRAINT_TRIGGER: the error of a `RAISE(ABORT, …)` in a trigger.
+    static let constraintTrigger: Int32 = 19 | (7 << 8)
+
     static func checkLimit(_ limit: Int) throws {
         guard limit >= 1 else {
             throw MedVaultError(.invalidArgument, reason: "limit must be at least 1")
@@ -24,8 +27,8 @@ enum ClinicalSQL {
     }
 
     /// Maps the error of an INSERT to the repository's error: a unique-constraint
-    /// violation is a duplicate id, and the `notFound`/`validation` raised by the
-    /// insert triggers concern the parent record, named `parentField`.
+    /// violation is a duplicate id, and the `notFound` (trigger or foreign key) and
+    /// trigger-raised `validation` errors concern the parent record, named `parentField`.
     ///
     /// Only codes and fixed texts are used: nothing of the row reaches the error.
     static func insertError(_ error: any Error, parentField: String) -> any Error {
@@ -35,7 +38,7 @@ enum ClinicalSQL {
             return duplicate
         case .notFound:
             return notFound(parentField)
-        case .validation where error.field == nil:
+        case .validation where error.sqliteCode == constraintTrigger:
             return MedVaultError(.validation, field: parentField, reason: error.reason)
         default:
             return error

@@ -35,6 +35,12 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
         SELECT \(ClinicalRows.diagnosisColumns) FROM diagnosis WHERE session_id = ? ORDER BY diagnosed_at, id
         """
 
+    static let selectOfPatient = """
+        SELECT \(ClinicalRows.diagnosisColumns(alias: "d")) FROM clinical_session s \
+        JOIN diagnosis d ON d.session_id = s.id WHERE s.patient_id = ? \
+        ORDER BY d.diagnosed_at DESC, d.id DESC
+        """
+
     // MARK: - Writing
 
     @discardableResult
@@ -123,11 +129,9 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
             guard try db.fetchOne("SELECT 1 FROM patient WHERE id = ?", [patientID.databaseValue], { _ in true })
                     != nil
             else { throw ClinicalSQL.notFound("patientID") }
-            return try db.fetchAll("""
-                SELECT \(ClinicalRows.diagnosisColumns(alias: "d")) FROM clinical_session s \
-                JOIN diagnosis d ON d.session_id = s.id WHERE s.patient_id = ? \
-                ORDER BY d.diagnosed_at DESC, d.id DESC
-                """, [patientID.databaseValue]) { try ClinicalRows.diagnosis($0) }
+            return try db.fetchAll(Self.selectOfPatient, [patientID.databaseValue]) {
+                try ClinicalRows.diagnosis($0)
+            }
         }
     }
 }

@@ -35,6 +35,16 @@ public struct SQLCipherPatientRepository: PatientRepository {
     static let selectByID = "SELECT rowid, \(ClinicalRows.patientColumns) FROM patient WHERE id = ?"
     static let insertSearch = "INSERT INTO patient_search (docid, tokens) VALUES (?, ?)"
 
+    /// The search query of each filter: the index first (`CROSS JOIN` keeps that
+    /// order), then each match's row by rowid, then patient order.
+    static let searchSQL = Dictionary(uniqueKeysWithValues: PatientFilter.allCases.map { filter in
+        (filter, """
+            SELECT \(ClinicalRows.patientColumns(alias: "p")) FROM patient_search \
+            CROSS JOIN patient p ON p.rowid = patient_search.docid \
+            WHERE patient_search MATCH ? AND \(filterSQL(filter, alias: "p.")) ORDER BY p.sort_key, p.id
+            """)
+    })
+
     // MARK: - Writing
 
     @discardableResult
@@ -176,11 +186,7 @@ public struct SQLCipherPatientRepository: PatientRepository {
         try ClinicalSQL.checkLimit(limit)
         let queryTokens = SearchText.tokens(of: query)
         guard let match = PatientSearchQuery.matchExpression(queryTokens) else { return [] }
-        let sql = """
-            SELECT \(ClinicalRows.patientColumns(alias: "p")) FROM patient_search \
-            CROSS JOIN patient p ON p.rowid = patient_search.docid \
-            WHERE patient_search MATCH ? AND \(Self.filterSQL(filter, alias: "p.")) ORDER BY p.sort_key, p.id
-            """
+        let sql = Self.searchSQL[filter] ?? ""
         return try await pool.read { db in
             var result: [Patient] = []
             try db.forEachRow(sql, [.text(match)]) { row in
