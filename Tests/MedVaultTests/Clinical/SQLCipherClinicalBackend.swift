@@ -16,6 +16,7 @@ final class TemporaryVaultDatabase: Sendable {
 
     static func open() async throws -> TemporaryVaultDatabase {
         let directory = try TemporaryDirectory()
+        LeftoverDirectories.register(directory.url.path)
         do {
             let pool = try await DatabasePool.open(
                 at: directory.file("vault.db"), key: SecureBytes.random(count: 32), mode: .createIfMissing,
@@ -30,6 +31,7 @@ final class TemporaryVaultDatabase: Sendable {
     func close() async {
         await pool.close()
         directory.remove()
+        LeftoverDirectories.unregister(directory.url.path)
     }
 
     deinit {
@@ -39,7 +41,41 @@ final class TemporaryVaultDatabase: Sendable {
         Task {
             await pool.close()
             directory.remove()
+            LeftoverDirectories.unregister(directory.url.path)
         }
+    }
+}
+
+/// The temporary databases not yet removed, deleted when the test process exits: a
+/// release-time cleanup task may not get to run before the last test ends.
+enum LeftoverDirectories {
+    // Safety: `paths` is only touched while `lock` is held.
+    private nonisolated(unsafe) static var paths: Set<String> = []
+    private static let lock = NSLock()
+    private nonisolated(unsafe) static var isHooked = false
+
+    static func register(_ path: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        paths.insert(path)
+        if !isHooked {
+            isHooked = true
+            atexit { LeftoverDirectories.removeAll() }
+        }
+    }
+
+    static func unregister(_ path: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        paths.remove(path)
+    }
+
+    private static func removeAll() {
+        lock.lock()
+        let remaining = paths
+        paths.removeAll()
+        lock.unlock()
+        for path in remaining { try? FileManager.default.removeItem(atPath: path) }
     }
 }
 
