@@ -62,8 +62,6 @@ struct ClinicalBackend: Sendable, CustomTestStringConvertible {
     /// Every backend the suite runs against.
     static let all: [ClinicalBackend] = [
         .inMemory,
-        // SQLCipher: append the SQLCipher-backed backend here (a fresh vault in a temporary
-        // directory per `make`, repositories keyed with a test key, `close` removing the
-        // directory). It must pass this suite unchanged.
+        .sqlCipher,  // Tests/MedVaultTests/Clinical/SQLCipherClinicalBackend.swift
     ]
 }

@@ -1,0 +1,78 @@
+import Foundation
+import MedVaultCore
+
+/// Errors and small helpers shared by the SQLCipher clinical repositories.
+///
+/// The error values mirror `InMemoryClinicalStore`'s exactly (code, field, fixed
+/// reason), so both backends answer the same to the same input.
+enum ClinicalSQL {
+    static let conflict = MedVaultError(.conflict, reason: "the record changed since it was read")
+
+    static let duplicate = MedVaultError(.duplicate, field: "id", reason: "a record with this id exists")
+
+    static let completedStatus = MedVaultError(
+        .immutable, field: "status", reason: "a completed session is part of the medical record")
+
+    static func notFound(_ field: String? = nil) -> MedVaultError {
+        MedVaultError(.notFound, field: field, reason: "no such record")
+    }
+
+    /// SQLITE_CONSTRAINT_TRIGGER: the error of a `RAISE(ABORT, …)` in a trigger.
+    static let constraintTrigger: Int32 = 19 | (7 << 8)
+
+    static func checkLimit(_ limit: Int) throws {
+        guard limit >= 1 else {
+            throw MedVaultError(.invalidArgument, reason: "limit must be at least 1")
+        }
+    }
+
+    /// Maps the error of an INSERT to the repository's error: a unique-constraint
+    /// violation is a duplicate id, and the `notFound` (trigger or foreign key) and
+    /// trigger-raised `validation` errors concern the parent record, named `parentField`.
+    ///
+    /// Only codes and fixed texts are used: nothing of the row reaches the error.
+    static func insertError(_ error: any Error, parentField: String) -> any Error {
+        guard let error = error as? MedVaultError else { return error }
+        switch error.code {
+        case .duplicate:
+            return duplicate
+        case .notFound:
+            return notFound(parentField)
+        case .validation where error.sqliteCode == constraintTrigger:
+            return MedVaultError(.validation, field: parentField, reason: error.reason)
+        default:
+            return error
+        }
+    }
+
+    /// Runs `insert`, mapping its error with ``insertError(_:parentField:)``.
+    static func inserting(parentField: String, _ insert: () throws -> Void) throws {
+        do {
+            try insert()
+        } catch {
+            throw insertError(error, parentField: parentField)
+        }
+    }
+
+    /// Validates every input with `validate`, stopping at the first failure.
+    ///
+    /// Validation needs no storage, so it runs before the write transaction; but a
+    /// batch must report the *first* failing input whatever its failure, as the
+    /// in-memory store does. So the valid prefix is returned with the error of the
+    /// first invalid input, and the writer checks that prefix against storage before
+    /// throwing that error.
+    static func validatePrefix<Input, Output>(
+        _ inputs: [Input], _ validate: (Input) throws -> Output
+    ) -> (valid: [Output], failure: (any Error)?) {
+        var valid: [Output] = []
+        valid.reserveCapacity(inputs.count)
+        for input in inputs {
+            do {
+                valid.append(try validate(input))
+            } catch {
+                return (valid, error)
+            }
+        }
+        return (valid, nil)
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import MedVaultCore
+
+/// The SQLCipher ``ClinicalSessionRepository``: sessions in the `clinical_session`
+/// table, history and agenda read through their indexes.
+///
+/// A trigger checks, in the same lookup, that a new session's patient exists and is
+/// active; others keep a completed session's status, refuse to delete it, and keep a
+/// session with its patient, even against raw SQL.
+///
+/// For example:
+///
+/// ```swift
+/// let sessions = SQLCipherClinicalSessionRepository(pool: pool)
+/// try await sessions.create(ClinicalSession(patientID: patient.id, date: .now))
+/// let page = try await sessions.history(of: patient.id, after: nil, limit: 20)
+/// ```
+public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
+    /// The database.
+    public let pool: DatabasePool
+    /// Where "now" comes from.
+    public let clock: RecordClock
+
+    /// Creates a repository over `pool`, whose schema is ``MedVaultSchema/migrator``'s.
+    ///
+    /// - Parameters:
+    ///   - pool: The open database.
+    ///   - clock: Where timestamps read "now".
+    public init(pool: DatabasePool, clock: RecordClock = .system) {
+        self.pool = pool
+        self.clock = clock
+    }
+
+    static let selectByID = "SELECT \(ClinicalRows.sessionColumns) FROM clinical_session WHERE id = ?"
+
+    // MARK: - Writing
+
+    @discardableResult
+    public func create(_ session: ClinicalSession) async throws -> ClinicalSession {
+        try await create([session])[0]
+    }
+
+    @discardableResult
+    public func create(_ sessions: [ClinicalSession]) async throws -> [ClinicalSession] {
+        let now = clock.now()
+        let (valid, failure) = ClinicalSQL.validatePrefix(sessions) { input in
+            var value = try input.validated()
+            value.createdAt = now
+            value.updatedAt = now
+            value.version = 1
+            return value
+        }
+        if valid.isEmpty, let failure { throw failure }
+        let rows = valid.map(ClinicalRows.insertArguments)
+        try await pool.write { db in
+            for arguments in rows {
+                // The insert trigger reports a missing or inactive patient before the
+                // unique index reports a duplicate id: the in-memory store's order.
+                try ClinicalSQL.inserting(parentField: "patientID") {
+                    try db.execute(ClinicalRows.insertSession, arguments)
+                }
+            }
+            if let failure { throw failure }
+        }
+        return valid
+    }
+
+    public func get(_ id: UUID) async throws -> ClinicalSession {
+        try await pool.read { db in try Self.fetch(id, db) }
+    }
+
+    static func fetch(_ id: UUID, _ db: DatabaseConnection) throws -> ClinicalSession {
+        guard let session = try db.fetchOne(selectByID, [id.databaseValue], { try ClinicalRows.session($0) }) else {
+            throw ClinicalSQL.notFound()
+        }
+        return session
+    }
+
+    @discardableResult
+    public func update(_ session: ClinicalSession) async throws -> ClinicalSession {
+        let validation = Result(catching: { try session.validated() })
+        let clock = clock
+        return try await pool.write { db in
+            let stored = try Self.fetch(session.id, db)
+            guard stored.version == session.version else { throw ClinicalSQL.conflict }
+            var value = try validation.get()
+            guard value.patientID == stored.patientID else {
+                throw MedVaultError(.immutable, field: "patientID",
+                                    reason: "a session cannot move to another patient")
+            }
+            if stored.status == .completed, value.status != .completed {
+                throw ClinicalSQL.completedStatus
+            }
+            value.createdAt = stored.createdAt
+            value.updatedAt = clock.now()
+            value.version = stored.version + 1
+            try db.execute("""
+                UPDATE clinical_session SET date_ms = ?, type = ?, duration_minutes = ?, status = ?, \
+                updated_at = ?, version = ?, chief_complaint = ?, treatment_plan = ?, notes = ? WHERE id = ?
+                """, [value.date.databaseValue, .text(value.type.rawValue), .integer(Int64(value.durationMinutes)),
+                      .text(value.status.rawValue), value.updatedAt.databaseValue, .integer(value.version),
+                      value.chiefComplaint.databaseValue, value.treatmentPlan.databaseValue,
+                      value.notes.databaseValue, value.id.databaseValue])
+            return value
+        }
+    }
+
+    @discardableResult
+    public func cancel(_ id: UUID) async throws -> ClinicalSession {
+        let clock = clock
+        return try await pool.write { db in
+            let stored = try Self.fetch(id, db)
+            if stored.status == .cancelled { return stored }
+            guard stored.status != .completed else { throw ClinicalSQL.completedStatus }
+            var value = stored
+            value.status = .cancelled
+            value.updatedAt = clock.now()
+            value.version = stored.version + 1
+            try db.execute("UPDATE clinical_session SET status = ?, updated_at = ?, version = ? WHERE id = ?",
+                           [.text(value.status.rawValue), value.updatedAt.databaseValue, .integer(value.version),
+                            id.databaseValue])
+            return value
+        }
+    }
+
+    public func delete(_ id: UUID) async throws {
+        try await pool.write { db in
+            guard let status = try db.fetchOne("SELECT status FROM clinical_session WHERE id = ?",
+                                               [id.databaseValue], { try $0[0] as String })
+            else { throw ClinicalSQL.notFound() }
+            guard status != SessionStatus.completed.rawValue else { throw ClinicalSQL.completedStatus }
+            let hasDiagnoses = try db.fetchOne("SELECT 1 FROM diagnosis WHERE session_id = ? LIMIT 1",
+                                               [id.databaseValue], { _ in true }) ?? false
+            guard !hasDiagnoses else {
+                throw MedVaultError(.immutable, field: "diagnoses",
+                                    reason: "a session with diagnoses cannot be deleted")
+            }
+            // Attachments and their chunks go with it (ON DELETE CASCADE).
+            try db.execute("DELETE FROM clinical_session WHERE id = ?", [id.databaseValue])
+        }
+    }
+
+    // MARK: - Reading
+
+    public func history(of patientID: UUID, after cursor: SessionHistoryCursor?, limit: Int) async throws
+        -> SessionHistoryPage
+    {
+        try ClinicalSQL.checkLimit(limit)
+        var sql = "SELECT \(ClinicalRows.sessionColumns) FROM clinical_session WHERE patient_id = ?"
+        var arguments: [DatabaseValue] = [patientID.databaseValue]
+        if let cursor {
+            // (date_ms, id) < (?, ?) without row values; the first term bounds the index range.
+            sql += " AND date_ms <= ? AND (date_ms < ? OR id < ?)"
+            arguments += [.integer(cursor.dateMilliseconds), .integer(cursor.dateMilliseconds),
+                          cursor.id.databaseValue]
+        }
+        sql += " ORDER BY date_ms DESC, id DESC LIMIT ?"
+        arguments.append(.integer(Int64(limit) + 1))
+        let (query, queryArguments) = (sql, arguments)
+        let (entries, more) = try await pool.read { db in
+            guard try db.fetchOne("SELECT 1 FROM patient WHERE id = ?", [patientID.databaseValue], { _ in true })
+                    != nil
+            else { throw ClinicalSQL.notFound("patientID") }
+            let sessions = try db.fetchAll(query, queryArguments) { try ClinicalRows.session($0) }
+            let entries = try sessions.prefix(limit).map { session in
+                SessionHistoryEntry(session: session,
+                                    diagnoses: try SQLCipherDiagnosisRepository.ofSession(session.id, db))
+            }
+            return (entries, sessions.count > limit)
+        }
+        let next = more ? entries.last.map { SessionHistoryCursor(after: $0.session) } : nil
+        return SessionHistoryPage(entries: entries, nextCursor: next)
+    }
+
+    public func agenda(from start: Date, to end: Date) async throws -> [ClinicalSession] {
+        let startMS = start.millisecondsSince1970
+        let endMS = end.millisecondsSince1970
+        guard startMS <= endMS else {
+            throw MedVaultError(.invalidArgument, reason: "the range ends before it starts")
+        }
+        return try await pool.read { db in
+            try db.fetchAll("""
+                SELECT \(ClinicalRows.sessionColumns) FROM clinical_session \
+                WHERE date_ms >= ? AND date_ms < ? ORDER BY date_ms, id
+                """, [.integer(startMS), .integer(endMS)]) { try ClinicalRows.session($0) }
+        }
+    }
+}

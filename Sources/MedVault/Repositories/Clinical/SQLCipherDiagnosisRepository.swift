@@ -1,0 +1,137 @@
+import Foundation
+import MedVaultCore
+
+/// The SQLCipher ``DiagnosisRepository``: diagnoses in the `diagnosis` table.
+///
+/// Triggers make the ICD-11 snapshot, the session and the diagnosis date immutable and
+/// refuse deletion, even against raw SQL: amendments only ever touch the type, severity
+/// and clinical notes.
+///
+/// For example:
+///
+/// ```swift
+/// let diagnoses = SQLCipherDiagnosisRepository(pool: pool)
+/// try await diagnoses.create(Diagnosis(sessionID: session.id, snapshot: snapshot, diagnosedAt: .now))
+/// let all = try await diagnoses.list(patientID: patient.id)
+/// ```
+public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
+    /// The database.
+    public let pool: DatabasePool
+    /// Where "now" comes from.
+    public let clock: RecordClock
+
+    /// Creates a repository over `pool`, whose schema is ``MedVaultSchema/migrator``'s.
+    ///
+    /// - Parameters:
+    ///   - pool: The open database.
+    ///   - clock: Where timestamps read "now".
+    public init(pool: DatabasePool, clock: RecordClock = .system) {
+        self.pool = pool
+        self.clock = clock
+    }
+
+    static let selectByID = "SELECT \(ClinicalRows.diagnosisColumns) FROM diagnosis WHERE id = ?"
+    static let selectOfSession = """
+        SELECT \(ClinicalRows.diagnosisColumns) FROM diagnosis WHERE session_id = ? ORDER BY diagnosed_at, id
+        """
+
+    static let selectOfPatient = """
+        SELECT \(ClinicalRows.diagnosisColumns(alias: "d")) FROM clinical_session s \
+        JOIN diagnosis d ON d.session_id = s.id WHERE s.patient_id = ? \
+        ORDER BY d.diagnosed_at DESC, d.id DESC
+        """
+
+    // MARK: - Writing
+
+    @discardableResult
+    public func create(_ diagnosis: Diagnosis) async throws -> Diagnosis {
+        try await create([diagnosis])[0]
+    }
+
+    @discardableResult
+    public func create(_ diagnoses: [Diagnosis]) async throws -> [Diagnosis] {
+        let now = clock.now()
+        let (valid, failure) = ClinicalSQL.validatePrefix(diagnoses) { input in
+            var value = try input.validated()
+            value.createdAt = now
+            value.updatedAt = now
+            value.version = 1
+            return value
+        }
+        if valid.isEmpty, let failure { throw failure }
+        let rows = valid.map(ClinicalRows.insertArguments)
+        try await pool.write { db in
+            for arguments in rows {
+                // The insert trigger reports a missing session before the unique index
+                // reports a duplicate id: the in-memory store's order.
+                try ClinicalSQL.inserting(parentField: "sessionID") {
+                    try db.execute(ClinicalRows.insertDiagnosis, arguments)
+                }
+            }
+            if let failure { throw failure }
+        }
+        return valid
+    }
+
+    public func get(_ id: UUID) async throws -> Diagnosis {
+        try await pool.read { db in try Self.fetch(id, db) }
+    }
+
+    static func fetch(_ id: UUID, _ db: DatabaseConnection) throws -> Diagnosis {
+        guard let diagnosis = try db.fetchOne(selectByID, [id.databaseValue], { try ClinicalRows.diagnosis($0) })
+        else { throw ClinicalSQL.notFound() }
+        return diagnosis
+    }
+
+    @discardableResult
+    public func update(_ diagnosis: Diagnosis) async throws -> Diagnosis {
+        let validation = Result(catching: { try diagnosis.validated() })
+        let clock = clock
+        return try await pool.write { db in
+            let stored = try Self.fetch(diagnosis.id, db)
+            guard stored.version == diagnosis.version else { throw ClinicalSQL.conflict }
+            var value = try validation.get()
+            if let field = stored.firstChangedFixedField(in: value) {
+                throw MedVaultError(.immutable, field: field, reason: "this part of a diagnosis is fixed once saved")
+            }
+            value.createdAt = stored.createdAt
+            value.updatedAt = clock.now()
+            value.version = stored.version + 1
+            // Only the amendable columns: the snapshot's are guarded by a trigger.
+            try db.execute("""
+                UPDATE diagnosis SET diagnosis_type = ?, severity = ?, clinical_notes = ?, updated_at = ?, \
+                version = ? WHERE id = ?
+                """, [.text(value.diagnosisType.rawValue), value.severity?.rawValue.databaseValue ?? .null,
+                      value.clinicalNotes.databaseValue, value.updatedAt.databaseValue, .integer(value.version),
+                      value.id.databaseValue])
+            return value
+        }
+    }
+
+    // MARK: - Reading
+
+    /// A session's diagnoses, oldest first.
+    static func ofSession(_ sessionID: UUID, _ db: DatabaseConnection) throws -> [Diagnosis] {
+        try db.fetchAll(selectOfSession, [sessionID.databaseValue]) { try ClinicalRows.diagnosis($0) }
+    }
+
+    public func list(sessionID: UUID) async throws -> [Diagnosis] {
+        try await pool.read { db in
+            guard try db.fetchOne("SELECT 1 FROM clinical_session WHERE id = ?", [sessionID.databaseValue],
+                                  { _ in true }) != nil
+            else { throw ClinicalSQL.notFound("sessionID") }
+            return try Self.ofSession(sessionID, db)
+        }
+    }
+
+    public func list(patientID: UUID) async throws -> [Diagnosis] {
+        try await pool.read { db in
+            guard try db.fetchOne("SELECT 1 FROM patient WHERE id = ?", [patientID.databaseValue], { _ in true })
+                    != nil
+            else { throw ClinicalSQL.notFound("patientID") }
+            return try db.fetchAll(Self.selectOfPatient, [patientID.databaseValue]) {
+                try ClinicalRows.diagnosis($0)
+            }
+        }
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import MedVaultCore
+
+/// The SQLCipher ``PatientRepository``: patients in the `patient` table, searched
+/// through the `patient_search` FTS4 index kept in the same transactions.
+///
+/// It behaves exactly as `InMemoryPatientRepository` (same rules, order and errors);
+/// the shared conformance suite checks both. Patients are never deleted: a trigger
+/// refuses `DELETE FROM patient` even from raw SQL.
+///
+/// For example:
+///
+/// ```swift
+/// let patients = SQLCipherPatientRepository(pool: pool)
+/// try await patients.create(Patient(firstName: "José", lastName: "García",
+///                                   dateOfBirth: try CalendarDate(iso8601: "1984-03-07")))
+/// let found = try await patients.search("jose gar")
+/// ```
+public struct SQLCipherPatientRepository: PatientRepository {
+    /// The database.
+    public let pool: DatabasePool
+    /// Where "now" comes from.
+    public let clock: RecordClock
+
+    /// Creates a repository over `pool`, whose schema is ``MedVaultSchema/migrator``'s.
+    ///
+    /// - Parameters:
+    ///   - pool: The open database.
+    ///   - clock: Where timestamps and the birth-date rule read "now".
+    public init(pool: DatabasePool, clock: RecordClock = .system) {
+        self.pool = pool
+        self.clock = clock
+    }
+
+    static let selectByID = "SELECT rowid, \(ClinicalRows.patientColumns) FROM patient WHERE id = ?"
+    static let insertSearch = "INSERT INTO patient_search (docid, tokens) VALUES (?, ?)"
+
+    /// The search query of each filter: the index first (`CROSS JOIN` keeps that
+    /// order), then each match's row by rowid, then patient order.
+    static let searchSQL = Dictionary(uniqueKeysWithValues: PatientFilter.allCases.map { filter in
+        (filter, """
+            SELECT \(ClinicalRows.patientColumns(alias: "p")) FROM patient_search \
+            CROSS JOIN patient p ON p.rowid = patient_search.docid \
+            WHERE patient_search MATCH ? AND \(filterSQL(filter, alias: "p.")) ORDER BY p.sort_key, p.id
+            """)
+    })
+
+    // MARK: - Writing
+
+    @discardableResult
+    public func create(_ patient: Patient) async throws -> Patient {
+        try await create([patient])[0]
+    }
+
+    @discardableResult
+    public func create(_ patients: [Patient]) async throws -> [Patient] {
+        let now = clock.now()
+        let (valid, failure) = ClinicalSQL.validatePrefix(patients) { input in
+            var value = try input.validated(at: now)
+            value.deletedAt = nil
+            value.createdAt = now
+            value.updatedAt = now
+            value.version = 1
+            return value
+        }
+        if valid.isEmpty, let failure { throw failure }
+        let rows = valid.map { (ClinicalRows.insertArguments($0), ClinicalRows.searchTokens($0)) }
+        try await pool.write { db in
+            for (arguments, tokens) in rows {
+                try ClinicalSQL.inserting(parentField: "id") {
+                    try db.execute(ClinicalRows.insertPatient, arguments)
+                }
+                try db.execute(Self.insertSearch, [.integer(db.lastInsertedRowID), .text(tokens)])
+            }
+            if let failure { throw failure }
+        }
+        return valid
+    }
+
+    public func get(_ id: UUID) async throws -> Patient {
+        try await pool.read { db in
+            guard let patient = try Self.fetch(id, db)?.patient else { throw ClinicalSQL.notFound() }
+            return patient
+        }
+    }
+
+    @discardableResult
+    public func update(_ patient: Patient) async throws -> Patient {
+        let clock = clock
+        let validation = Result(catching: { try patient.validated(at: clock.now()) })
+        return try await pool.write { db in
+            guard let (rowid, stored) = try Self.fetch(patient.id, db) else { throw ClinicalSQL.notFound() }
+            guard stored.version == patient.version else { throw ClinicalSQL.conflict }
+            var value = try validation.get()
+            value.createdAt = stored.createdAt
+            value.deletedAt = stored.deletedAt
+            value.version = stored.version + 1
+            value.updatedAt = clock.now()
+            try db.execute("""
+                UPDATE patient SET first_name = ?, last_name = ?, sort_key = ?, date_of_birth = ?, \
+                biological_sex = ?, national_id = ?, email = ?, phone_number = ?, address = ?, \
+                updated_at = ?, version = ? WHERE rowid = ?
+                """, [.text(value.firstName), .text(value.lastName), .text(value.sortKey),
+                      value.dateOfBirth.databaseValue, value.biologicalSex?.rawValue.databaseValue ?? .null,
+                      value.nationalId.databaseValue, value.email.databaseValue, value.phoneNumber.databaseValue,
+                      value.address.databaseValue, value.updatedAt.databaseValue, .integer(value.version),
+                      .integer(rowid)])
+            try db.execute("UPDATE patient_search SET tokens = ? WHERE docid = ?",
+                           [.text(ClinicalRows.searchTokens(value)), .integer(rowid)])
+            return value
+        }
+    }
+
+    @discardableResult
+    public func deactivate(_ id: UUID) async throws -> Patient {
+        try await setActive(id, active: false)
+    }
+
+    @discardableResult
+    public func reactivate(_ id: UUID) async throws -> Patient {
+        try await setActive(id, active: true)
+    }
+
+    private func setActive(_ id: UUID, active: Bool) async throws -> Patient {
+        let clock = clock
+        return try await pool.write { db in
+            guard let (rowid, stored) = try Self.fetch(id, db) else { throw ClinicalSQL.notFound() }
+            guard stored.isActive != active else { return stored }
+            var value = stored
+            value.deletedAt = active ? nil : clock.now()
+            value.version = stored.version + 1
+            value.updatedAt = clock.now()
+            try db.execute("UPDATE patient SET deleted_at = ?, updated_at = ?, version = ? WHERE rowid = ?",
+                           [value.deletedAt.databaseValue, value.updatedAt.databaseValue,
+                            .integer(value.version), .integer(rowid)])
+            return value
+        }
+    }
+
+    /// The stored patient with `id` and its rowid (the search docid).
+    static func fetch(_ id: UUID, _ db: DatabaseConnection) throws -> (rowid: Int64, patient: Patient)? {
+        try db.fetchOne(selectByID, [id.databaseValue]) { row in
+            (row.int64(at: 0), try ClinicalRows.patient(row, from: 1))
+        }
+    }
+
+    // MARK: - Reading
+
+    /// `WHERE` terms of each filter, written to use the `patient_list` index.
+    static func filterSQL(_ filter: PatientFilter, alias: String = "") -> String {
+        switch filter {
+        case .active: "(\(alias)deleted_at IS NULL) = 1"
+        case .inactive: "(\(alias)deleted_at IS NULL) = 0"
+        case .all: "1"
+        }
+    }
+
+    public func list(filter: PatientFilter, after cursor: PatientCursor?, limit: Int) async throws -> PatientPage {
+        try ClinicalSQL.checkLimit(limit)
+        var sql = "SELECT \(ClinicalRows.patientColumns) FROM patient WHERE \(Self.filterSQL(filter))"
+        var arguments: [DatabaseValue] = []
+        if let cursor {
+            // (sort_key, id) > (?, ?) without row values; the first term bounds the index range.
+            sql += " AND sort_key >= ? AND (sort_key > ? OR id > ?)"
+            arguments = [.text(cursor.sortKey), .text(cursor.sortKey), cursor.id.databaseValue]
+        }
+        sql += " ORDER BY sort_key, id LIMIT ?"
+        arguments.append(.integer(Int64(limit) + 1))
+        let query = sql
+        let rows = try await pool.read { [arguments] db in
+            try db.fetchAll(query, arguments) { try ClinicalRows.patient($0) }
+        }
+        let page = Array(rows.prefix(limit))
+        let next = rows.count > limit ? page.last.map(PatientCursor.init(after:)) : nil
+        return PatientPage(patients: page, nextCursor: next)
+    }
+
+    public func count(filter: PatientFilter) async throws -> Int {
+        let sql = "SELECT count(*) FROM patient WHERE \(Self.filterSQL(filter))"
+        return try await pool.read { db in
+            try db.fetchOne(sql) { try $0[0] as Int } ?? 0
+        }
+    }
+
+    public func search(_ query: String, filter: PatientFilter, limit: Int) async throws -> [Patient] {
+        try ClinicalSQL.checkLimit(limit)
+        let queryTokens = SearchText.tokens(of: query)
+        guard let match = PatientSearchQuery.matchExpression(queryTokens) else { return [] }
+        let sql = Self.searchSQL[filter] ?? ""
+        return try await pool.read { db in
+            var result: [Patient] = []
+            try db.forEachRow(sql, [.text(match)]) { row in
+                let patient = try ClinicalRows.patient(row)
+                // The index is a fast filter; SearchText has the last word on what matches.
+                if PatientSearchQuery.matches(queryTokens, patient) {
+                    result.append(patient)
+                }
+                return result.count < limit
+            }
+            return result
+        }
+    }
+}

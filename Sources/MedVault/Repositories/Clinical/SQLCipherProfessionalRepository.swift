@@ -1,0 +1,66 @@
+import Foundation
+import MedVaultCore
+
+/// The SQLCipher ``ProfessionalRepository``: the vault owner's profile, a single row
+/// of the `professional` table (a `CHECK` allows no second one).
+///
+/// For example:
+///
+/// ```swift
+/// let professional = SQLCipherProfessionalRepository(pool: pool)
+/// let me = try await professional.save(Professional(fullName: "Ana Ruiz", licenseNumber: "M-1",
+///                                                   specialty: "Psicología"))
+/// ```
+public struct SQLCipherProfessionalRepository: ProfessionalRepository {
+    /// The database.
+    public let pool: DatabasePool
+    /// Where "now" comes from.
+    public let clock: RecordClock
+
+    /// Creates a repository over `pool`, whose schema is ``MedVaultSchema/migrator``'s.
+    ///
+    /// - Parameters:
+    ///   - pool: The open database.
+    ///   - clock: Where timestamps read "now".
+    public init(pool: DatabasePool, clock: RecordClock = .system) {
+        self.pool = pool
+        self.clock = clock
+    }
+
+    static let select = "SELECT \(ClinicalRows.professionalColumns) FROM professional WHERE singleton = 1"
+
+    public func get() async throws -> Professional? {
+        try await pool.read { db in
+            try db.fetchOne(Self.select) { try ClinicalRows.professional($0) }
+        }
+    }
+
+    @discardableResult
+    public func save(_ professional: Professional) async throws -> Professional {
+        let validated = try professional.validated()
+        let clock = clock
+        return try await pool.write { db in
+            var value = validated
+            let now = clock.now()
+            if let stored = try db.fetchOne(Self.select, [], { try ClinicalRows.professional($0) }) {
+                guard stored.id == value.id else {
+                    throw MedVaultError(.duplicate, field: "id", reason: "the vault already has a professional")
+                }
+                guard stored.version == value.version else { throw ClinicalSQL.conflict }
+                value.createdAt = stored.createdAt
+                value.version = stored.version + 1
+            } else {
+                value.createdAt = now
+                value.version = 1
+            }
+            value.updatedAt = now
+            try db.execute("""
+                INSERT OR REPLACE INTO professional (singleton, \(ClinicalRows.professionalColumns)) \
+                VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [value.id.databaseValue, .text(value.fullName), .text(value.licenseNumber),
+                      .text(value.specialty), value.email.databaseValue, .text(value.preferredLanguage),
+                      value.createdAt.databaseValue, value.updatedAt.databaseValue, .integer(value.version)])
+            return value
+        }
+    }
+}

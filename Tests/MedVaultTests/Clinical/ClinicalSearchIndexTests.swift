@@ -1,0 +1,99 @@
+import Foundation
+import MedVault
+import MedVaultCore
+import Testing
+
+/// The FTS4 index behind patient search: the tokenizer really works in this SQLCipher
+/// build, the index follows every change, and user input cannot inject query syntax.
+@Suite("Patient search index (SQLCipher)")
+struct ClinicalSearchIndexTests {
+    typealias F = ClinicalFixtures
+
+    static func tokens(_ pool: DatabasePool, _ id: UUID) async throws -> String? {
+        try await pool.read { db in
+            try db.fetchOne("""
+                SELECT s.tokens FROM patient_search s JOIN patient p ON p.rowid = s.docid WHERE p.id = ?
+                """, [id.databaseValue]) { try $0[0] as String }
+        }
+    }
+
+    @Test func unicode61WithRemoveDiacriticsWorksAtRuntime() async throws {
+        let database = try await TemporaryVaultDatabase.open()
+        defer { Task { await database.close() } }
+        let matches = try await database.pool.write { db in
+            try db.execute("CREATE VIRTUAL TABLE probe USING fts4(t, tokenize=unicode61 \"remove_diacritics=1\")")
+            try db.execute("INSERT INTO probe (docid, t) VALUES (1, 'José GARCÍA-Núñez')")
+            return try ["jose", "garcia", "NUNEZ", "núñ*", "ga*"].map { query in
+                try db.fetchOne("SELECT docid FROM probe WHERE probe MATCH ?", [.text(query)]) { $0.int64(at: 0) }
+            }
+        }
+        #expect(matches == [1, 1, 1, 1, 1])
+    }
+
+    @Test func indexFollowsCreateUpdateDeactivateAndReactivate() async throws {
+        let database = try await TemporaryVaultDatabase.open()
+        defer { Task { await database.close() } }
+        let patients = SQLCipherPatientRepository(pool: database.pool, clock: SteppingClock().recordClock)
+        let created = try await patients.create(F.patient("José", "García", nationalId: "X-12", email: "pepe@ex.com"))
+        #expect(try await Self.tokens(database.pool, created.id) == "jose garcia x 12 pepe ex com")
+
+        var renamed = created
+        renamed.firstName = "Giuseppe"
+        renamed.email = nil
+        renamed.phoneNumber = "+34 600"
+        let updated = try await patients.update(renamed)
+        #expect(try await Self.tokens(database.pool, created.id) == "giuseppe garcia x 12 34 600")
+        #expect(try await patients.search("jose").isEmpty)
+        #expect(try await patients.search("pepe").isEmpty)
+        #expect(try await patients.search("giu gar 600").map(\.id) == [created.id])
+
+        // A failed update leaves the index as it was.
+        var stale = created
+        stale.firstName = "Zacarías"
+        await expectMedVaultError(.conflict) { try await patients.update(stale) }
+        #expect(try await patients.search("zacarias").isEmpty)
+
+        try await patients.deactivate(updated.id)
+        #expect(try await patients.search("giuseppe").isEmpty)
+        #expect(try await patients.search("giuseppe", filter: .inactive, limit: 5).map(\.id) == [created.id])
+        try await patients.reactivate(updated.id)
+        #expect(try await patients.search("giuseppe").map(\.id) == [created.id])
+        let rows = try await database.pool.read { db in
+            try db.fetchOne("SELECT count(*) FROM patient_search") { $0.int64(at: 0) }
+        }
+        #expect(rows == 1)
+    }
+
+    /// A rolled-back batch leaves no index rows behind.
+    @Test func failedBatchLeavesNoIndexRows() async throws {
+        let database = try await TemporaryVaultDatabase.open()
+        defer { Task { await database.close() } }
+        let patients = SQLCipherPatientRepository(pool: database.pool)
+        let repeated = F.patient("Ana", "Ruiz")
+        await expectMedVaultError(.duplicate) { try await patients.create([F.patient("Bea", "Soto"), repeated, repeated]) }
+        let rows = try await database.pool.read { db in
+            try db.fetchOne("SELECT count(*) FROM patient_search") { $0.int64(at: 0) }
+        }
+        #expect(rows == 0)
+        #expect(try await patients.search("bea").isEmpty)
+    }
+
+    /// FTS query syntax typed by a user is only ever text: the results are SearchText's.
+    @Test(arguments: [
+        "\"jose", "jose\" OR \"ana", "jose OR ana", "jose AND NOT ana", "NEAR(jose ana)", "-jose", "jose -garcia",
+        "ana*", "*", "^ana", "tokens:ana", "ana) OR (jose", "'; DROP TABLE patient; --", "j\u{0}ose", "AND", "OR",
+    ])
+    func querySyntaxIsNeverInterpreted(query: String) async throws {
+        let database = try await TemporaryVaultDatabase.open()
+        defer { Task { await database.close() } }
+        let patients = SQLCipherPatientRepository(pool: database.pool)
+        let people = [F.patient("José", "García"), F.patient("Ana", "Ruiz"), F.patient("Ana", "Or"),
+                      F.patient("Near", "And"), F.patient("Tokens", "Not")]
+        try await patients.create(people)
+        let found = try await patients.search(query, filter: .all, limit: 50)
+        let expected = people.filter { SearchText.matches(query: query, in: $0.searchableFields) }
+            .sorted { Patient.ordered($0.sortKey, $0.id, before: $1.sortKey, $1.id) }
+        #expect(found.map(\.id) == expected.map(\.id))
+        #expect(try await patients.count(filter: .all) == people.count)
+    }
+}
