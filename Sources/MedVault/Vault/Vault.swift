@@ -32,6 +32,16 @@ public final class Vault: Sendable {
     public let database: DatabasePool
     let keys: VaultKeySession
 
+    /// The vault owner's profile (one per vault).
+    public let professional: any ProfessionalRepository
+    /// Patients: create, update, deactivate, list, search.
+    public let patients: any PatientRepository
+    /// Clinical sessions, a patient's history and the agenda.
+    public let sessions: any ClinicalSessionRepository
+    /// ICD-11 diagnoses of sessions.
+    public let diagnoses: any DiagnosisRepository
+    /// Files attached to sessions, streamed in and out in encrypted chunks.
+    public let attachments: any AttachmentRepository
     /// Medications, schedules and dose logs, with today's doses and adherence.
     public let medications: any MedicationStore
 
@@ -43,6 +53,13 @@ public final class Vault: Sendable {
         self.options = options
         self.database = pool
         self.keys = VaultKeySession(keyring: keyring, vaultKey: vaultKey, keyringURL: layout.keyring)
+        let records = SQLCipherClinicalRecords(pool: pool, clock: options.clock,
+                                               maximumAttachmentByteCount: Int64(options.maximumAttachmentByteCount))
+        self.professional = records.professional
+        self.patients = records.patients
+        self.sessions = records.sessions
+        self.diagnoses = records.diagnoses
+        self.attachments = records.attachments
         self.medications = SQLCipherMedicationStore(pool: pool, clock: options.clock)
     }
 
@@ -157,6 +174,8 @@ public final class Vault: Sendable {
                                                migrator: MedVaultSchema.migrator, configuration: options.database,
                                                keyIsAuthenticated: true)
         }
+        // An attachment whose writer crashed mid-stream was never visible; drop its chunks.
+        try await SQLCipherAttachmentRepository(pool: pool).removeIncompleteAttachments()
         return Vault(layout: layout, keyring: keyring, vaultKey: vaultKey, pool: pool, options: options)
     }
 

@@ -17,14 +17,22 @@ struct CrashSafetyTests {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: probe)
                 process.arguments = ["commit", url.path, StorageFixtures.hex(key)]
-                let output = Pipe()
+                let outputURL = dir.file("probe-output.txt")
+                _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+                let output = try FileHandle(forWritingTo: outputURL)
                 process.standardOutput = output
                 try process.run()
-                try await Task.sleep(for: .milliseconds(Int.random(in: 150...450)))
+                // Kill at a random moment once the probe is committing, however slow the machine.
+                let started = Date()
+                while (StorageFixtures.bytes(outputURL)?.isEmpty ?? true) && Date().timeIntervalSince(started) < 30 {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...300)))
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
+                try output.close()
                 #expect(process.terminationReason == .uncaughtSignal)
-                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                let text = String(decoding: StorageFixtures.bytes(outputURL) ?? Data(), as: UTF8.self)
                 // Only whole lines: the last one may have been cut by the kill.
                 let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
                 reported.formUnion(lines.compactMap { Int64($0) })

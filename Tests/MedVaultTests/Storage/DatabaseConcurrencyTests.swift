@@ -12,13 +12,14 @@ struct DatabaseConcurrencyTests {
             let pool = try await StorageFixtures.openNotes(dir.file("s.db"), key: StorageFixtures.randomKey())
             try await StorageFixtures.insertNote(pool, 1, "committed")
             let gate = Gate()
+            let readDone = Gate()
             let writer = Task {
                 try await pool.write { db in
                     for n in 2...100 {
                         try db.execute("INSERT INTO note(n, body) VALUES (?, ?)", [.integer(Int64(n)), .text("pending")])
                     }
                     gate.open()
-                    Thread.sleep(forTimeInterval: 0.5) // the write transaction stays open
+                    readDone.waitBlocking() // the write transaction stays open until the reads are done
                 }
             }
             await gate.waitUntilOpen()
@@ -28,6 +29,7 @@ struct DatabaseConcurrencyTests {
                 let second = try db.fetchOne("SELECT count(*) FROM note") { row in row.int64(at: 0) }
                 return (first, second)
             }
+            readDone.open()
             #expect(first == 1)
             #expect(second == 1)
             try await writer.value
@@ -46,7 +48,8 @@ struct DatabaseConcurrencyTests {
                     group.addTask {
                         var written: [Int64] = []
                         var counter: Int64 = 0
-                        while Date() < deadline {
+                        // Time-bound, but at least 15 operations each however loaded the machine is.
+                        while Date() < deadline || counter < 15 {
                             counter += 1
                             let n = Int64(worker) * 1_000_000 + counter
                             if counter % 3 == 0 {
@@ -68,7 +71,7 @@ struct DatabaseConcurrencyTests {
                 for try await written in group { all += written }
                 return all
             }
-            #expect(acknowledged.count > 50)
+            #expect(acknowledged.count >= 8 * 10)
             let stored = try await StorageFixtures.noteNumbers(pool)
             #expect(Set(stored) == Set(acknowledged))
             await pool.close()
@@ -108,16 +111,18 @@ struct DatabaseConcurrencyTests {
         try await withTemporaryDirectory { dir in
             let pool = try await StorageFixtures.openNotes(dir.file("x.db"), key: StorageFixtures.randomKey())
             let gate = Gate()
+            let cancelled = Gate()
             let task = Task {
                 try await pool.write { db in
                     try db.execute("INSERT INTO note(n, body) VALUES (1, 'a')")
                     gate.open()
-                    Thread.sleep(forTimeInterval: 0.3)
+                    cancelled.waitBlocking() // the body is still running when the task is cancelled
                     try db.execute("INSERT INTO note(n, body) VALUES (2, 'b')")
                 }
             }
             await gate.waitUntilOpen()
             task.cancel()
+            cancelled.open()
             let error = await #expect(throws: MedVaultError.self) { try await task.value }
             #expect(error?.code == .cancelled)
             #expect(try await StorageFixtures.noteNumbers(pool).isEmpty)
@@ -176,11 +181,22 @@ struct DatabaseConcurrencyTests {
 /// A one-shot signal from a synchronous transaction body to an awaiting test.
 final class Gate: @unchecked Sendable {
     // Safety of @unchecked Sendable: `isOpen` is read and written only under `lock`.
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var isOpen = false
 
     func open() {
-        lock.withLock { isOpen = true }
+        lock.withLock {
+            isOpen = true
+            lock.broadcast()
+        }
+    }
+
+    /// Blocks the calling thread (a transaction body) until opened, for at most a minute.
+    func waitBlocking() {
+        let deadline = Date().addingTimeInterval(60)
+        lock.withLock {
+            while !isOpen && lock.wait(until: deadline) {}
+        }
     }
 
     private var isOpenNow: Bool {
