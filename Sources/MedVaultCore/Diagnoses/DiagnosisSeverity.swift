@@ -2,7 +2,7 @@
 ///
 /// The constants follow ICD-11's severity scale extension codes (`XS5W` mild,
 /// `XS0T` moderate, `XS25` severe). Unknown raw values read from storage are kept intact.
-public struct DiagnosisSeverity: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+public struct DiagnosisSeverity: ExtensibleCategory {
     /// The stored value.
     public let rawValue: String
     /// Wraps a stored value, known or not.
@@ -15,5 +15,4 @@ public struct DiagnosisSeverity: RawRepresentable, Hashable, Sendable, Codable, 
     /// Severe.
     public static let severe = DiagnosisSeverity(rawValue: "severe")
 
-    public var description: String { rawValue }
 }

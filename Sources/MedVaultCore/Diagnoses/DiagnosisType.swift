@@ -1,7 +1,7 @@
 /// The role of a diagnosis in a session: an open set of string values.
 ///
 /// Unknown raw values read from storage are kept intact.
-public struct DiagnosisType: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+public struct DiagnosisType: ExtensibleCategory {
     /// The stored value.
     public let rawValue: String
     /// Wraps a stored value, known or not.
@@ -14,5 +14,4 @@ public struct DiagnosisType: RawRepresentable, Hashable, Sendable, Codable, Cust
     /// A hypothesis still to be ruled out ("diferencial").
     public static let differential = DiagnosisType(rawValue: "differential")
 
-    public var description: String { rawValue }
 }

@@ -10,7 +10,7 @@
 /// patient.biologicalSex = .female
 /// BiologicalSex(rawValue: "x-custom").rawValue   // "x-custom"
 /// ```
-public struct BiologicalSex: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+public struct BiologicalSex: ExtensibleCategory {
     /// The stored value.
     public let rawValue: String
     /// Wraps a stored value, known or not.
@@ -25,5 +25,4 @@ public struct BiologicalSex: RawRepresentable, Hashable, Sendable, Codable, Cust
     /// Not recorded or not disclosed.
     public static let unspecified = BiologicalSex(rawValue: "unspecified")
 
-    public var description: String { rawValue }
 }

@@ -2,7 +2,7 @@
 ///
 /// A ``completed`` session is part of the medical record: it can be amended but not
 /// deleted, and its status cannot change any more.
-public struct SessionStatus: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+public struct SessionStatus: ExtensibleCategory {
     /// The stored value.
     public let rawValue: String
     /// Wraps a stored value, known or not.
@@ -15,5 +15,4 @@ public struct SessionStatus: RawRepresentable, Hashable, Sendable, Codable, Cust
     /// Called off ("cancelada").
     public static let cancelled = SessionStatus(rawValue: "cancelled")
 
-    public var description: String { rawValue }
 }

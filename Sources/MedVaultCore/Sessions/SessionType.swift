@@ -1,7 +1,7 @@
 /// How a clinical session takes place: an open set of string values.
 ///
 /// Unknown raw values read from storage are kept intact.
-public struct SessionType: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+public struct SessionType: ExtensibleCategory {
     /// The stored value.
     public let rawValue: String
     /// Wraps a stored value, known or not.
@@ -14,5 +14,4 @@ public struct SessionType: RawRepresentable, Hashable, Sendable, Codable, Custom
     /// Phone call ("telefónica").
     public static let phone = SessionType(rawValue: "phone")
 
-    public var description: String { rawValue }
 }

@@ -2,26 +2,12 @@
 ///
 /// An open set: a raw value this version does not know (stored by a newer app)
 /// round-trips intact.
-public struct SkipReason: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+public struct SkipReason: ExtensibleCategory {
     /// The stored text, e.g. `"sideEffects"`.
     public let rawValue: String
 
     /// Creates a value from its stored text.
     public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// Creates a value from its stored text.
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-
-    public var description: String { rawValue }
-
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 
     /// `"sideEffects"`.
     public static let sideEffects = Self("sideEffects")
