@@ -75,4 +75,21 @@ enum ClinicalSQL {
         }
         return (valid, nil)
     }
+
+    /// Creates a batch in one write transaction: validates every input first (outside
+    /// the writer), inserts the valid prefix with `insert`, then reports the first
+    /// invalid input's error, so that an earlier storage error wins, as in memory.
+    static func insertBatch<Input, Record: Sendable>(
+        _ inputs: [Input], into pool: DatabasePool,
+        validate: (Input) throws -> Record,
+        insert: @escaping @Sendable (DatabaseConnection, Record) throws -> Void
+    ) async throws -> [Record] {
+        let (valid, failure) = validatePrefix(inputs, validate)
+        if valid.isEmpty, let failure { throw failure }
+        try await pool.write { db in
+            for record in valid { try insert(db, record) }
+            if let failure { throw failure }
+        }
+        return valid
+    }
 }

@@ -43,26 +43,19 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
     @discardableResult
     public func create(_ sessions: [ClinicalSession]) async throws -> [ClinicalSession] {
         let now = clock.now()
-        let (valid, failure) = ClinicalSQL.validatePrefix(sessions) { input in
+        return try await ClinicalSQL.insertBatch(sessions, into: pool) { input in
             var value = try input.validated()
             value.createdAt = now
             value.updatedAt = now
             value.version = 1
             return value
-        }
-        if valid.isEmpty, let failure { throw failure }
-        let rows = valid.map(ClinicalRows.insertArguments)
-        try await pool.write { db in
-            for arguments in rows {
-                // The insert trigger reports a missing or inactive patient before the
-                // unique index reports a duplicate id: the in-memory store's order.
-                try ClinicalSQL.inserting(parentField: "patientID") {
-                    try db.execute(ClinicalRows.insertSession, arguments)
-                }
+        } insert: { db, session in
+            // The insert trigger reports a missing or inactive patient before the
+            // unique index reports a duplicate id: the in-memory store's order.
+            try ClinicalSQL.inserting(parentField: "patientID") {
+                try db.execute(ClinicalRows.insertSession, ClinicalRows.insertArguments(session))
             }
-            if let failure { throw failure }
         }
-        return valid
     }
 
     public func get(_ id: UUID) async throws -> ClinicalSession {

@@ -51,26 +51,19 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
     @discardableResult
     public func create(_ diagnoses: [Diagnosis]) async throws -> [Diagnosis] {
         let now = clock.now()
-        let (valid, failure) = ClinicalSQL.validatePrefix(diagnoses) { input in
+        return try await ClinicalSQL.insertBatch(diagnoses, into: pool) { input in
             var value = try input.validated()
             value.createdAt = now
             value.updatedAt = now
             value.version = 1
             return value
-        }
-        if valid.isEmpty, let failure { throw failure }
-        let rows = valid.map(ClinicalRows.insertArguments)
-        try await pool.write { db in
-            for arguments in rows {
-                // The insert trigger reports a missing session before the unique index
-                // reports a duplicate id: the in-memory store's order.
-                try ClinicalSQL.inserting(parentField: "sessionID") {
-                    try db.execute(ClinicalRows.insertDiagnosis, arguments)
-                }
+        } insert: { db, diagnosis in
+            // The insert trigger reports a missing session before the unique index
+            // reports a duplicate id: the in-memory store's order.
+            try ClinicalSQL.inserting(parentField: "sessionID") {
+                try db.execute(ClinicalRows.insertDiagnosis, ClinicalRows.insertArguments(diagnosis))
             }
-            if let failure { throw failure }
         }
-        return valid
     }
 
     public func get(_ id: UUID) async throws -> Diagnosis {

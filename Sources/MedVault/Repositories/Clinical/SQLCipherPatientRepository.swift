@@ -55,26 +55,19 @@ public struct SQLCipherPatientRepository: PatientRepository {
     @discardableResult
     public func create(_ patients: [Patient]) async throws -> [Patient] {
         let now = clock.now()
-        let (valid, failure) = ClinicalSQL.validatePrefix(patients) { input in
+        return try await ClinicalSQL.insertBatch(patients, into: pool) { input in
             var value = try input.validated(at: now)
             value.deletedAt = nil
             value.createdAt = now
             value.updatedAt = now
             value.version = 1
             return value
-        }
-        if valid.isEmpty, let failure { throw failure }
-        let rows = valid.map { (ClinicalRows.insertArguments($0), ClinicalRows.searchTokens($0)) }
-        try await pool.write { db in
-            for (arguments, tokens) in rows {
-                try ClinicalSQL.inserting(parentField: "id") {
-                    try db.execute(ClinicalRows.insertPatient, arguments)
-                }
-                try db.execute(Self.insertSearch, [.integer(db.lastInsertedRowID), .text(tokens)])
+        } insert: { db, patient in
+            try ClinicalSQL.inserting(parentField: "id") {
+                try db.execute(ClinicalRows.insertPatient, ClinicalRows.insertArguments(patient))
             }
-            if let failure { throw failure }
+            try db.execute(Self.insertSearch, [.integer(db.lastInsertedRowID), .text(ClinicalRows.searchTokens(patient))])
         }
-        return valid
     }
 
     public func get(_ id: UUID) async throws -> Patient {
