@@ -3,7 +3,7 @@ import Testing
 
 /// Runs the built demo executables and checks the lines a reader relies on.
 @Suite("Examples: clinic and medication demos")
-struct ExampleDemoTests {
+struct ExamplesDemoTests {
     /// Runs a product of the package with outputs captured, killed after `timeout`.
     private func run(_ product: String, timeout: Double = 60) async throws -> (output: String, status: Int32) {
         let path = try #require(StorageFixtures.productPath(product), "\(product) is built with the tests")
