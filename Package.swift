@@ -121,7 +121,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MedVaultTests",
-            dependencies: ["MedVault", "CSQLCipher", "CrashProbe", "medvault"],
+            dependencies: ["MedVault", "CSQLCipher", "CrashProbe", "medvault", "ClinicDemo", "MedicationDemo"],
             swiftSettings: strictSettings
         ),
         // A child process the crash-safety tests kill with SIGKILL mid-write.

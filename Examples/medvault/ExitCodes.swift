@@ -36,10 +36,10 @@ enum ExitCodes {
         Row(status: success, meaning: "success"),
         Row(status: problemsFound, meaning: "verify found problems"),
         Row(status: wrongSecret, meaning: "wrong password or recovery key"),
-        Row(status: notFound, meaning: "no vault at the path, or its keyring is missing"),
-        Row(status: accessDenied, meaning: "vault locked, or file permission denied"),
+        Row(status: notFound, meaning: "no vault at the path, its keyring is missing, or no record has the id"),
+        Row(status: accessDenied, meaning: "vault locked, file permission denied, or an export file others could read"),
         Row(status: unreadable, meaning: "corrupted files, not a MedVault database, or a newer schema"),
-        Row(status: invalidInput, meaning: "refused input (empty/mismatched password, bad recovery key, vault exists)"),
+        Row(status: invalidInput, meaning: "refused input (invalid field, empty/mismatched password, bad recovery key, vault exists)"),
         Row(status: failure, meaning: "other storage failure (I/O, disk full, cancelled)"),
         Row(status: usage, meaning: "usage error (bad arguments, no password source)"),
     ]

@@ -14,6 +14,7 @@ struct MedVaultCommand: AsyncParsableCommand {
             Example:
               medvault init ./clinic
               medvault info ./clinic
+              medvault patients list ./clinic
 
             Exit status:
             \(ExitCodes.helpText)
@@ -26,6 +27,8 @@ struct MedVaultCommand: AsyncParsableCommand {
             RecoverCommand.self,
             RecoveryKeyCommand.self,
             RotateKeyCommand.self,
+            PatientsCommand.self,
+            ExportCommand.self,
         ]
     )
 }
