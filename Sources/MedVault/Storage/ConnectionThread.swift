@@ -16,7 +16,7 @@ final class ConnectionThread: SerialExecutor, @unchecked Sendable {
     init(name: String) {
         let thread = Thread { [self] in self.runLoop() }
         thread.name = name
-        thread.stackSize = 1 << 20
+        thread.stackSize = 8 << 20 // as a main thread: SQLite and OpenSSL recurse on it
         thread.start()
     }
 
