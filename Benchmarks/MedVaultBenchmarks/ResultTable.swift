@@ -27,7 +27,7 @@ struct ResultTable: Sendable {
             [
                 "\(line.label) vs \(line.referenceLabel)",
                 line.unit.format(line.medVault),
-                line.unit.format(line.reference),
+                line.reference == nil && line.targetIsAbsolute ? "—" : line.unit.format(line.reference),
                 line.ratio.map { String(format: "%.2f×", $0) } ?? "—",
                 Self.formatTarget(line),
             ]
@@ -42,6 +42,7 @@ struct ResultTable: Sendable {
         case false?: verdict = " ✗"
         case nil: verdict = ""
         }
+        if line.targetIsAbsolute { return "≤ " + line.unit.format(target) + verdict }
         return String(format: "≤ %.2f×", target) + verdict
     }
 
