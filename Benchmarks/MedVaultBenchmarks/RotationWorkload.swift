@@ -86,6 +86,11 @@ struct RotationWorkload: Workload {
 
     /// `sqlcipher_export` of `source` into a new file under `newKey`, then fsync.
     static func rawExport(_ source: URL, key: [UInt8], to destination: URL, newKey: [UInt8]) throws {
+        // Created empty first (as MedVault does): the connection has no SQLITE_OPEN_CREATE.
+        guard FileManager.default.createFile(atPath: destination.path, contents: nil,
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw BenchmarkError("K3: cannot create the copy")
+        }
         let db = try RawSQLCipher(path: source.path, key: .raw(key))
         let hex = newKey.map { String(format: "%02x", $0) }.joined()
         let version = try db.scalarInt64("PRAGMA main.user_version") ?? 0
