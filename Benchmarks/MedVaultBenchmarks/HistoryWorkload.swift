@@ -18,6 +18,7 @@ struct HistoryWorkload: Workload {
                                                           context: context)
         let queries = context.scaled(2_000, minimum: 200)
         let result = try await Self.measure(clinic, queries: queries, context: context)
+        let roundTrip = try await Self.measureRoundTrip(clinic, calls: queries)
         let label = "W3 history of \(clinic.data.patients.count)-patient clinic"
         return [
             Measurement(label: label + " p50 (\(queries) patients)", referenceLabel: "raw C",
@@ -26,7 +27,30 @@ struct HistoryWorkload: Workload {
             Measurement(label: label + " p99 (\(queries) patients)", referenceLabel: "raw C",
                         medVault: Statistics.p99(result.medVault), reference: Statistics.p99(result.reference),
                         unit: .microseconds, target: nil, note: nil),
+            Measurement(label: "W3 diagnostic: empty pool.read round trip p50", referenceLabel: "raw BEGIN; COMMIT",
+                        medVault: Statistics.p50(roundTrip.medVault), reference: Statistics.p50(roundTrip.reference),
+                        unit: .microseconds, target: nil,
+                        note: "the fixed cost of one repository call: a hop to the connection's thread and back, "
+                            + "the read transaction; every W3/W4/W6 call pays it"),
         ]
+    }
+
+    /// `pool.read` with an empty closure vs raw `BEGIN; COMMIT`: the per-call cost.
+    static func measureRoundTrip(_ clinic: ReadFixtures.Clinic, calls: Int) async throws
+        -> (medVault: [Double], reference: [Double])
+    {
+        let pool = try await ReadFixtures.openPool(clinic)
+        let raw = try RawSQLCipher(path: clinic.url.path, key: .raw(clinic.key), role: .reader)
+        let begin = try raw.prepare("BEGIN")
+        let commit = try raw.prepare("COMMIT")
+        let result = try await Alternating.measure(Array(0..<calls), warmUps: 50, medVault: { _ in
+            _ = try await pool.read { _ in 0 }
+        }, reference: { _ in
+            try begin.run()
+            try commit.run()
+        })
+        await pool.close()
+        return result
     }
 
     /// Measures `queries` random patients' histories on both sides; checks both read
