@@ -18,10 +18,25 @@ struct Measurement: Sendable {
     var reference: Double?
     /// The unit of both figures.
     var unit: MeasureUnit
-    /// The highest acceptable ratio, if the benchmark issue sets one.
+    /// The highest acceptable ratio, if the benchmark issue sets one (or, when
+    /// ``targetIsAbsolute``, the highest acceptable MedVault figure in ``unit``).
     var target: Double?
+    /// Whether ``target`` bounds MedVault's own figure rather than the ratio.
+    var targetIsAbsolute = false
     /// Why a side is missing, or what the reader should know about this line.
     var note: String?
+
+    init(label: String, referenceLabel: String, medVault: Double?, reference: Double?, unit: MeasureUnit,
+         target: Double?, targetIsAbsolute: Bool = false, note: String?) {
+        self.label = label
+        self.referenceLabel = referenceLabel
+        self.medVault = medVault
+        self.reference = reference
+        self.unit = unit
+        self.target = target
+        self.targetIsAbsolute = targetIsAbsolute
+        self.note = note
+    }
 
     /// MedVault's cost ÷ the reference's cost, or `nil` when a side is missing.
     var ratio: Double? {
@@ -31,7 +46,12 @@ struct Measurement: Sendable {
 
     /// Whether the ratio meets the target (`nil` when either is missing).
     var meetsTarget: Bool? {
-        guard let ratio, let target else { return nil }
+        guard let target else { return nil }
+        if targetIsAbsolute {
+            guard let medVault, medVault.isFinite else { return nil }
+            return medVault <= target
+        }
+        guard let ratio else { return nil }
         return ratio <= target
     }
 }

@@ -10,9 +10,10 @@ import Foundation
 /// is unavailable (not Linux, or a restricted /proc) the functions return `nil`
 /// and the table says "n/a" rather than a wrong figure.
 ///
-/// Caveat: memory freed by an earlier workload but kept by the allocator is
-/// resident at the reset and is reused without raising VmHWM, so the figure is a
-/// lower bound on a fresh process's peak. Run with `--only` for an isolated figure.
+/// Memory freed by an earlier workload but kept by the allocator would be resident at
+/// the reset and reused without raising VmHWM; `malloc_trim(0)` before the reset
+/// returns it to the kernel first (glibc). Allocator caches that survive the trim
+/// still make the figure a lower bound; `--only` gives the most isolated figure.
 enum PeakMemory {
     /// The resident set size now, in bytes.
     static func residentBytes() -> UInt64? { statusField("VmRSS") }
@@ -23,6 +24,9 @@ enum PeakMemory {
     /// Resets the peak to the current resident size; returns the resident size at
     /// the reset, or `nil` when the reset is not supported.
     static func resetPeak() -> UInt64? {
+        // Hand the heap's free memory back to the kernel first, so that memory an
+        // earlier workload freed is not silently reused below the baseline.
+        trimHeap()
         guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return nil }
         defer { try? handle.close() }
         do {
@@ -43,6 +47,14 @@ enum PeakMemory {
         let value = try await body()
         guard let baseline, let peak = peakBytes() else { return (value, nil) }
         return (value, Double(peak > baseline ? peak - baseline : 0) / 1_048_576)
+    }
+
+    /// glibc's `malloc_trim(0)`, looked up at run time (its header is not in the
+    /// Glibc module); does nothing where it does not exist.
+    private static func trimHeap() {
+        typealias Trim = @convention(c) (Int) -> Int32
+        guard let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "malloc_trim") else { return }
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
     }
 
     private static func statusField(_ name: String) -> UInt64? {

@@ -107,6 +107,9 @@ final class RawSQLCipher {
         return RawStatement(statement, connection: handle)
     }
 
+    /// The rowid of the last row inserted on this connection.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// The first column of the first row of `sql`, as an integer.
     func scalarInt64(_ sql: String) throws -> Int64? {
         let statement = try prepare(sql)

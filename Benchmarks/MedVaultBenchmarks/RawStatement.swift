@@ -70,6 +70,33 @@ final class RawStatement {
         sqlite3_column_int64(statement, index)
     }
 
+    /// Binds optional text (NULL for `nil`).
+    func bind(_ index: Int32, _ value: String?) throws {
+        if let value { try bind(index, value) } else { try bindNull(index) }
+    }
+
+    /// Whether column `index` of the current row is NULL.
+    func isNull(at index: Int32) -> Bool {
+        sqlite3_column_type(statement, index) == SQLITE_NULL
+    }
+
+    /// Column `index` of the current row as optional text.
+    func optionalText(at index: Int32) -> String? {
+        isNull(at: index) ? nil : text(at: index)
+    }
+
+    /// Column `index` of the current row as an optional integer.
+    func optionalInt64(at index: Int32) -> Int64? {
+        isNull(at: index) ? nil : int64(at: index)
+    }
+
+    /// Column `index` of the current row as bytes (copied out).
+    func blob(at index: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(statement, index))
+        guard count > 0, let pointer = sqlite3_column_blob(statement, index) else { return [] }
+        return [UInt8](UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
     /// Column `index` of the current row as text.
     func text(at index: Int32) -> String {
         guard let pointer = sqlite3_column_text(statement, index) else { return "" }

@@ -3,8 +3,15 @@ enum WorkloadRegistry {
     static let all: [any Workload] = [
         BulkInsertWorkload(),
         OpenWorkload(),
+        HistoryWorkload(),
+        SearchWorkload(),
         WriteLatencyWorkload(),
+        MedicationWorkload(),
         UnlockWorkload(),
+        PasswordChangeWorkload(),
+        RotationWorkload(),
+        ScaleWorkload(),
+        AttachmentMemoryWorkload(),
     ]
 
     /// The workloads named in `only` (case-insensitive), or all of them.

@@ -41,15 +41,34 @@ public struct CalendarDate: Sendable, Hashable, Comparable, Codable, CustomStrin
     ///
     /// - Throws: ``MedVaultError/Code/invalidArgument`` when the text is not such a date.
     public init(iso8601 text: String) throws {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
-        else {
-            throw MedVaultError(.invalidArgument, reason: "expected a date as YYYY-MM-DD")
+        // Byte by byte: exactly four, two and two ASCII digits around two hyphens.
+        // (Every stored date is read through here, so no Character-level work.)
+        var fields = (year: 0, month: 0, day: 0)
+        var count = 0
+        for byte in text.utf8 {
+            defer { count += 1 }
+            switch count {
+            case 4, 7:
+                guard byte == UInt8(ascii: "-") else { throw Self.malformed }
+            case 0...9:
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { throw Self.malformed }
+                let digit = Int(byte - UInt8(ascii: "0"))
+                if count < 4 {
+                    fields.year = fields.year * 10 + digit
+                } else if count < 7 {
+                    fields.month = fields.month * 10 + digit
+                } else {
+                    fields.day = fields.day * 10 + digit
+                }
+            default:
+                throw Self.malformed
+            }
         }
-        try self.init(year: year, month: month, day: day)
+        guard count == 10 else { throw Self.malformed }
+        try self.init(year: fields.year, month: fields.month, day: fields.day)
     }
+
+    private static let malformed = MedVaultError(.invalidArgument, reason: "expected a date as YYYY-MM-DD")
 
     /// Creates the date with the given number of days since 1970-01-01.
     public init(dayNumber: Int) {

@@ -17,6 +17,12 @@ import Foundation
 public enum SearchText {
     /// The folded tokens of `text`.
     public static func tokens(of text: String) -> [String] {
+        latinTokens(of: text) ?? foundationTokens(of: text)
+    }
+
+    /// The reference implementation: Foundation's folding of the whole text, then a
+    /// split at every scalar that is not a letter or digit.
+    static func foundationTokens(of text: String) -> [String] {
         let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
             .lowercased()
         var tokens: [String] = []
@@ -30,6 +36,45 @@ public enum SearchText {
             }
         }
         if !current.isEmpty { tokens.append(current) }
+        return tokens
+    }
+
+    /// Scalars below this are folded through ``latinFolds``.
+    static let latinLimit: UInt32 = 0x250
+
+    /// For each scalar below ``latinLimit``: what ``foundationTokens(of:)``'s folding
+    /// makes of it, each resulting scalar kept when it is a letter or digit and `nil`
+    /// (a token separator) when not. Computed once, from Foundation itself, so the
+    /// fast path cannot disagree with it.
+    static let latinFolds: [[Unicode.Scalar?]] = (0..<latinLimit).map { value in
+        guard let scalar = Unicode.Scalar(value) else { return [nil] }
+        let folded = String(Character(scalar)).folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+            .lowercased()
+        return folded.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? $0 : nil }
+    }
+
+    /// The tokens of a text made only of scalars below ``latinLimit`` (ASCII, Latin-1
+    /// and Latin Extended A/B: every Spanish name), folded scalar by scalar through
+    /// the table, or `nil` for any other text. Folding these scalars does not depend
+    /// on their neighbours (no combining marks, no context-sensitive case mapping
+    /// below U+0250), so the result equals ``foundationTokens(of:)``; a test checks
+    /// it. About ten times cheaper, and it runs for every candidate of a search.
+    static func latinTokens(of text: String) -> [String]? {
+        let table = latinFolds
+        var tokens: [String] = []
+        var current = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard scalar.value < latinLimit else { return nil }
+            for folded in table[Int(scalar.value)] {
+                if let folded {
+                    current.append(folded)
+                } else if !current.isEmpty {
+                    tokens.append(String(current))
+                    current = String.UnicodeScalarView()
+                }
+            }
+        }
+        if !current.isEmpty { tokens.append(String(current)) }
         return tokens
     }
 

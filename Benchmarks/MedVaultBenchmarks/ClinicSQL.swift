@@ -1,0 +1,76 @@
+/// The statements of the raw reference: the very SQL text the SQLCipher
+/// repositories run (copied from `Sources/MedVault/Repositories/`, whose constants
+/// are internal), so both sides do the same SQL work and the ratio measures the
+/// Swift layer. If a repository's SQL changes, change it here too.
+enum ClinicSQL {
+    static let patientColumns = """
+        id, first_name, last_name, date_of_birth, biological_sex, national_id, email, phone_number, \
+        address, deleted_at, created_at, updated_at, version
+        """
+    static let sessionColumns = """
+        id, patient_id, date_ms, type, duration_minutes, status, created_at, updated_at, version, \
+        chief_complaint, treatment_plan, notes
+        """
+    static let diagnosisColumns = """
+        id, session_id, code, title, title_es, uri, release_version, diagnosis_type, severity, \
+        diagnosed_at, created_at, updated_at, version, clinical_notes
+        """
+
+    // MARK: - Writes (W1, W5)
+
+    static let insertPatient = """
+        INSERT INTO patient (id, first_name, last_name, sort_key, date_of_birth, biological_sex, national_id, \
+        email, phone_number, address, deleted_at, created_at, updated_at, version) \
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    static let insertSearch = "INSERT INTO patient_search (docid, tokens) VALUES (?, ?)"
+    static let insertSession = """
+        INSERT INTO clinical_session (\(sessionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    static let insertDiagnosis = """
+        INSERT INTO diagnosis (\(diagnosisColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    static let selectPatientByID = "SELECT rowid, \(patientColumns) FROM patient WHERE id = ?"
+    static let updatePatient = """
+        UPDATE patient SET first_name = ?, last_name = ?, sort_key = ?, date_of_birth = ?, \
+        biological_sex = ?, national_id = ?, email = ?, phone_number = ?, address = ?, \
+        updated_at = ?, version = ? WHERE rowid = ?
+        """
+    static let updateSearch = "UPDATE patient_search SET tokens = ? WHERE docid = ?"
+
+    // MARK: - Reads (W2, W3, W4)
+
+    static let countPatients = "SELECT count(*) FROM patient WHERE 1"
+    static let patientExists = "SELECT 1 FROM patient WHERE id = ?"
+    static let history = """
+        SELECT \(sessionColumns) FROM clinical_session WHERE patient_id = ? ORDER BY date_ms DESC, id DESC LIMIT ?
+        """
+    static let diagnosesOfSession = """
+        SELECT \(diagnosisColumns) FROM diagnosis WHERE session_id = ? ORDER BY diagnosed_at, id
+        """
+    static let searchActive = """
+        SELECT p.id, p.first_name, p.last_name, p.date_of_birth, p.biological_sex, p.national_id, p.email, \
+        p.phone_number, p.address, p.deleted_at, p.created_at, p.updated_at, p.version FROM patient_search \
+        CROSS JOIN patient p ON p.rowid = patient_search.docid \
+        WHERE patient_search MATCH ? AND (p.deleted_at IS NULL) = 1 ORDER BY p.sort_key, p.id
+        """
+
+    // MARK: - Medications (W6)
+
+    static let medicationsOfPatient = """
+        SELECT id, patient_id, name, generic_name, dosage_amount, dosage_unit, form, route, frequency_kind, \
+        frequency_count, frequency_times, frequency_time_labels, instructions, start_date, end_date, is_active, \
+        requires_prescription, inventory_current, inventory_minimum, inventory_package_size, \
+        inventory_expiration_date, created_at, updated_at, version, rowid FROM medication WHERE patient_id = ?
+        """
+    static let schedulesOfPatient = """
+        SELECT s.id, s.medication_id, s.times, s.time_labels, s.days_of_week, s.time_zone, s.created_at, \
+        s.updated_at, s.version FROM medication m JOIN medication_schedule s ON s.medication_id = m.id \
+        WHERE m.patient_id = ? ORDER BY s.created_at, s.id
+        """
+    static let logsOfPatient = """
+        SELECT id, medication_id, scheduled_at, taken_at, status, skip_reason, notes, created_at, updated_at, \
+        version FROM dose_log WHERE patient_id = ? AND scheduled_at >= ? AND scheduled_at < ? \
+        ORDER BY scheduled_at, medication_id
+        """
+}
