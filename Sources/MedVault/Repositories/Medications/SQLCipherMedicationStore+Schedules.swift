@@ -50,17 +50,7 @@ extension SQLCipherMedicationStore {
             guard let current else {
                 throw MedVaultError(.notFound, reason: "no schedule has this identifier")
             }
-            try MedicationValidation.validate(schedule)
-            guard schedule.medicationID == current.medicationID else {
-                throw MedVaultError.validation("medicationID", "cannot change")
-            }
-            guard schedule.version == current.version else {
-                throw MedVaultError(.conflict, reason: "the schedule changed since it was read")
-            }
-            var stored = schedule
-            stored.createdAt = current.createdAt
-            stored.updatedAt = clock.now()
-            stored.version = current.version + 1
+            let stored = try MedicationUpdateRule.updated(schedule, replacing: current, now: clock.now())
             try db.execute(MedicationScheduleRow.update, MedicationScheduleRow.updateArguments(stored))
             return stored
         }

@@ -85,17 +85,7 @@ public final class SQLCipherMedicationStore: MedicationStore {
             guard let (current, rowID) = try Self.fetchMedication(medication.id, db) else {
                 throw Self.noMedication
             }
-            try MedicationValidation.validate(medication)
-            guard medication.patientID == current.patientID else {
-                throw MedVaultError.validation("patientID", "cannot change")
-            }
-            guard medication.version == current.version else {
-                throw MedVaultError(.conflict, reason: "the medication changed since it was read")
-            }
-            var stored = medication
-            stored.createdAt = current.createdAt
-            stored.updatedAt = clock.now()
-            stored.version = current.version + 1
+            let stored = try MedicationUpdateRule.updated(medication, replacing: current, now: clock.now())
             try db.execute(MedicationRow.update, MedicationRow.updateArguments(stored, rowID: rowID))
             return stored
         }

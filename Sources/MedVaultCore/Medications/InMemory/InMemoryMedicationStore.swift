@@ -57,17 +57,7 @@ public actor InMemoryMedicationStore: MedicationStore {
 
     public func update(_ medication: Medication) throws -> Medication {
         let current = try existingMedication(medication.id)
-        try MedicationValidation.validate(medication)
-        guard medication.patientID == current.patientID else {
-            throw MedVaultError.validation("patientID", "cannot change")
-        }
-        guard medication.version == current.version else {
-            throw MedVaultError(.conflict, reason: "the medication changed since it was read")
-        }
-        var stored = medication
-        stored.createdAt = current.createdAt
-        stored.updatedAt = clock.now()
-        stored.version = current.version + 1
+        let stored = try MedicationUpdateRule.updated(medication, replacing: current, now: clock.now())
         tables.medications[stored.id] = stored
         return stored
     }
@@ -122,17 +112,7 @@ public actor InMemoryMedicationStore: MedicationStore {
         guard let current = tables.schedules[schedule.id] else {
             throw MedVaultError(.notFound, reason: "no schedule has this identifier")
         }
-        try MedicationValidation.validate(schedule)
-        guard schedule.medicationID == current.medicationID else {
-            throw MedVaultError.validation("medicationID", "cannot change")
-        }
-        guard schedule.version == current.version else {
-            throw MedVaultError(.conflict, reason: "the schedule changed since it was read")
-        }
-        var stored = schedule
-        stored.createdAt = current.createdAt
-        stored.updatedAt = clock.now()
-        stored.version = current.version + 1
+        let stored = try MedicationUpdateRule.updated(schedule, replacing: current, now: clock.now())
         tables.schedules[stored.id] = stored
         return stored
     }
