@@ -7,5 +7,6 @@ public enum MedVaultSchema {
     public static let migrator = SchemaMigrator([
         .init(version: 1, name: "clinical records", apply: ClinicalSchema.create),
         .init(version: 2, name: "medications", apply: MedicationSchema.create),
+        .init(version: 3, name: "ordered patient search index", apply: PatientSearchSchema.create),
     ])
 }

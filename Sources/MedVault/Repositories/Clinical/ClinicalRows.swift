@@ -50,12 +50,6 @@ enum ClinicalRows {
         return p
     }
 
-    /// The text the search index holds for `patient`: the folded tokens of its
-    /// searchable fields, separated by spaces.
-    static func searchTokens(_ patient: Patient) -> String {
-        patient.searchableFields.compactMap { $0 }.flatMap(SearchText.tokens(of:)).joined(separator: " ")
-    }
-
     // MARK: - Session
 
     static let sessionColumns = """

@@ -2,7 +2,8 @@ import Foundation
 import MedVaultCore
 
 /// The SQLCipher ``PatientRepository``: patients in the `patient` table, searched
-/// through the `patient_search` FTS4 index kept in the same transactions.
+/// through the `patient_search_token` index (``PatientSearchIndex``) kept in the same
+/// transactions.
 ///
 /// It behaves exactly as `InMemoryPatientRepository` (same rules, order and errors);
 /// the shared conformance suite checks both. Patients are never deleted: a trigger
@@ -33,18 +34,6 @@ public struct SQLCipherPatientRepository: PatientRepository {
     }
 
     static let selectByID = "SELECT rowid, \(ClinicalRows.patientColumns) FROM patient WHERE id = ?"
-    static let insertSearch = "INSERT INTO patient_search (docid, tokens) VALUES (?, ?)"
-
-    /// The search query of each filter: the index first (`CROSS JOIN` keeps that
-    /// order), then each match's row by rowid, then patient order.
-    static let searchSQL = Dictionary(uniqueKeysWithValues: PatientFilter.allCases.map { filter in
-        (filter, """
-            SELECT \(ClinicalRows.patientColumns(alias: "p")) FROM patient_search \
-            CROSS JOIN patient p ON p.rowid = patient_search.docid \
-            WHERE patient_search MATCH ? AND \(filterSQL(filter, alias: "p.")) ORDER BY p.sort_key, p.id
-            """)
-    })
-
     // MARK: - Writing
 
     @discardableResult
@@ -66,7 +55,7 @@ public struct SQLCipherPatientRepository: PatientRepository {
             try ClinicalSQL.inserting(parentField: "id") {
                 try db.execute(ClinicalRows.insertPatient, ClinicalRows.insertArguments(patient))
             }
-            try db.execute(Self.insertSearch, [.integer(db.lastInsertedRowID), .text(ClinicalRows.searchTokens(patient))])
+            try PatientSearchIndex.insert(patient, rowid: db.lastInsertedRowID, in: db)
         }
     }
 
@@ -98,8 +87,10 @@ public struct SQLCipherPatientRepository: PatientRepository {
                       value.nationalId.databaseValue, value.email.databaseValue, value.phoneNumber.databaseValue,
                       value.address.databaseValue, value.updatedAt.databaseValue, .integer(value.version),
                       .integer(rowid)])
-            try db.execute("UPDATE patient_search SET tokens = ? WHERE docid = ?",
-                           [.text(ClinicalRows.searchTokens(value)), .integer(rowid)])
+            if PatientSearchIndex.tokens(of: value) != PatientSearchIndex.tokens(of: stored)
+                || value.sortKey != stored.sortKey {
+                try PatientSearchIndex.replace(value, rowid: rowid, in: db)
+            }
             return value
         }
     }
@@ -130,7 +121,7 @@ public struct SQLCipherPatientRepository: PatientRepository {
         }
     }
 
-    /// The stored patient with `id` and its rowid (the search docid).
+    /// The stored patient with `id` and its rowid (the search index's `patient_rowid`).
     static func fetch(_ id: UUID, _ db: DatabaseConnection) throws -> (rowid: Int64, patient: Patient)? {
         try db.fetchOne(selectByID, [id.databaseValue]) { row in
             (row.int64(at: 0), try ClinicalRows.patient(row, from: 1))
@@ -178,19 +169,9 @@ public struct SQLCipherPatientRepository: PatientRepository {
     public func search(_ query: String, filter: PatientFilter, limit: Int) async throws -> [Patient] {
         try ClinicalSQL.checkLimit(limit)
         let queryTokens = SearchText.tokens(of: query)
-        guard let match = PatientSearchQuery.matchExpression(queryTokens) else { return [] }
-        let sql = Self.searchSQL[filter] ?? ""
+        guard !queryTokens.isEmpty else { return [] }
         return try await pool.read { db in
-            var result: [Patient] = []
-            try db.forEachRow(sql, [.text(match)]) { row in
-                let patient = try ClinicalRows.patient(row)
-                // The index is a fast filter; SearchText has the last word on what matches.
-                if PatientSearchQuery.matches(queryTokens, patient) {
-                    result.append(patient)
-                }
-                return result.count < limit
-            }
-            return result
+            try PatientSearchIndex.search(queryTokens, filter: filter, limit: limit, in: db)
         }
     }
 }

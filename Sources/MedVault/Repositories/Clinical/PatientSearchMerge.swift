@@ -1,0 +1,95 @@
+import Foundation
+import MedVaultCore
+
+/// One row of `patient_search_token`: a patient's position in patient order and the
+/// rowid to read it by.
+struct PatientSearchCandidate {
+    let sortKey: String
+    let id: UUID
+    let rowid: Int64
+
+    init(row: Row) throws {
+        sortKey = row.text(at: 0)
+        id = try row[1]
+        rowid = row.int64(at: 2)
+    }
+
+    /// Patient order, as SQLite's `ORDER BY sort_key, patient_id` sees it: the key's
+    /// UTF-8 bytes, then the identifier's 16 bytes.
+    func precedes(_ other: PatientSearchCandidate) -> Bool {
+        if sortKey != other.sortKey {
+            return sortKey.utf8.lexicographicallyPrecedes(other.sortKey.utf8)
+        }
+        return withUnsafeBytes(of: id.uuid) { mine in
+            withUnsafeBytes(of: other.id.uuid) { theirs in mine.lexicographicallyPrecedes(theirs) }
+        }
+    }
+}
+
+/// The candidates of a search in patient order: a k-way merge of the index rows of a
+/// few tokens, each token's rows read in patient order a batch at a time (keyset
+/// pagination on (sort_key, patient_id)), or one range already read and sorted.
+struct PatientSearchMerge {
+    /// Rows read per token and batch: a search usually wants 50 results, and a batch is
+    /// one index range read.
+    static let batchSize = 64
+
+    static let firstBatch = """
+        SELECT sort_key, patient_id, patient_rowid FROM patient_search_token \
+        WHERE token = ? ORDER BY sort_key, patient_id LIMIT ?
+        """
+    /// (sort_key, patient_id) > (?, ?) without row values; the first term bounds the range.
+    static let nextBatch = """
+        SELECT sort_key, patient_id, patient_rowid FROM patient_search_token \
+        WHERE token = ? AND sort_key >= ? AND (sort_key > ? OR patient_id > ?) \
+        ORDER BY sort_key, patient_id LIMIT ?
+        """
+
+    private struct Cursor {
+        let token: String
+        var buffer: ArraySlice<PatientSearchCandidate> = []
+        var last: PatientSearchCandidate?
+        var exhausted = false
+
+        /// Refills an empty buffer with the token's next batch.
+        mutating func fill(_ db: DatabaseConnection) throws {
+            guard buffer.isEmpty, !exhausted else { return }
+            let limit = DatabaseValue.integer(Int64(PatientSearchMerge.batchSize))
+            let batch: [PatientSearchCandidate]
+            if let last {
+                batch = try db.fetchAll(nextBatch, [.text(token), .text(last.sortKey), .text(last.sortKey),
+                                                    last.id.databaseValue, limit], PatientSearchCandidate.init(row:))
+            } else {
+                batch = try db.fetchAll(firstBatch, [.text(token), limit], PatientSearchCandidate.init(row:))
+            }
+            exhausted = batch.count < PatientSearchMerge.batchSize
+            last = batch.last ?? last
+            buffer = batch[...]
+        }
+    }
+
+    private var cursors: [Cursor]
+
+    /// Merges the index rows of `tokens`, read as needed.
+    init(tokens: [String]) {
+        cursors = tokens.map { Cursor(token: $0) }
+    }
+
+    /// Yields `sorted`, already in patient order.
+    init(sorted: [PatientSearchCandidate]) {
+        cursors = [Cursor(token: "", buffer: sorted[...], last: nil, exhausted: true)]
+    }
+
+    /// The smallest head among the tokens, removed from its cursor.
+    mutating func next(_ db: DatabaseConnection) throws -> PatientSearchCandidate? {
+        var smallest: Int?
+        for index in cursors.indices {
+            try cursors[index].fill(db)
+            guard let head = cursors[index].buffer.first else { continue }
+            if let current = smallest, let best = cursors[current].buffer.first, !head.precedes(best) { continue }
+            smallest = index
+        }
+        guard let smallest else { return nil }
+        return cursors[smallest].buffer.popFirst()
+    }
+}
