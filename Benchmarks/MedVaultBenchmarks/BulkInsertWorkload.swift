@@ -82,7 +82,7 @@ struct BulkInsertWorkload: Workload {
         }
         let count = try await pool.read { db in try db.fetchOne(Self.countSQL) { $0.int64(at: 0) } }
         await pool.close()
-        guard count == Int64(data.rowCount + data.patients.count) else {
+        guard count == Int64(data.rowCount + data.searchTokenCount) else {
             throw BenchmarkError("W1: MedVault stored \(count ?? -1) rows")
         }
         return (seconds, peak)
@@ -96,14 +96,14 @@ struct BulkInsertWorkload: Workload {
             try Stopwatch.seconds { try RawClinic.insert(data, into: db) }
         }
         let count = try db.scalarInt64(Self.countSQL)
-        guard count == Int64(data.rowCount + data.patients.count) else {
+        guard count == Int64(data.rowCount + data.searchTokenCount) else {
             throw BenchmarkError("W1: raw C stored \(count ?? -1) rows")
         }
         return (seconds, peak)
     }
 
     static let countSQL = """
-        SELECT (SELECT count(*) FROM patient) + (SELECT count(*) FROM patient_search) \
+        SELECT (SELECT count(*) FROM patient) + (SELECT count(*) FROM patient_search_token) \
         + (SELECT count(*) FROM clinical_session) + (SELECT count(*) FROM diagnosis)
         """
 }

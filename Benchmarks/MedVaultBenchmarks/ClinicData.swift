@@ -15,9 +15,9 @@ struct ClinicData: Sendable {
     let sessions: [ClinicalSession]
     let diagnoses: [Diagnosis]
 
-    /// The sort key and search-index text of each patient, for the raw side.
+    /// The sort key and search-index tokens of each patient, for the raw side.
     let sortKeys: [String]
-    let searchTokens: [String]
+    let searchTokens: [[String]]
 
     /// Every row the repositories write (the search-index rows not counted).
     var rowCount: Int { patients.count + sessions.count + diagnoses.count }
@@ -70,8 +70,14 @@ struct ClinicData: Sendable {
         self.searchTokens = patients.map(Self.searchTokens(of:))
     }
 
-    /// The text of a patient's search-index row: its searchable fields' folded tokens.
-    static func searchTokens(of patient: Patient) -> String {
-        patient.searchableFields.compactMap { $0 }.flatMap(SearchText.tokens(of:)).joined(separator: " ")
+    /// A patient's search-index rows: the distinct folded tokens of its searchable fields.
+    static func searchTokens(of patient: Patient) -> [String] {
+        var seen = Set<String>()
+        return patient.searchableFields.compactMap { $0 }.flatMap(SearchText.tokens(of:)).filter {
+            seen.insert($0).inserted
+        }
     }
+
+    /// The number of search-index rows of all patients.
+    var searchTokenCount: Int { searchTokens.reduce(0) { $0 + $1.count } }
 }

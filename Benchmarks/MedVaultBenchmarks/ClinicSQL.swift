@@ -23,7 +23,9 @@ enum ClinicSQL {
         email, phone_number, address, deleted_at, created_at, updated_at, version) \
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
-    static let insertSearch = "INSERT INTO patient_search (docid, tokens) VALUES (?, ?)"
+    static let insertSearchToken = """
+        INSERT INTO patient_search_token (token, sort_key, patient_id, patient_rowid) VALUES (?, ?, ?, ?)
+        """
     static let insertSession = """
         INSERT INTO clinical_session (\(sessionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
@@ -36,7 +38,6 @@ enum ClinicSQL {
         biological_sex = ?, national_id = ?, email = ?, phone_number = ?, address = ?, \
         updated_at = ?, version = ? WHERE rowid = ?
         """
-    static let updateSearch = "UPDATE patient_search SET tokens = ? WHERE docid = ?"
 
     // MARK: - Reads (W2, W3, W4)
 
@@ -48,12 +49,29 @@ enum ClinicSQL {
     static let diagnosesOfSession = """
         SELECT \(diagnosisColumns) FROM diagnosis WHERE session_id = ? ORDER BY diagnosed_at, id
         """
-    static let searchActive = """
-        SELECT p.id, p.first_name, p.last_name, p.date_of_birth, p.biological_sex, p.national_id, p.email, \
-        p.phone_number, p.address, p.deleted_at, p.created_at, p.updated_at, p.version FROM patient_search \
-        CROSS JOIN patient p ON p.rowid = patient_search.docid \
-        WHERE patient_search MATCH ? AND (p.deleted_at IS NULL) = 1 ORDER BY p.sort_key, p.id
+
+    // MARK: - Search (W4), PatientSearchIndex and PatientSearchMerge
+
+    static let firstToken = """
+        SELECT token FROM patient_search_token WHERE token >= ? AND token < ? ORDER BY token LIMIT 1
         """
+    static let nextToken = """
+        SELECT token FROM patient_search_token WHERE token > ? AND token < ? ORDER BY token LIMIT 1
+        """
+    static let rangeCandidates = """
+        SELECT sort_key, patient_id, patient_rowid FROM patient_search_token \
+        WHERE token >= ? AND token < ? ORDER BY sort_key, patient_id
+        """
+    static let firstBatch = """
+        SELECT sort_key, patient_id, patient_rowid FROM patient_search_token \
+        WHERE token = ? ORDER BY sort_key, patient_id LIMIT ?
+        """
+    static let nextBatch = """
+        SELECT sort_key, patient_id, patient_rowid FROM patient_search_token \
+        WHERE token = ? AND sort_key >= ? AND (sort_key > ? OR patient_id > ?) \
+        ORDER BY sort_key, patient_id LIMIT ?
+        """
+    static let patientByRowid = "SELECT \(patientColumns) FROM patient WHERE rowid = ?"
 
     // MARK: - Medications (W6)
 

@@ -57,12 +57,12 @@ enum RawClinic {
     // MARK: - Writing
 
     /// Inserts `data` as the three batch calls do: one transaction of patients (each
-    /// with its search-index row), one of sessions, one of diagnoses.
+    /// with its search-index rows), one of sessions, one of diagnoses.
     static func insert(_ data: ClinicData, into db: RawSQLCipher) throws {
         let begin = try db.prepare("BEGIN IMMEDIATE")
         let commit = try db.prepare("COMMIT")
         let insertPatient = try db.prepare(ClinicSQL.insertPatient)
-        let insertSearch = try db.prepare(ClinicSQL.insertSearch)
+        let insertSearchToken = try db.prepare(ClinicSQL.insertSearchToken)
         let insertSession = try db.prepare(ClinicSQL.insertSession)
         let insertDiagnosis = try db.prepare(ClinicSQL.insertDiagnosis)
         do {
@@ -83,9 +83,14 @@ enum RawClinic {
                 try insertPatient.bind(13, p.updatedAt.millisecondsSince1970)
                 try insertPatient.bind(14, p.version)
                 try insertPatient.run()
-                try insertSearch.bind(1, db.lastInsertedRowID)
-                try insertSearch.bind(2, data.searchTokens[index])
-                try insertSearch.run()
+                let rowid = db.lastInsertedRowID
+                for token in data.searchTokens[index] {
+                    try insertSearchToken.bind(1, token)
+                    try insertSearchToken.bind(2, data.sortKeys[index])
+                    try insertSearchToken.bind(3, bytes: p.id.bytes)
+                    try insertSearchToken.bind(4, rowid)
+                    try insertSearchToken.run()
+                }
             }
             try commit.run()
             try begin.run()

@@ -5,8 +5,9 @@ import Foundation
 ///
 /// A history read is a few index lookups, so its cost should grow with the B-tree
 /// depth only (logarithmically). A 3-letter prefix search returns the first 50 of
-/// the matches in name order, and the number of matches grows with the clinic: the
-/// FTS4 doclist of a prefix and the sort of its rows grow linearly, on both sides.
+/// the matches in name order; the number of matches grows with the clinic, but the
+/// ordered token index reads the few tokens under the prefix already in name order,
+/// so its cost too should grow with the depth only.
 /// The growth line's "MedVault" and "reference" are MedVault's p50 on the largest and
 /// the middle clinic, so its ratio is the growth (target < 2× from 10k to 100k); the
 /// raw-C growth follows for comparison.

@@ -6,9 +6,10 @@ import MedVaultCore
 ///
 /// Each query is the first three letters of a random patient's first name or first
 /// surname as written (accents included: "Núñ", "Ibá", "Jos"). MedVault:
-/// `patients.search(query, filter: .active, limit: 50)` (folding the query, the FTS4
-/// `MATCH`, decoding, SearchText's final check). Raw C: the same statement with the
-/// folded prefix term precomputed (`nun*`), stepping up to 50 rows, each copied out.
+/// `patients.search(query, filter: .active, limit: 50)` (folding the query, the token
+/// index walk and merge, decoding). Raw C: the same statements and merge
+/// (``RawPatientSearch``) with the folded prefix precomputed (`nun`), up to 50 rows,
+/// each copied out.
 struct SearchWorkload: Workload {
     let id = "W4"
     let title = "accent-insensitive prefix search"
@@ -31,7 +32,7 @@ struct SearchWorkload: Workload {
 
     struct Query: Sendable {
         let text: String
-        let match: String
+        let folded: String
     }
 
     static func measure(_ clinic: ReadFixtures.Clinic, queries count: Int, context: BenchmarkContext) async throws
@@ -42,24 +43,19 @@ struct SearchWorkload: Workload {
             let patient = clinic.data.patients[Int.random(in: 0..<clinic.data.patients.count, using: &rng)]
             let name = Bool.random(using: &rng) ? patient.firstName : patient.lastName
             let text = String(name.prefix(3))
-            let match = SearchText.tokens(of: text).map { $0 + "*" }.joined(separator: " ")
-            return Query(text: text, match: match)
+            return Query(text: text, folded: SearchText.tokens(of: text).joined(separator: " "))
         }
         let pool = try await ReadFixtures.openPool(clinic)
         let patients = SQLCipherPatientRepository(pool: pool)
         let raw = try RawSQLCipher(path: clinic.url.path, key: .raw(clinic.key), role: .reader)
-        let search = try raw.prepare(ClinicSQL.searchActive)
+        let search = try RawPatientSearch(raw)
         let limit = 50
         var medVaultRows = 0
         var rawRows = 0
         let result = try await Alternating.measure(queries, warmUps: 50, medVault: { query in
             medVaultRows += try await patients.search(query.text, filter: .active, limit: limit).count
         }, reference: { query in
-            try search.bind(1, query.match)
-            var rows: [RawClinic.PatientRow] = []
-            while rows.count < limit, try search.step() { rows.append(RawClinic.patient(search)) }
-            search.reset()
-            rawRows += rows.count
+            rawRows += try search.search(prefix: query.folded, limit: limit).count
         })
         await pool.close()
         guard medVaultRows == rawRows, medVaultRows > 0 else {

@@ -7,9 +7,10 @@ import MedVaultKeys
 /// own durable transaction (`synchronous = FULL`: one WAL fsync per commit).
 ///
 /// MedVault: `patients.update(patient)` (validation, a read of the stored row for the
-/// version check, the `UPDATE`, the search-index `UPDATE`, commit). Raw C: the same
+/// version check, the `UPDATE`, commit; the address is not searchable, so the search
+/// index is left alone once the tokens are compared). Raw C: the same
 /// `BEGIN IMMEDIATE`, `SELECT` by id (its columns copied out, the version compared),
-/// both `UPDATE`s and `COMMIT`, statements prepared once. Each side has its own file
+/// `UPDATE` and `COMMIT`, statements prepared once. Each side has its own file
 /// with the same patients; the sides alternate in blocks of 50 updates (the side that
 /// starts alternates too), so a slow stretch of the disk hits both.
 struct WriteLatencyWorkload: Workload {
@@ -40,7 +41,6 @@ struct WriteLatencyWorkload: Workload {
         let begin = try raw.prepare("BEGIN IMMEDIATE")
         let select = try raw.prepare(ClinicSQL.selectPatientByID)
         let update = try raw.prepare(ClinicSQL.updatePatient)
-        let updateSearch = try raw.prepare(ClinicSQL.updateSearch)
         let commit = try raw.prepare("COMMIT")
         var rawVersions = [Int64](repeating: 1, count: data.patients.count)
         let stampMS = ClinicData.stamp.millisecondsSince1970
@@ -64,7 +64,6 @@ struct WriteLatencyWorkload: Workload {
                         }
                     } else {
                         let p = data.patients[index]
-                        let tokens = data.searchTokens[index]
                         let sortKey = data.sortKeys[index]
                         let expected = rawVersions[index]
                         seconds = try Stopwatch.seconds {
@@ -88,9 +87,6 @@ struct WriteLatencyWorkload: Workload {
                             try update.bind(11, expected + 1)
                             try update.bind(12, rowid)
                             try update.run()
-                            try updateSearch.bind(1, tokens)
-                            try updateSearch.bind(2, rowid)
-                            try updateSearch.run()
                             try commit.run()
                         }
                         rawVersions[index] = expected + 1

@@ -1,0 +1,126 @@
+/// W4's raw reference: the algorithm of MedVault's `PatientSearchIndex` (find the
+/// distinct tokens under the prefix, merge their index rows in patient order a batch
+/// at a time, read each candidate's row by rowid) on statements prepared once, for a
+/// one-word query of active patients, inside one `BEGIN … COMMIT` read transaction as
+/// MedVault's `pool.read` (one snapshot, one lock, instead of one per statement). Rows
+/// are copied into ``RawClinic/PatientRow``.
+final class RawPatientSearch {
+    private struct Candidate {
+        let sortKey: String
+        let id: [UInt8]
+        let rowid: Int64
+
+        func precedes(_ other: Candidate) -> Bool {
+            sortKey == other.sortKey
+                ? id.lexicographicallyPrecedes(other.id)
+                : sortKey.utf8.lexicographicallyPrecedes(other.sortKey.utf8)
+        }
+    }
+
+    private struct Cursor {
+        let token: String
+        var buffer: [Candidate] = []
+        var position = 0
+        var exhausted = false
+        var head: Candidate? { position < buffer.count ? buffer[position] : nil }
+    }
+
+    static let maxMergedTokens = 32
+    static let batchSize: Int64 = 64
+
+    private let begin, commit: RawStatement
+    private let firstToken, nextToken, rangeCandidates, firstBatch, nextBatch, patientByRowid: RawStatement
+
+    init(_ db: RawSQLCipher) throws {
+        begin = try db.prepare("BEGIN")
+        commit = try db.prepare("COMMIT")
+        firstToken = try db.prepare(ClinicSQL.firstToken)
+        nextToken = try db.prepare(ClinicSQL.nextToken)
+        rangeCandidates = try db.prepare(ClinicSQL.rangeCandidates)
+        firstBatch = try db.prepare(ClinicSQL.firstBatch)
+        nextBatch = try db.prepare(ClinicSQL.nextBatch)
+        patientByRowid = try db.prepare(ClinicSQL.patientByRowid)
+    }
+
+    /// The first `limit` active patients holding a token that starts with `prefix` (folded).
+    func search(prefix: String, limit: Int) throws -> [RawClinic.PatientRow] {
+        try begin.run()
+        defer { try? commit.run() }
+        let upper = prefix + "\u{10FFFF}"
+        var tokens: [String] = []
+        try firstToken.bind(1, prefix)
+        try firstToken.bind(2, upper)
+        var probe = try firstToken.step() ? firstToken.text(at: 0) : nil
+        firstToken.reset()
+        while let token = probe, tokens.count <= Self.maxMergedTokens {
+            tokens.append(token)
+            try nextToken.bind(1, token)
+            try nextToken.bind(2, upper)
+            probe = try nextToken.step() ? nextToken.text(at: 0) : nil
+            nextToken.reset()
+        }
+        var cursors: [Cursor]
+        if tokens.count > Self.maxMergedTokens {
+            try rangeCandidates.bind(1, prefix)
+            try rangeCandidates.bind(2, upper)
+            cursors = [Cursor(token: "", buffer: try Self.candidates(rangeCandidates), exhausted: true)]
+        } else {
+            cursors = tokens.map { Cursor(token: $0) }
+        }
+        var rows: [RawClinic.PatientRow] = []
+        var previousID: [UInt8] = []
+        while rows.count < limit {
+            var smallest: Int?
+            for index in cursors.indices {
+                try fill(&cursors[index])
+                guard let head = cursors[index].head else { continue }
+                if let current = smallest, let best = cursors[current].head, !head.precedes(best) { continue }
+                smallest = index
+            }
+            guard let smallest, let candidate = cursors[smallest].head else { break }
+            cursors[smallest].position += 1
+            guard candidate.id != previousID else { continue }
+            previousID = candidate.id
+            try patientByRowid.bind(1, candidate.rowid)
+            if try patientByRowid.step() {
+                let row = RawClinic.patient(patientByRowid)
+                if row.deletedAt == nil { rows.append(row) }
+            }
+            patientByRowid.reset()
+        }
+        return rows
+    }
+
+    private func fill(_ cursor: inout Cursor) throws {
+        guard cursor.head == nil, !cursor.exhausted else { return }
+        let statement: RawStatement
+        if let last = cursor.buffer.last {
+            statement = nextBatch
+            try statement.bind(1, cursor.token)
+            try statement.bind(2, last.sortKey)
+            try statement.bind(3, last.sortKey)
+            try statement.bind(4, bytes: last.id)
+            try statement.bind(5, Self.batchSize)
+        } else {
+            statement = firstBatch
+            try statement.bind(1, cursor.token)
+            try statement.bind(2, Self.batchSize)
+        }
+        let batch = try Self.candidates(statement)
+        cursor.exhausted = batch.count < Self.batchSize
+        if !batch.isEmpty {
+            cursor.buffer = batch
+            cursor.position = 0
+        }
+    }
+
+    private static func candidates(_ statement: RawStatement) throws -> [Candidate] {
+        var candidates: [Candidate] = []
+        while try statement.step() {
+            candidates.append(Candidate(sortKey: statement.text(at: 0), id: statement.blob(at: 1),
+                                        rowid: statement.int64(at: 2)))
+        }
+        statement.reset()
+        return candidates
+    }
+}
