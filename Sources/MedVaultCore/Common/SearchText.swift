@@ -2,9 +2,9 @@ import Foundation
 
 /// The text folding behind MedVault's case- and accent-insensitive search.
 ///
-/// It mirrors SQLite's FTS4 `unicode61` tokenizer with `remove_diacritics=1`, which
-/// the SQLCipher repositories use, so the in-memory repositories find exactly the
-/// same records: text is split into tokens at every character that is not a letter
+/// It mirrors SQLite's FTS4 `unicode61` tokenizer with `remove_diacritics=1` (the
+/// SQLCipher medication search; the patient search index stores these tokens
+/// themselves), so the in-memory repositories find exactly the same records: text is split into tokens at every character that is not a letter
 /// or digit, and each token is lower-cased with its diacritics removed.
 /// A query matches when every query token is a prefix of some token of the record.
 ///

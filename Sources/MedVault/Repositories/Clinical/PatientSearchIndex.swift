@@ -11,8 +11,8 @@ import MedVaultCore
 ///    probe each ("garces", "garcia", "garrido");
 /// 2. merges those tokens' rows, each already in patient order, reading them in small
 ///    batches, so the first patients come out first without sorting every match;
-/// 3. reads each candidate's row and keeps it when the filter and ``SearchText``'s
-///    rule (every query token a prefix of one of its tokens) agree, until `limit`.
+/// 3. reads each candidate's row and keeps it when the filter includes it and the other
+///    query words are prefixes of its tokens too, until `limit`.
 ///
 /// The work is proportional to the distinct tokens plus the rows returned, not to the
 /// number of matches: at 100,000 patients a 3-letter prefix costs about what it costs at
@@ -20,7 +20,7 @@ import MedVaultCore
 /// a phone number) is read as one range instead and sorted, as an ordinary index would.
 ///
 /// Of a multi-word query, the longest word walks the index (the most selective, as a
-/// rule); the other words are checked on each candidate. Query words are bound as values,
+/// rule); the other words are checked on each candidate by ``SearchText``'s rule. Query words are bound as values,
 /// never spliced into SQL, so nothing a user types reaches a query parser.
 enum PatientSearchIndex {
     /// Beyond this many distinct tokens under one prefix, the search reads the whole
@@ -77,6 +77,9 @@ enum PatientSearchIndex {
     ) throws -> [Patient] {
         guard let walker = queryTokens.max(by: { $0.utf8.count < $1.utf8.count }), limit > 0 else { return [] }
         let upper = walker + "\u{10FFFF}"
+        // Every candidate holds a token in [walker, upper), which is exactly a token
+        // starting with `walker`: only the other words remain to be checked.
+        let others = queryTokens.filter { $0 != walker }
         var candidates = try candidateStream(prefix: walker, upper: upper, in: db)
         var result: [Patient] = []
         var previousID: UUID?
@@ -86,7 +89,7 @@ enum PatientSearchIndex {
             previousID = candidate.id
             guard let patient = try db.fetchOne(patientByRowid, [.integer(candidate.rowid)], {
                 try ClinicalRows.patient($0)
-            }), filter.includes(patient), matches(queryTokens, patient) else { continue }
+            }), filter.includes(patient), others.isEmpty || matches(others, patient) else { continue }
             result.append(patient)
         }
         return result
@@ -111,7 +114,7 @@ enum PatientSearchIndex {
     }
 
     /// Whether every token of `queryTokens` is a prefix of a token of `patient`'s
-    /// searchable fields: ``SearchText``'s rule, the last word on what matches.
+    /// searchable fields: ``SearchText``'s rule.
     static func matches(_ queryTokens: [String], _ patient: Patient) -> Bool {
         let tokens = patient.searchableFields.compactMap { $0 }.flatMap(SearchText.tokens(of:))
         return queryTokens.allSatisfy { query in tokens.contains { $0.hasPrefix(query) } }
