@@ -55,16 +55,35 @@ actor ConnectionActor {
         try body(try openedConnection())
     }
 
+    /// The kinds of transaction ``transaction(ticket:kind:_:)`` runs.
+    enum TransactionKind {
+        /// `BEGIN DEFERRED` on a read connection.
+        case read
+        /// `BEGIN IMMEDIATE` on the writer.
+        case write
+        /// `BEGIN DEFERRED` on the writer, with `PRAGMA query_only` on for its duration,
+        /// so the read closure cannot write, as on a read connection.
+        case readOnWriter
+    }
+
     /// Runs `body` in a transaction: committed when it returns, rolled back when it
     /// throws or the task is cancelled.
     func transaction<Value: Sendable>(
-        ticket: UInt64, immediate: Bool, _ body: @Sendable (DatabaseConnection) throws -> Value
+        ticket: UInt64, kind: TransactionKind, _ body: @Sendable (DatabaseConnection) throws -> Value
     ) throws -> Value {
         let connection = try openedConnection()
         if Task.isCancelled { throw DatabasePool.cancelledError }
         interrupter.begin(ticket)
         defer { interrupter.end() }
-        try connection.execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        if kind == .readOnWriter {
+            try connection.execute("PRAGMA query_only = ON")
+        }
+        defer {
+            if kind == .readOnWriter {
+                restoreWrites(connection)
+            }
+        }
+        try connection.execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         do {
             let value = try body(connection)
             if Task.isCancelled { throw DatabasePool.cancelledError }
@@ -78,6 +97,16 @@ actor ConnectionActor {
                 throw DatabasePool.cancelledError
             }
             throw error
+        }
+    }
+
+    /// Turns `query_only` off again after a read on the writer. Should that fail, the
+    /// connection is closed rather than left read-only: the next use reopens it.
+    private func restoreWrites(_ connection: DatabaseConnection) {
+        do {
+            try connection.execute("PRAGMA query_only = OFF")
+        } catch {
+            suspend()
         }
     }
 

@@ -8,6 +8,10 @@ import MedVaultKeys
 ///
 /// Reads run in a read transaction, so every statement of one ``read(_:)`` closure
 /// sees the same snapshot, and they proceed while a write is in progress (WAL).
+/// A read connection is opened only when a read finds the writer busy: until then,
+/// reads run on the idle writer, read-only (`PRAGMA query_only`), so an app that
+/// never reads while it writes keeps a single connection. Once a read connection
+/// exists, reads never use the writer again.
 /// Writes are serialized; each ``write(_:)`` closure is one durable transaction:
 /// committed when the closure returns, rolled back when it throws or the task is
 /// cancelled.
@@ -121,9 +125,14 @@ public final class DatabasePool: Sendable {
     public func read<Value: Sendable>(_ body: @escaping @Sendable (DatabaseConnection) throws -> Value) async throws -> Value {
         try await gate.enter()
         defer { gate.leave() }
-        let (index, reader) = readers.acquire()
-        defer { readers.release(index) }
-        return try await run(on: reader, immediate: false, body)
+        switch readers.acquire() {
+        case .writer:
+            defer { readers.releaseWriter() }
+            return try await run(on: writer, kind: .readOnWriter, body)
+        case .reader(let index, let reader):
+            defer { readers.release(index) }
+            return try await run(on: reader, kind: .read, body)
+        }
     }
 
     /// Runs `body` in a write transaction on the single writer connection.
@@ -137,7 +146,9 @@ public final class DatabasePool: Sendable {
     public func write<Value: Sendable>(_ body: @escaping @Sendable (DatabaseConnection) throws -> Value) async throws -> Value {
         try await gate.enter()
         defer { gate.leave() }
-        return try await run(on: writer, immediate: true, body)
+        readers.acquireWriter()
+        defer { readers.releaseWriter() }
+        return try await run(on: writer, kind: .write, body)
     }
 
     /// Runs `body` on the writer connection outside any transaction, for statements
@@ -147,20 +158,25 @@ public final class DatabasePool: Sendable {
     ) async throws -> Value {
         try await gate.enter()
         defer { gate.leave() }
+        readers.acquireWriter()
+        defer { readers.releaseWriter() }
         return try await writer.withConnection(body)
     }
 
     private func run<Value: Sendable>(
-        on actor: ConnectionActor, immediate: Bool,
+        on actor: ConnectionActor, kind: ConnectionActor.TransactionKind,
         _ body: @escaping @Sendable (DatabaseConnection) throws -> Value
     ) async throws -> Value {
         let ticket = actor.interrupter.makeTicket()
         return try await withTaskCancellationHandler {
-            try await actor.transaction(ticket: ticket, immediate: immediate, body)
+            try await actor.transaction(ticket: ticket, kind: kind, body)
         } onCancel: {
             actor.interrupter.interrupt(ticket)
         }
     }
+
+    /// How many read connections the pool has opened (for tests).
+    var openedReaderCount: Int { readers.all().count }
 
     // MARK: - Closing
 

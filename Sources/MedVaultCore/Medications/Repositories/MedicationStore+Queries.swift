@@ -119,26 +119,16 @@ extension MedicationStore {
             throw MedVaultError(.invalidArgument, reason: "the grace window must not be negative")
         }
         let range = LocalTime.interval(from: first, through: last, in: timeZone)
-        var medications = try await medications(forPatient: patientID, filter: .all)
-        var logs: [DoseLog]
-        let schedules: [MedicationSchedule]
-        if let medicationID {
-            medications = medications.filter { $0.id == medicationID }
-            schedules = try await self.schedules(forMedication: medicationID)
-            logs = try await history(forMedication: medicationID, in: range)
-        } else {
-            schedules = try await self.schedules(forPatient: patientID)
-            logs = try await self.logs(forPatient: patientID, in: range)
-        }
-        let schedulesByMedication = Dictionary(grouping: schedules, by: \.medicationID)
+        let inputs = try await doseInputs(forPatient: patientID, medicationID: medicationID, in: range)
+        let schedulesByMedication = Dictionary(grouping: inputs.schedules, by: \.medicationID)
         var expected: [ExpectedDose] = []
-        for medication in medications {
+        for medication in inputs.medications {
             expected += DoseExpansion.expectedDoses(
                 for: medication, schedules: schedulesByMedication[medication.id] ?? [],
                 in: range, fallbackTimeZone: timeZone
             )
         }
-        logs = logs.filter { range.contains($0.scheduledAt) }
+        let logs = inputs.logs.filter { range.contains($0.scheduledAt) }
         return DoseResolution.merge(expected: expected, logs: logs, now: clock.now(), graceWindow: graceWindow)
     }
 }
