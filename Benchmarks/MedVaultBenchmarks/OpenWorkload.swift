@@ -16,7 +16,7 @@ import MedVaultKeys
 ///   iteration count), on a second file with the same rows;
 /// - diagnostic: raw C running the same statements on the same single connection as
 ///   the pool (a writer that reads `user_version`, then the query in a read
-///   transaction with `query_only` on and off around it), which separates the Swift
+///   transaction), which separates the Swift
 ///   layer's own cost (threads, actors, checks) from SQLCipher's.
 /// The figure is the median over the iterations; closing is not timed.
 struct OpenWorkload: Workload {
@@ -98,8 +98,8 @@ struct OpenWorkload: Workload {
     }
 
     /// Opens one writer connection and queries (or, `likePool`, runs on it what the
-    /// pool runs: the schema version read, then the query in a read transaction
-    /// with `query_only` on, as the pool's first read on its idle writer).
+    /// pool runs: the schema version read, then the query in a read transaction, as
+    /// the pool's first read on its idle writer).
     private func openRaw(_ url: URL, key: RawSQLCipher.Key, expected: Int64, likePool: Bool = false) throws -> Double {
         var db: RawSQLCipher?
         var count: Int64?
@@ -108,13 +108,13 @@ struct OpenWorkload: Workload {
             db = opened
             if likePool {
                 _ = try opened.scalarInt64("PRAGMA user_version")
-                try opened.exec("PRAGMA query_only = ON; BEGIN DEFERRED;")
+                try opened.exec("BEGIN DEFERRED;")
             }
             let query = try opened.prepare(Self.firstQuery)
             count = try query.step() ? query.int64(at: 0) : nil
             if likePool {
                 query.reset()
-                try opened.exec("COMMIT; PRAGMA query_only = OFF;")
+                try opened.exec("COMMIT;")
             }
         }
         withExtendedLifetime(db) {} // closes after this line, outside the timed region

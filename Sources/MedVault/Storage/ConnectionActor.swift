@@ -61,8 +61,8 @@ actor ConnectionActor {
         case read
         /// `BEGIN IMMEDIATE` on the writer.
         case write
-        /// `BEGIN DEFERRED` on the writer, with `PRAGMA query_only` on for its duration,
-        /// so the read closure cannot write, as on a read connection.
+        /// `BEGIN DEFERRED` on the writer, refusing every statement that would write
+        /// (``DatabaseConnection/refusesWrites``), as a read connection does.
         case readOnWriter
     }
 
@@ -75,14 +75,8 @@ actor ConnectionActor {
         if Task.isCancelled { throw DatabasePool.cancelledError }
         interrupter.begin(ticket)
         defer { interrupter.end() }
-        if kind == .readOnWriter {
-            try connection.execute("PRAGMA query_only = ON")
-        }
-        defer {
-            if kind == .readOnWriter {
-                restoreWrites(connection)
-            }
-        }
+        connection.refusesWrites = kind == .readOnWriter
+        defer { connection.refusesWrites = false }
         try connection.execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         do {
             let value = try body(connection)
@@ -97,16 +91,6 @@ actor ConnectionActor {
                 throw DatabasePool.cancelledError
             }
             throw error
-        }
-    }
-
-    /// Turns `query_only` off again after a read on the writer. Should that fail, the
-    /// connection is closed rather than left read-only: the next use reopens it.
-    private func restoreWrites(_ connection: DatabaseConnection) {
-        do {
-            try connection.execute("PRAGMA query_only = OFF")
-        } catch {
-            suspend()
         }
     }
 

@@ -23,6 +23,12 @@ public final class DatabaseConnection {
     let handle: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
     private var isClosed = false
+    /// Whether statements that would write are refused (a read served by the writer).
+    ///
+    /// Checked per statement with `sqlite3_stmt_readonly` rather than with
+    /// `PRAGMA query_only`: changing a flag pragma expires every prepared statement of
+    /// the connection, so each read would pay to prepare its statements again.
+    var refusesWrites = false
 
     init(handle: OpaquePointer) {
         self.handle = handle
@@ -42,6 +48,7 @@ public final class DatabaseConnection {
     /// - Throws: ``MedVaultError`` mapped from the SQLite result.
     public func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
         let statement = try cachedStatement(sql)
+        try checkWritePermitted(statement)
         defer { reset(statement) }
         try bind(arguments, to: statement)
         while true {
@@ -53,6 +60,7 @@ public final class DatabaseConnection {
 
     /// Runs several `;`-separated statements without arguments (schema scripts).
     public func executeScript(_ sql: String) throws {
+        if refusesWrites { return try executeReadOnlyScript(sql) }
         let result = sqlite3_exec(handle, sql, nil, nil, nil)
         if result != SQLITE_OK { throw failure(result, "executing a script") }
     }
@@ -94,6 +102,7 @@ public final class DatabaseConnection {
         _ sql: String, _ arguments: [DatabaseValue] = [], _ body: (Row) throws -> Bool
     ) throws {
         let statement = try cachedStatement(sql)
+        try checkWritePermitted(statement)
         defer { reset(statement) }
         try bind(arguments, to: statement)
         let row = Row(statement: statement)
@@ -126,6 +135,32 @@ public final class DatabaseConnection {
         }
         statements[sql] = statement
         return statement
+    }
+
+    /// Refuses a statement that would write while ``refusesWrites`` is set, with the
+    /// error a read connection (`query_only`) gives.
+    private func checkWritePermitted(_ statement: OpaquePointer) throws {
+        if refusesWrites && sqlite3_stmt_readonly(statement) == 0 {
+            throw SQLiteResult.error(SQLITE_READONLY, connection: nil, context: "writing in a read transaction")
+        }
+    }
+
+    /// Runs a script one statement at a time, refusing any that would write.
+    private func executeReadOnlyScript(_ sql: String) throws {
+        try sql.withCString { start in
+            var next: UnsafePointer<CChar>? = start
+            while let current = next, current.pointee != 0 {
+                var statement: OpaquePointer?
+                let result = sqlite3_prepare_v2(handle, current, -1, &statement, &next)
+                guard result == SQLITE_OK else { throw failure(result, "executing a script") }
+                guard let statement else { continue }  // only whitespace or a comment
+                defer { sqlite3_finalize(statement) }
+                try checkWritePermitted(statement)
+                var step = sqlite3_step(statement)
+                while step == SQLITE_ROW { step = sqlite3_step(statement) }
+                if step != SQLITE_DONE { throw failure(step, "executing a script") }
+            }
+        }
     }
 
     private func reset(_ statement: OpaquePointer) {

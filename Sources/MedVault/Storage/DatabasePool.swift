@@ -9,9 +9,10 @@ import MedVaultKeys
 /// Reads run in a read transaction, so every statement of one ``read(_:)`` closure
 /// sees the same snapshot, and they proceed while a write is in progress (WAL).
 /// A read connection is opened only when a read finds the writer busy: until then,
-/// reads run on the idle writer, read-only (`PRAGMA query_only`), so an app that
-/// never reads while it writes keeps a single connection. Once a read connection
-/// exists, reads never use the writer again.
+/// reads run on the idle writer, read-only (any statement that would write is
+/// refused, as on a read connection), so an app that never reads while it writes
+/// keeps a single connection. Once a read connection exists, reads never use the
+/// writer again.
 /// Writes are serialized; each ``write(_:)`` closure is one durable transaction:
 /// committed when the closure returns, rolled back when it throws or the task is
 /// cancelled.

@@ -31,7 +31,16 @@ struct ReadOnWriterTests {
                 }
             }
             #expect(refused?.sqliteCode.map { $0 & 0xFF } == 8)  // SQLITE_READONLY, as on a read connection
-            #expect(pool.openedReaderCount == 0)  // it ran on the writer
+            #expect(refused?.code == .permissionDenied)
+            // A script is checked statement by statement: reads run, the write is refused.
+            let script = await #expect(throws: MedVaultError.self) {
+                try await pool.read { db in
+                    try db.executeScript("SELECT count(*) FROM note; PRAGMA user_version; DELETE FROM note; ")
+                }
+            }
+            #expect(script?.sqliteCode.map { $0 & 0xFF } == 8)
+            try await pool.read { db in try db.executeScript("SELECT 1; -- a comment\n PRAGMA user_version;") }
+            #expect(pool.openedReaderCount == 0)  // they ran on the writer
             #expect(try await StorageFixtures.noteNumbers(pool).isEmpty)
             try await StorageFixtures.insertNote(pool, 2, "allowed")
             #expect(try await StorageFixtures.noteNumbers(pool) == [2])
