@@ -79,6 +79,13 @@ enum ClinicalSQL {
     /// Creates a batch in one write transaction: validates every input first (outside
     /// the writer), inserts the valid prefix with `insert`, then reports the first
     /// invalid input's error, so that an earlier storage error wins, as in memory.
+    ///
+    /// Memory: the validated copy is the only state that grows with the batch, and it
+    /// is the return value (`MemoryLayout<Record>.stride` per row: 18 MiB for 100,000
+    /// diagnoses; the strings are shared with the inputs). Each row's statement
+    /// arguments are built inside `insert` and freed after their row: building them all
+    /// before the transaction added ≈0.5 KiB a row (a `[DatabaseValue]` and a `Data`
+    /// per UUID), 50 MiB of W1's peak for 100,000 diagnoses.
     static func insertBatch<Input, Record: Sendable>(
         _ inputs: [Input], into pool: DatabasePool,
         validate: (Input) throws -> Record,
