@@ -20,8 +20,9 @@ import MedVaultCore
 /// a phone number) is read as one range instead and sorted, as an ordinary index would.
 ///
 /// Of a multi-word query, the longest word walks the index (the most selective, as a
-/// rule); the other words are checked on each candidate by ``SearchText``'s rule. Query words are bound as values,
-/// never spliced into SQL, so nothing a user types reaches a query parser.
+/// rule); the other words are checked on each candidate by ``SearchText``'s rule.
+/// Query words are bound as values, never spliced into SQL, so nothing a user types
+/// reaches a query parser.
 enum PatientSearchIndex {
     /// Beyond this many distinct tokens under one prefix, the search reads the whole
     /// range sorted rather than merging one cursor per token.
