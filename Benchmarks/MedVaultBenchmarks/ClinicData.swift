@@ -73,7 +73,7 @@ struct ClinicData: Sendable {
     /// A patient's search-index rows: the distinct folded tokens of its searchable fields.
     static func searchTokens(of patient: Patient) -> [String] {
         var seen = Set<String>()
-        return patient.searchableFields.compactMap { $0 }.flatMap(SearchText.tokens(of:)).filter {
+        return patient.searchTokens.filter {
             seen.insert($0).inserted
         }
     }

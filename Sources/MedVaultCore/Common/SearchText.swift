@@ -84,9 +84,15 @@ public enum SearchText {
     public static func matches(query: String, in fields: [String?]) -> Bool {
         let queryTokens = tokens(of: query)
         guard !queryTokens.isEmpty else { return false }
-        let recordTokens = fields.compactMap { $0 }.flatMap { tokens(of: $0) }
-        return queryTokens.allSatisfy { queryToken in
-            recordTokens.contains { $0.hasPrefix(queryToken) }
-        }
+        return matches(queryTokens: queryTokens, recordTokens: fields.compactMap { $0 }.flatMap { tokens(of: $0) })
+    }
+
+    /// Whether every token of `queryTokens` is a prefix of one of `recordTokens`, both
+    /// already folded by ``tokens(of:)``: the rule of ``matches(query:in:)``, for
+    /// callers that fold once and test many records.
+    ///
+    /// An empty `queryTokens` matches every record.
+    public static func matches(queryTokens: [String], recordTokens: [String]) -> Bool {
+        queryTokens.allSatisfy { queryToken in recordTokens.contains { $0.hasPrefix(queryToken) } }
     }
 }

@@ -88,7 +88,7 @@ actor InMemoryClinicalStore {
         }
         for value in values {
             patients[value.id] = value
-            patientTokens[value.id] = value.searchableFields.compactMap { $0 }.flatMap(SearchText.tokens(of:))
+            patientTokens[value.id] = value.searchTokens
         }
         if values.count > 16 {
             patientOrder.append(contentsOf: values.map(PatientCursor.init(after:)))
@@ -127,7 +127,7 @@ actor InMemoryClinicalStore {
         value.version = stored.version + 1
         value.updatedAt = clock.now()
         patients[value.id] = value
-        patientTokens[value.id] = value.searchableFields.compactMap { $0 }.flatMap(SearchText.tokens(of:))
+        patientTokens[value.id] = value.searchTokens
         if value.sortKey != stored.sortKey {
             let old = PatientCursor(after: stored)
             let index = firstOrderIndex(after: nil, orAt: old)
@@ -195,7 +195,7 @@ actor InMemoryClinicalStore {
         for position in patientOrder {
             guard let patient = patients[position.id], filter.includes(patient),
                   let tokens = patientTokens[position.id],
-                  queryTokens.allSatisfy({ q in tokens.contains { $0.hasPrefix(q) } })
+                  SearchText.matches(queryTokens: queryTokens, recordTokens: tokens)
             else { continue }
             result.append(patient)
             if result.count == limit { break }

@@ -102,6 +102,12 @@ public struct Patient: Sendable, Hashable, Codable, Identifiable {
         [firstName, lastName, nationalId, email, phoneNumber]
     }
 
+    /// The folded tokens (``SearchText/tokens(of:)``) of ``searchableFields``, in field
+    /// order, repeats kept: what a patient search matches query tokens against.
+    public var searchTokens: [String] {
+        searchableFields.compactMap { $0 }.flatMap(SearchText.tokens(of:))
+    }
+
     // MARK: - Validation
 
     /// The latest acceptable date of birth at `now`: today's date in the earliest time

@@ -28,7 +28,7 @@ struct PatientSearchMigrationTests {
                     """, [patient.id.databaseValue, .text(patient.firstName), .text(patient.lastName),
                           .text(patient.sortKey), patient.dateOfBirth.databaseValue, patient.nationalId.databaseValue,
                           patient.email.databaseValue, patient.phoneNumber.databaseValue])
-                let tokens = patient.searchableFields.compactMap { $0 }.flatMap(SearchText.tokens(of:))
+                let tokens = patient.searchTokens
                 try db.execute("INSERT INTO patient_search (docid, tokens) VALUES (?, ?)",
                                [.integer(db.lastInsertedRowID), .text(tokens.joined(separator: " "))])
             }

@@ -38,9 +38,7 @@ enum PatientSearchIndex {
     /// The distinct folded tokens of `patient`'s searchable fields, in field order.
     static func tokens(of patient: Patient) -> [String] {
         var seen = Set<String>()
-        return patient.searchableFields.compactMap { $0 }.flatMap(SearchText.tokens(of:)).filter {
-            seen.insert($0).inserted
-        }
+        return patient.searchTokens.filter { seen.insert($0).inserted }
     }
 
     /// Indexes a newly stored patient.
@@ -90,7 +88,9 @@ enum PatientSearchIndex {
             previousID = candidate.id
             guard let patient = try db.fetchOne(patientByRowid, [.integer(candidate.rowid)], {
                 try ClinicalRows.patient($0)
-            }), filter.includes(patient), others.isEmpty || matches(others, patient) else { continue }
+            }), filter.includes(patient),
+                  others.isEmpty || SearchText.matches(queryTokens: others, recordTokens: patient.searchTokens)
+            else { continue }
             result.append(patient)
         }
         return result
@@ -112,12 +112,5 @@ enum PatientSearchIndex {
             return PatientSearchMerge(sorted: sorted)
         }
         return PatientSearchMerge(tokens: tokens)
-    }
-
-    /// Whether every token of `queryTokens` is a prefix of a token of `patient`'s
-    /// searchable fields: ``SearchText``'s rule.
-    static func matches(_ queryTokens: [String], _ patient: Patient) -> Bool {
-        let tokens = patient.searchableFields.compactMap { $0 }.flatMap(SearchText.tokens(of:))
-        return queryTokens.allSatisfy { query in tokens.contains { $0.hasPrefix(query) } }
     }
 }
