@@ -13,9 +13,16 @@ final class ConnectionThread: SerialExecutor, @unchecked Sendable {
     private var jobs: [UnownedJob] = []
     private var isStopping = false
 
+    /// Starts the thread.
+    ///
+    /// - Parameter name: The thread's name, at most 15 bytes (Linux's limit).
     init(name: String) {
-        let thread = Thread { [self] in self.runLoop() }
-        thread.name = name
+        let thread = Thread { [self] in
+            // Named from inside: on Linux a name set before `start()` does not reach
+            // the system thread, which tools (top -H, perf, debuggers) show.
+            Thread.current.name = name
+            self.runLoop()
+        }
         thread.stackSize = 8 << 20 // as a main thread: SQLite and OpenSSL recurse on it
         thread.start()
     }

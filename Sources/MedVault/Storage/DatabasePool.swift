@@ -62,7 +62,7 @@ public final class DatabasePool: Sendable {
                                       configuration: configuration, name: "medvault.writer")
         self.readers = ReaderSlots(maximum: configuration.readerCount) { index in
             ConnectionActor(path: path, keyBox: keyBox, role: .reader,
-                            configuration: configuration, name: "medvault.reader.\(index)")
+                            configuration: configuration, name: "medvault.read\(index)")
         }
     }
 
@@ -118,21 +118,27 @@ public final class DatabasePool: Sendable {
 
     // MARK: - Transactions
 
-    /// Runs `body` in a read transaction on one of the read connections.
+    /// Runs `body` in a read transaction.
     ///
-    /// - Parameter body: Reads through the connection; returns a `Sendable` value.
+    /// - Parameters:
+    ///   - duration: Where the transaction runs: ``ExpectedDuration/short`` (the
+    ///     default) on the calling thread when its connection is idle,
+    ///     ``ExpectedDuration/long`` always on the connection's own thread.
+    ///   - body: Reads through the connection; returns a `Sendable` value.
     /// - Returns: What `body` returned.
     /// - Throws: What `body` threw, `cancelled`, or a storage error.
-    public func read<Value: Sendable>(_ body: @escaping @Sendable (DatabaseConnection) throws -> Value) async throws -> Value {
+    public func read<Value: Sendable>(
+        duration: ExpectedDuration = .short, _ body: @escaping @Sendable (DatabaseConnection) throws -> Value
+    ) async throws -> Value {
         try await gate.enter()
         defer { gate.leave() }
         switch readers.acquire() {
         case .writer:
             defer { readers.releaseWriter() }
-            return try await run(on: writer, kind: .readOnWriter, body)
+            return try await run(on: writer, kind: .readOnWriter, duration: duration, body)
         case .reader(let index, let reader):
             defer { readers.release(index) }
-            return try await run(on: reader, kind: .read, body)
+            return try await run(on: reader, kind: .read, duration: duration, body)
         }
     }
 
@@ -142,14 +148,20 @@ public final class DatabasePool: Sendable {
     /// (`synchronous = FULL`) when `body` returns. It is rolled back, and nothing it
     /// wrote remains, when `body` throws or the task is cancelled.
     ///
-    /// - Parameter body: Reads and writes through the connection.
+    /// - Parameters:
+    ///   - duration: Where the transaction runs: ``ExpectedDuration/short`` (the
+    ///     default) on the calling thread when the writer is idle,
+    ///     ``ExpectedDuration/long`` always on the writer's own thread.
+    ///   - body: Reads and writes through the connection.
     /// - Returns: What `body` returned.
-    public func write<Value: Sendable>(_ body: @escaping @Sendable (DatabaseConnection) throws -> Value) async throws -> Value {
+    public func write<Value: Sendable>(
+        duration: ExpectedDuration = .short, _ body: @escaping @Sendable (DatabaseConnection) throws -> Value
+    ) async throws -> Value {
         try await gate.enter()
         defer { gate.leave() }
         readers.acquireWriter()
         defer { readers.releaseWriter() }
-        return try await run(on: writer, kind: .write, body)
+        return try await run(on: writer, kind: .write, duration: duration, body)
     }
 
     /// Runs `body` on the writer connection outside any transaction, for statements
@@ -165,12 +177,19 @@ public final class DatabasePool: Sendable {
     }
 
     private func run<Value: Sendable>(
-        on actor: ConnectionActor, kind: ConnectionActor.TransactionKind,
+        on actor: ConnectionActor, kind: ConnectionActor.TransactionKind, duration: ExpectedDuration,
         _ body: @escaping @Sendable (DatabaseConnection) throws -> Value
     ) async throws -> Value {
         let ticket = actor.interrupter.makeTicket()
+        // A short transaction runs right here when the connection is idle; anything
+        // else waits in line on the connection's thread.
+        let claimed = duration == .short && actor.claimIfIdle()
+        if !claimed { actor.joinLine() }
         return try await withTaskCancellationHandler {
-            try await actor.transaction(ticket: ticket, kind: kind, body)
+            if claimed {
+                return try actor.transactionClaimed(ticket: ticket, kind: kind, body)
+            }
+            return try await actor.transaction(ticket: ticket, kind: kind, body)
         } onCancel: {
             actor.interrupter.interrupt(ticket)
         }

@@ -14,7 +14,9 @@ struct DatabaseConcurrencyTests {
             let gate = Gate()
             let readDone = Gate()
             let writer = Task {
-                try await pool.write { db in
+                // `.long`: the body blocks, waiting for another task; only the
+                // connection's own thread may do that.
+                try await pool.write(duration: .long) { db in
                     for n in 2...100 {
                         try db.execute("INSERT INTO note(n, body) VALUES (?, ?)", [.integer(Int64(n)), .text("pending")])
                     }
@@ -113,7 +115,7 @@ struct DatabaseConcurrencyTests {
             let gate = Gate()
             let cancelled = Gate()
             let task = Task {
-                try await pool.write { db in
+                try await pool.write(duration: .long) { db in
                     try db.execute("INSERT INTO note(n, body) VALUES (1, 'a')")
                     gate.open()
                     cancelled.waitBlocking() // the body is still running when the task is cancelled
@@ -130,13 +132,14 @@ struct DatabaseConcurrencyTests {
         }
     }
 
-    @Test("A long statement is interrupted when its task is cancelled")
-    func longStatementIsInterrupted() async throws {
+    @Test("A long statement is interrupted when its task is cancelled, on either thread",
+          arguments: [DatabasePool.ExpectedDuration.short, .long])
+    func longStatementIsInterrupted(duration: DatabasePool.ExpectedDuration) async throws {
         try await withTemporaryDirectory { dir in
             let pool = try await StorageFixtures.openNotes(dir.file("i.db"), key: StorageFixtures.randomKey())
             let started = Date()
             let task = Task {
-                try await pool.read { db in
+                try await pool.read(duration: duration) { db in
                     // An endless recursive query: only an interrupt stops it.
                     try db.fetchOne("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c") {
                         row in row.int64(at: 0)
@@ -199,13 +202,14 @@ final class Gate: @unchecked Sendable {
         }
     }
 
-    private var isOpenNow: Bool {
+    /// Whether ``open()`` was called.
+    var isOpened: Bool {
         lock.withLock { isOpen }
     }
 
     func waitUntilOpen() async {
         while true {
-            if isOpenNow { return }
+            if isOpened { return }
             try? await Task.sleep(for: .milliseconds(5))
         }
     }

@@ -56,7 +56,9 @@ struct ReadOnWriterTests {
             let inWrite = Gate()
             let readDone = Gate()
             let writer = Task {
-                try await pool.write { db in
+                // `.long`: the body blocks, waiting for another task; only the
+                // connection's own thread may do that.
+                try await pool.write(duration: .long) { db in
                     try db.execute("INSERT INTO note(n, body) VALUES (2, 'pending')")
                     inWrite.open()
                     readDone.waitBlocking()
@@ -82,7 +84,9 @@ struct ReadOnWriterTests {
             let inRead = Gate()
             let release = Gate()
             let reader = Task {
-                try await pool.read { db -> Int64? in
+                // `.long`: the body blocks, waiting for this test; only the connection's
+                // own thread may do that.
+                try await pool.read(duration: .long) { db -> Int64? in
                     inRead.open()
                     release.waitBlocking()
                     return try db.fetchOne("SELECT count(*) FROM note") { $0.int64(at: 0) }

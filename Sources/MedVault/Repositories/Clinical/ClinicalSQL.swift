@@ -93,7 +93,7 @@ enum ClinicalSQL {
     ) async throws -> [Record] {
         let (valid, failure) = validatePrefix(inputs, validate)
         if valid.isEmpty, let failure { throw failure }
-        try await pool.write { db in
+        try await pool.write(duration: .long) { db in
             for record in valid { try insert(db, record) }
             if let failure { throw failure }
         }

@@ -81,7 +81,7 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
             // A fresh task: the cleanup must run even when this one was cancelled.
             let pool = pool
             await Task {
-                try? await pool.write { db in
+                try? await pool.write(duration: .long) { db in
                     try db.execute("DELETE FROM attachment WHERE id = ? AND is_complete = 0",
                                    [attachment.id.databaseValue])
                 }
@@ -116,7 +116,7 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
                 if pending.count == Self.chunksPerTransaction {
                     let batch = pending
                     let first = nextSeq
-                    try await pool.write { db in
+                    try await pool.write(duration: .long) { db in
                         try Self.append(batch, from: first, to: attachment.id, db)
                     }
                     nextSeq += Int64(batch.count)
@@ -131,7 +131,7 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
             mimeType: attachment.mimeType, byteCount: byteCount, sha256: hasher.finalize(),
             createdAt: now, updatedAt: now, version: 1)
         let (batch, first) = (pending, nextSeq)
-        try await pool.write { db in
+        try await pool.write(duration: .long) { db in
             try Self.append(batch, from: first, to: attachment.id, db)
             try db.execute("""
                 UPDATE attachment SET byte_count = ?, sha256 = ?, is_complete = 1, created_at = ?, updated_at = ? \
@@ -159,14 +159,16 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
     /// - Returns: The number of incomplete attachments removed.
     @discardableResult
     public func removeIncompleteAttachments() async throws -> Int {
-        try await pool.write { db in
+        // Long: each incomplete attachment takes its chunks (up to the size limit) along.
+        try await pool.write(duration: .long) { db in
             try db.execute("DELETE FROM attachment WHERE is_complete = 0")
             return db.changedRowCount
         }
     }
 
     public func delete(_ id: UUID) async throws {
-        try await pool.write { db in
+        // Long: the attachment's chunks (up to the size limit) are deleted with it.
+        try await pool.write(duration: .long) { db in
             guard let status = try db.fetchOne("""
                 SELECT s.status FROM attachment a JOIN clinical_session s ON s.id = a.session_id \
                 WHERE a.id = ? AND a.is_complete = 1

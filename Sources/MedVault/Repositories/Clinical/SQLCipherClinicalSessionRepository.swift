@@ -117,7 +117,8 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
     }
 
     public func delete(_ id: UUID) async throws {
-        try await pool.write { db in
+        // Long: the session's attachments and their chunks are deleted with it.
+        try await pool.write(duration: .long) { db in
             guard let status = try db.fetchOne("SELECT status FROM clinical_session WHERE id = ?",
                                                [id.databaseValue], { try $0[0] as String })
             else { throw ClinicalSQL.notFound() }

@@ -36,7 +36,7 @@ extension SQLCipherMedicationStore {
     public func log(batch logs: [DoseLog]) async throws -> [DoseLogReceipt] {
         guard !logs.isEmpty else { return [] }
         let writer = DoseLogWriter(clock: clock, faults: faults)
-        return try await pool.write { db in
+        return try await pool.write(duration: .long) { db in
             var medications: [UUID: (medication: Medication, rowID: Int64)] = [:]
             var receipts: [DoseLogReceipt] = []
             receipts.reserveCapacity(logs.count)

@@ -1,0 +1,94 @@
+import CSQLCipher
+import Foundation
+import MedVaultCore
+import MedVaultKeys
+
+/// The connection of one ``ConnectionActor``: opened at its first use, closed for
+/// maintenance and reopened after, and the transaction logic that runs on it.
+///
+/// Only the current holder of the actor's ``ConnectionOwnership`` calls into it.
+final class LazyConnection: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `connection` and `isClosed` are read and written
+    // only by the holder of the owning actor's ConnectionOwnership, which admits one
+    // holder at a time; its lock orders each holder's writes before the next one's reads.
+    private let path: String
+    private let keyBox: DatabaseKeyBox
+    private let role: DatabaseConnection.Role
+    private let configuration: DatabaseConfiguration
+    private let interrupter: ConnectionInterrupter
+    private var connection: DatabaseConnection?
+    private var isClosed = false
+
+    init(path: String, keyBox: DatabaseKeyBox, role: DatabaseConnection.Role,
+         configuration: DatabaseConfiguration, interrupter: ConnectionInterrupter) {
+        self.path = path
+        self.keyBox = keyBox
+        self.role = role
+        self.configuration = configuration
+        self.interrupter = interrupter
+    }
+
+    /// The open connection, opened now if it is not yet.
+    func opened() throws -> DatabaseConnection {
+        if isClosed { throw DatabasePool.closedError }
+        if let connection { return connection }
+        let opened = try DatabaseConnection.open(path: path, key: keyBox.key, role: role, configuration: configuration)
+        connection = opened
+        interrupter.attach(opened.handle)
+        return opened
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it
+    /// throws or the task is cancelled.
+    func transaction<Value>(
+        ticket: UInt64, kind: ConnectionActor.TransactionKind, _ body: (DatabaseConnection) throws -> Value
+    ) throws -> Value {
+        let connection = try opened()
+        if Task.isCancelled { throw DatabasePool.cancelledError }
+        interrupter.begin(ticket)
+        defer { interrupter.end() }
+        connection.refusesWrites = kind == .readOnWriter
+        defer { connection.refusesWrites = false }
+        try connection.execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        do {
+            let value = try body(connection)
+            if Task.isCancelled { throw DatabasePool.cancelledError }
+            try connection.execute("COMMIT")
+            return value
+        } catch {
+            if sqlite3_get_autocommit(connection.handle) == 0 {
+                try? connection.execute("ROLLBACK")
+            }
+            if let error = error as? MedVaultError, error.sqliteCode.map({ $0 & 0xFF }) == SQLITE_INTERRUPT {
+                throw DatabasePool.cancelledError
+            }
+            throw error
+        }
+    }
+
+    /// Checkpoints the WAL away and closes the connection, then runs `body`, which works
+    /// on the file with no connection of this actor open. The next use reopens.
+    func maintenance(_ body: () throws -> Void) throws {
+        if isClosed { throw DatabasePool.closedError }
+        if let connection {
+            // Leave no WAL behind: the file is about to be replaced.
+            try connection.executeScript("PRAGMA wal_checkpoint(TRUNCATE);")
+        }
+        suspend()
+        try body()
+    }
+
+    /// Closes the connection for good; later uses fail with `locked`.
+    func close() {
+        isClosed = true
+        suspend()
+    }
+
+    /// Closes the connection; the next use opens a new one, with the pool's key as it
+    /// is then.
+    func suspend() {
+        interrupter.attach(nil)
+        connection?.close()
+        connection = nil
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+@testable import MedVault
+import MedVaultCore
+import Testing
+
+/// Where transactions run: short ones on the calling thread when their connection is
+/// idle, everything else in line on the connection's own thread.
+@Suite("Database pool: which thread runs a transaction")
+struct TransactionPlacementTests {
+    /// The name of the thread running the transaction body.
+    private static func threadName() -> String {
+        Thread.current.name ?? ""
+    }
+
+    @Test("A short transaction on an idle connection runs on the calling thread; a long one on the connection's")
+    func shortRunsHereLongRunsOnTheConnectionThread() async throws {
+        try await withTemporaryDirectory { dir in
+            let pool = try await StorageFixtures.openNotes(dir.file("p.db"), key: StorageFixtures.randomKey())
+            let shortWrite = try await pool.write { db in
+                try db.execute("INSERT INTO note(n, body) VALUES (1, 'a')")
+                return Self.threadName()
+            }
+            let longWrite = try await pool.write(duration: .long) { db in
+                try db.execute("INSERT INTO note(n, body) VALUES (2, 'b')")
+                return Self.threadName()
+            }
+            let shortRead = try await pool.read { _ in Self.threadName() }
+            let longRead = try await pool.read(duration: .long) { _ in Self.threadName() }
+            #expect(shortWrite != "medvault.writer")
+            #expect(longWrite == "medvault.writer")
+            // With no read connection opened yet, reads use the idle writer.
+            #expect(shortRead != "medvault.writer")
+            #expect(longRead == "medvault.writer")
+            #expect(try await StorageFixtures.noteNumbers(pool) == [1, 2])
+            await pool.close()
+        }
+    }
+
+    @Test("A short write that finds the writer busy waits in line on the writer's thread, then commits")
+    func shortWriteOnABusyWriterWaitsInLine() async throws {
+        try await withTemporaryDirectory { dir in
+            let pool = try await StorageFixtures.openNotes(dir.file("q.db"), key: StorageFixtures.randomKey())
+            let inWrite = Gate()
+            let release = Gate()
+            let first = Task {
+                // `.long`: the body blocks, waiting for this test; only the connection's
+                // own thread may do that.
+                try await pool.write(duration: .long) { db in
+                    try db.execute("INSERT INTO note(n, body) VALUES (1, 'first')")
+                    inWrite.open()
+                    release.waitBlocking()
+                }
+            }
+            await inWrite.waitUntilOpen()
+            let second = Task {
+                try await pool.write { db in
+                    // Runs after the first write committed: it sees its row.
+                    let count = try db.fetchOne("SELECT count(*) FROM note") { $0.int64(at: 0) }
+                    try db.execute("INSERT INTO note(n, body) VALUES (2, 'second')")
+                    return (count, Self.threadName())
+                }
+            }
+            // Meanwhile reads go to a read connection, on its thread when long.
+            let readThread = try await pool.read(duration: .long) { _ in Self.threadName() }
+            try await Task.sleep(for: .milliseconds(20))
+            release.open()
+            try await first.value
+            let (countSeen, thread) = try await second.value
+            #expect(countSeen == 1)
+            #expect(thread == "medvault.writer")
+            #expect(readThread == "medvault.read0")
+            #expect(try await StorageFixtures.noteNumbers(pool) == [1, 2])
+            await pool.close()
+        }
+    }
+
+    @Test("A short transaction that fails on the calling thread rolls back and frees the connection")
+    func failedShortTransactionFreesTheConnection() async throws {
+        try await withTemporaryDirectory { dir in
+            let pool = try await StorageFixtures.openNotes(dir.file("f.db"), key: StorageFixtures.randomKey())
+            await #expect(throws: MedVaultError.self) {
+                try await pool.write { db in
+                    try db.execute("INSERT INTO note(n, body) VALUES (1, 'rolled back')")
+                    try db.execute("INSERT INTO note(n, body) VALUES (1, 'duplicate key')")
+                }
+            }
+            // The next short write still finds the writer idle and runs here.
+            let thread = try await pool.write { db in
+                try db.execute("INSERT INTO note(n, body) VALUES (2, 'kept')")
+                return Self.threadName()
+            }
+            #expect(thread != "medvault.writer")
+            #expect(try await StorageFixtures.noteNumbers(pool) == [2])
+            await pool.close()
+        }
+    }
+}
+
+@Suite("Connection ownership")
+struct ConnectionOwnershipTests {
+    @Test("One holder at a time; a caller in line keeps later callers off the fast path until it is served")
+    func oneHolderAndTheLineComesFirst() async throws {
+        let ownership = ConnectionOwnership()
+        #expect(ownership.claimIfIdle())
+        #expect(!ownership.claimIfIdle())  // held
+        ownership.joinLine()
+        ownership.release()
+        #expect(!ownership.claimIfIdle())  // free, but somebody is in line
+        // Served on a thread of its own, as the connection's thread would.
+        let served = Gate()
+        let thread = Thread {
+            ownership.claimInLine()
+            served.open()
+        }
+        thread.start()
+        await served.waitUntilOpen()
+        #expect(!ownership.claimIfIdle())  // held by the served caller
+        ownership.release()
+        #expect(ownership.claimIfIdle())   // line empty, connection free
+        ownership.release()
+    }
+
+    @Test("A caller in line waits until the holder gives the connection back")
+    func claimInLineWaitsForTheHolder() async throws {
+        let ownership = ConnectionOwnership()
+        #expect(ownership.claimIfIdle())
+        ownership.joinLine()
+        let served = Gate()
+        let thread = Thread {
+            ownership.claimInLine()
+            served.open()
+        }
+        thread.start()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!served.isOpened)
+        ownership.release()
+        await served.waitUntilOpen()
+        ownership.release()
+        #expect(ownership.claimIfIdle())
+        ownership.release()
+    }
+}
