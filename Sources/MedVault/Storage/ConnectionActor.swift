@@ -4,12 +4,11 @@ import MedVaultKeys
 
 /// Owns one SQLCipher connection and runs transactions on it, one at a time.
 ///
-/// A transaction that finds the connection idle runs at once on the caller's thread
-/// (``transactionClaimed(ticket:kind:_:)``): most calls are short, and a hop to another
-/// thread and back costs more than many of them. One that finds it busy waits in line
-/// on the connection's own thread (``transaction(ticket:kind:_:)``), as does
-/// every connection-level job (migrations, checkpoints, maintenance): blocking there
-/// never stalls Swift's cooperative thread pool.
+/// A short job that finds the connection idle runs at once on the caller's thread:
+/// most calls are short, and a hop to another thread and back costs more than many
+/// of them. One that finds it busy, and every long job (bulk writes, migrations,
+/// maintenance), waits in line on the connection's own thread: blocking there never
+/// stalls Swift's cooperative thread pool. See ``perform(_:_:)``.
 actor ConnectionActor {
     private let thread: ConnectionThread
     private nonisolated let ownership = ConnectionOwnership()
@@ -44,68 +43,62 @@ actor ConnectionActor {
         case readOnWriter
     }
 
-    /// Takes the connection if it is idle and nobody waits for it; then the caller must
-    /// run ``transactionClaimed(ticket:kind:_:)``.
-    nonisolated func claimIfIdle() -> Bool {
-        ownership.claimIfIdle()
-    }
-
-    /// Counts the caller in line; then the caller must run
-    /// ``transaction(ticket:kind:_:)``, and until it has, ``claimIfIdle()`` fails.
-    nonisolated func joinLine() {
+    /// Runs `body` with the connection, which it has to itself: at once on the calling
+    /// thread when `duration` is ``DatabasePool/ExpectedDuration/short`` and the
+    /// connection is idle with nobody waiting for it; otherwise in line on the
+    /// connection's own thread.
+    nonisolated func perform<Value: Sendable>(
+        _ duration: DatabasePool.ExpectedDuration, _ body: @Sendable (LazyConnection) throws -> Value
+    ) async throws -> Value {
+        if duration == .short && ownership.claimIfIdle() {
+            defer { ownership.release() }
+            return try body(connection)
+        }
         ownership.joinLine()
+        return try await performInLine(body)
     }
 
-    /// Runs `body` in a transaction on the caller's thread, on the connection that
-    /// ``claimIfIdle()`` took, and gives the connection back.
-    nonisolated func transactionClaimed<Value>(
-        ticket: UInt64, kind: TransactionKind, _ body: (DatabaseConnection) throws -> Value
-    ) throws -> Value {
-        defer { ownership.release() }
-        return try connection.transaction(ticket: ticket, kind: kind, body)
-    }
-
-    /// Runs `body` in a transaction on the connection's thread, once the connection is
-    /// free, for a caller that ``joinLine()`` counted in line: committed when it
-    /// returns, rolled back when it throws or the task is cancelled.
-    func transaction<Value: Sendable>(
-        ticket: UInt64, kind: TransactionKind, _ body: @Sendable (DatabaseConnection) throws -> Value
-    ) throws -> Value {
-        ownership.claimInLine()
-        defer { ownership.release() }
-        return try connection.transaction(ticket: ticket, kind: kind, body)
-    }
-
-    /// Runs `body` without a transaction (for PRAGMAs that refuse to run inside one).
-    func withConnection<Value: Sendable>(
+    /// Runs `body` in a transaction (see ``LazyConnection/transaction(ticket:kind:_:)``),
+    /// placed as ``perform(_:_:)`` places it.
+    nonisolated func transaction<Value: Sendable>(
+        ticket: UInt64, kind: TransactionKind, duration: DatabasePool.ExpectedDuration,
         _ body: @Sendable (DatabaseConnection) throws -> Value
-    ) throws -> Value {
-        try holding { try body(try connection.opened()) }
+    ) async throws -> Value {
+        try await perform(duration) { connection in try connection.transaction(ticket: ticket, kind: kind, body) }
+    }
+
+    /// Runs `body` without a transaction (for PRAGMAs that refuse to run inside one),
+    /// placed as ``perform(_:_:)`` places it.
+    nonisolated func withConnection<Value: Sendable>(
+        _ duration: DatabasePool.ExpectedDuration, _ body: @Sendable (DatabaseConnection) throws -> Value
+    ) async throws -> Value {
+        try await perform(duration) { connection in try body(try connection.opened()) }
     }
 
     /// Closes this actor's connection, runs `body` (which works on the file with no
     /// connection of this actor open), and lets the next transaction reopen.
-    func maintenance(_ body: @Sendable () throws -> Void) throws {
-        try holding { try connection.maintenance(body) }
+    nonisolated func maintenance(_ body: @Sendable () throws -> Void) async throws {
+        try await perform(.long) { connection in try connection.maintenance(body) }
     }
 
     /// Closes the connection for good; later calls fail with `locked`.
-    func close() {
-        holding { connection.close() }
+    nonisolated func close() async {
+        _ = try? await perform(.long) { connection in connection.close() }
     }
 
     /// Closes the connection; the next transaction opens a new one, with the pool's
     /// key as it is then.
-    func suspend() {
-        holding { connection.suspend() }
+    nonisolated func suspend() async {
+        _ = try? await perform(.long) { connection in connection.suspend() }
     }
 
-    /// Waits in line, on the connection's thread, until the connection is free; runs
-    /// `body` holding it.
-    private func holding<Value>(_ body: () throws -> Value) rethrows -> Value {
-        ownership.joinLine()
+    /// Waits, on the connection's thread, until the connection is free, for a caller
+    /// that joined the line; runs `body` holding it.
+    private func performInLine<Value: Sendable>(
+        _ body: @Sendable (LazyConnection) throws -> Value
+    ) throws -> Value {
         ownership.claimInLine()
         defer { ownership.release() }
-        return try body()
+        return try body(connection)
     }
 }

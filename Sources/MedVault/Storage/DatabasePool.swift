@@ -96,7 +96,12 @@ public final class DatabasePool: Sendable {
         let inspection = try DatabaseFile.inspect(url, mode: mode, pageSize: configuration.cipherPageSize)
         let pool = DatabasePool(url: url, key: key, configuration: configuration)
         do {
-            try await pool.writer.withConnection { db in try migrator.migrate(db) }
+            // Opening and checking the schema version is short: it runs here. Migrating
+            // may rewrite whole tables: that runs on the writer's thread.
+            let isUpToDate = try await pool.writer.withConnection(.short) { db in try migrator.isUpToDate(db) }
+            if !isUpToDate {
+                try await pool.writer.withConnection(.long) { db in try migrator.migrate(db) }
+            }
         } catch let error as MedVaultError {
             await pool.close()
             if inspection.isNew { DatabaseFile.removeNewlyCreated(url) }
@@ -173,7 +178,7 @@ public final class DatabasePool: Sendable {
         defer { gate.leave() }
         readers.acquireWriter()
         defer { readers.releaseWriter() }
-        return try await writer.withConnection(body)
+        return try await writer.withConnection(.long, body)
     }
 
     private func run<Value: Sendable>(
@@ -181,15 +186,8 @@ public final class DatabasePool: Sendable {
         _ body: @escaping @Sendable (DatabaseConnection) throws -> Value
     ) async throws -> Value {
         let ticket = actor.interrupter.makeTicket()
-        // A short transaction runs right here when the connection is idle; anything
-        // else waits in line on the connection's thread.
-        let claimed = duration == .short && actor.claimIfIdle()
-        if !claimed { actor.joinLine() }
         return try await withTaskCancellationHandler {
-            if claimed {
-                return try actor.transactionClaimed(ticket: ticket, kind: kind, body)
-            }
-            return try await actor.transaction(ticket: ticket, kind: kind, body)
+            try await actor.transaction(ticket: ticket, kind: kind, duration: duration, body)
         } onCancel: {
             actor.interrupter.interrupt(ticket)
         }
@@ -207,7 +205,7 @@ public final class DatabasePool: Sendable {
         for reader in readers.all() {
             await reader.close()
         }
-        _ = try? await writer.withConnection { db in
+        _ = try? await writer.withConnection(.long) { db in
             try db.executeScript("PRAGMA wal_checkpoint(TRUNCATE);")
         }
         await writer.close()

@@ -48,17 +48,18 @@ public struct SchemaMigrator: Sendable {
     /// The schema version this build writes.
     public var latestVersion: Int { migrations.last?.version ?? 0 }
 
+    /// Whether `connection`'s schema is at ``latestVersion`` already, so that
+    /// ``migrate(_:)`` has nothing to do.
+    ///
+    /// - Throws: `invalidArgument` for a migrator whose versions do not run 1, 2, 3…;
+    ///   `schemaTooNew` for a database written by a newer MedVault.
+    func isUpToDate(_ connection: DatabaseConnection) throws -> Bool {
+        try appliedVersion(connection) == latestVersion
+    }
+
     /// Applies the missing migrations on `connection`, each in its own transaction.
     func migrate(_ connection: DatabaseConnection) throws {
-        for (offset, migration) in migrations.enumerated() where migration.version != offset + 1 {
-            throw MedVaultError(.invalidArgument,
-                                reason: "migration versions must run 1, 2, 3… without gaps (found \(migration.version))")
-        }
-        let current = try connection.fetchOne("PRAGMA user_version") { row in Int(row.int64(at: 0)) } ?? 0
-        guard current <= latestVersion else {
-            throw MedVaultError(.schemaTooNew,
-                                reason: "the database schema (version \(current)) is newer than this MedVault understands (version \(latestVersion))")
-        }
+        let current = try appliedVersion(connection)
         for migration in migrations.dropFirst(current) {
             try connection.execute("BEGIN IMMEDIATE")
             do {
@@ -70,5 +71,19 @@ public struct SchemaMigrator: Sendable {
                 throw error
             }
         }
+    }
+
+    /// The database's schema version, checked against this migrator.
+    private func appliedVersion(_ connection: DatabaseConnection) throws -> Int {
+        for (offset, migration) in migrations.enumerated() where migration.version != offset + 1 {
+            throw MedVaultError(.invalidArgument,
+                                reason: "migration versions must run 1, 2, 3… without gaps (found \(migration.version))")
+        }
+        let current = try connection.fetchOne("PRAGMA user_version") { row in Int(row.int64(at: 0)) } ?? 0
+        guard current <= latestVersion else {
+            throw MedVaultError(.schemaTooNew,
+                                reason: "the database schema (version \(current)) is newer than this MedVault understands (version \(latestVersion))")
+        }
+        return current
     }
 }
