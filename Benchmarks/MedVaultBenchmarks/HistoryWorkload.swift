@@ -18,7 +18,8 @@ struct HistoryWorkload: Workload {
                                                           context: context)
         let queries = context.scaled(2_000, minimum: 200)
         let result = try await Self.measure(clinic, queries: queries, context: context)
-        let roundTrip = try await Self.measureRoundTrip(clinic, calls: queries)
+        let shortCall = try await Self.measureRoundTrip(clinic, calls: queries, duration: .short)
+        let longCall = try await Self.measureRoundTrip(clinic, calls: queries, duration: .long)
         let label = "W3 history of \(clinic.data.patients.count)-patient clinic"
         return [
             Measurement(label: label + " p50 (\(queries) patients)", referenceLabel: "raw C",
@@ -27,16 +28,22 @@ struct HistoryWorkload: Workload {
             Measurement(label: label + " p99 (\(queries) patients)", referenceLabel: "raw C",
                         medVault: Statistics.p99(result.medVault), reference: Statistics.p99(result.reference),
                         unit: .microseconds, target: nil, note: nil),
-            Measurement(label: "W3 diagnostic: empty pool.read round trip p50", referenceLabel: "raw BEGIN; COMMIT",
-                        medVault: Statistics.p50(roundTrip.medVault), reference: Statistics.p50(roundTrip.reference),
+            Measurement(label: "W3 diagnostic: empty pool.read p50", referenceLabel: "raw BEGIN; COMMIT",
+                        medVault: Statistics.p50(shortCall.medVault), reference: Statistics.p50(shortCall.reference),
                         unit: .microseconds, target: nil,
-                        note: "the fixed cost of one repository call: a hop to the connection's thread and back, "
-                            + "the read transaction; every W3/W4/W6 call pays it"),
+                        note: "the fixed cost of one short repository call on an idle connection: claiming it, "
+                            + "the read transaction, on the calling thread; every W3/W4/W6 call pays it"),
+            Measurement(label: "W3 diagnostic: empty pool.read(duration: .long) p50", referenceLabel: "raw BEGIN; COMMIT",
+                        medVault: Statistics.p50(longCall.medVault), reference: Statistics.p50(longCall.reference),
+                        unit: .microseconds, target: nil,
+                        note: "the same on the connection's own thread: a hop there and back, what a long "
+                            + "transaction (and a short one finding its connection busy) pays"),
         ]
     }
 
     /// `pool.read` with an empty closure vs raw `BEGIN; COMMIT`: the per-call cost.
-    static func measureRoundTrip(_ clinic: ReadFixtures.Clinic, calls: Int) async throws
+    static func measureRoundTrip(_ clinic: ReadFixtures.Clinic, calls: Int,
+                                 duration: DatabasePool.ExpectedDuration) async throws
         -> (medVault: [Double], reference: [Double])
     {
         let pool = try await ReadFixtures.openPool(clinic)
@@ -44,7 +51,7 @@ struct HistoryWorkload: Workload {
         let begin = try raw.prepare("BEGIN")
         let commit = try raw.prepare("COMMIT")
         let result = try await Alternating.measure(Array(0..<calls), warmUps: 50, medVault: { _ in
-            _ = try await pool.read { _ in 0 }
+            _ = try await pool.read(duration: duration) { _ in 0 }
         }, reference: { _ in
             try begin.run()
             try commit.run()

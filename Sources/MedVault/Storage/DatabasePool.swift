@@ -4,7 +4,11 @@ import MedVaultCore
 import MedVaultKeys
 
 /// An encrypted SQLCipher database: one serialized writer and a small pool of
-/// readers, each connection on its own thread.
+/// readers.
+///
+/// A short transaction that finds its connection idle runs at once on the calling
+/// thread; a long one (``ExpectedDuration``), or one that finds its connection busy,
+/// waits in line on the connection's own thread.
 ///
 /// Reads run in a read transaction, so every statement of one ``read(_:)`` closure
 /// sees the same snapshot, and they proceed while a write is in progress (WAL).

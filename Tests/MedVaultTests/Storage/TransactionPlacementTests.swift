@@ -96,6 +96,47 @@ struct TransactionPlacementTests {
     }
 }
 
+@Suite("Database pool: where opening runs migrations")
+struct MigrationPlacementTests {
+    /// A migrator whose migrations record the thread they ran on.
+    private static func recordingMigrator(_ threads: ThreadNames) -> SchemaMigrator {
+        SchemaMigrator([
+            .init(version: 1, name: "notes") { db in
+                threads.append(Thread.current.name ?? "")
+                try db.executeScript("CREATE TABLE note(n INTEGER PRIMARY KEY, body TEXT NOT NULL);")
+            },
+        ])
+    }
+
+    @Test("Pending migrations run on the writer's thread; an up-to-date database runs none")
+    func migrationsRunOnTheWriterThread() async throws {
+        try await withTemporaryDirectory { dir in
+            let url = dir.file("m.db")
+            let key = StorageFixtures.randomKey()
+            let threads = ThreadNames()
+            let created = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing,
+                                                      migrator: Self.recordingMigrator(threads))
+            await created.close()
+            #expect(threads.all == ["medvault.writer"])
+            let reopened = try await DatabasePool.open(at: url, key: key, mode: .openExisting,
+                                                       migrator: Self.recordingMigrator(threads))
+            #expect(threads.all == ["medvault.writer"])  // nothing to migrate the second time
+            #expect(try await StorageFixtures.noteNumbers(reopened).isEmpty)
+            await reopened.close()
+        }
+    }
+}
+
+/// Thread names collected from migration closures.
+private final class ThreadNames: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `names` is read and written only under `lock`.
+    private let lock = NSLock()
+    private var names: [String] = []
+
+    func append(_ name: String) { lock.withLock { names.append(name) } }
+    var all: [String] { lock.withLock { names } }
+}
+
 @Suite("Connection ownership")
 struct ConnectionOwnershipTests {
     @Test("One holder at a time; a caller in line keeps later callers off the fast path until it is served")
