@@ -10,7 +10,7 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     public var cipherPageSize: Int = 4096
     /// Per-connection page cache in KiB (`PRAGMA cache_size = -N`). Default 8 MiB.
     public var cacheSizeKiB: Int = 8 * 1024
-    /// How many read-only connections serve ``DatabasePool/read(_:)``. Default 2.
+    /// How many read-only connections serve ``DatabasePool/read(duration:_:)``. Default 2.
     public var readerCount: Int = 2
     /// How long a statement waits for a lock held by another process before
     /// failing with a `storage` error. Default 10 seconds.

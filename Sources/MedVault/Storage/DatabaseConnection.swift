@@ -6,7 +6,7 @@ import MedVaultKeys
 /// One SQLCipher connection: statements, bindings, rows.
 ///
 /// You never create a connection yourself: ``DatabasePool`` hands one to the closure
-/// of ``DatabasePool/read(_:)`` or ``DatabasePool/write(_:)``, already keyed,
+/// of ``DatabasePool/read(duration:_:)`` or ``DatabasePool/write(duration:_:)``, already keyed,
 /// configured and inside a transaction. Do not let it escape that closure.
 ///
 /// Statements are prepared once per connection and cached by their SQL text, so

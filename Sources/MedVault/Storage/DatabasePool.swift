@@ -10,14 +10,14 @@ import MedVaultKeys
 /// thread; a long one (``ExpectedDuration``), or one that finds its connection busy,
 /// waits in line on the connection's own thread.
 ///
-/// Reads run in a read transaction, so every statement of one ``read(_:)`` closure
+/// Reads run in a read transaction, so every statement of one ``read(duration:_:)`` closure
 /// sees the same snapshot, and they proceed while a write is in progress (WAL).
 /// A read connection is opened only when a read finds the writer busy: until then,
 /// reads run on the idle writer, read-only (any statement that would write is
 /// refused, as on a read connection), so an app that never reads while it writes
 /// keeps a single connection. Once a read connection exists, reads never use the
 /// writer again.
-/// Writes are serialized; each ``write(_:)`` closure is one durable transaction:
+/// Writes are serialized; each ``write(duration:_:)`` closure is one durable transaction:
 /// committed when the closure returns, rolled back when it throws or the task is
 /// cancelled.
 ///
