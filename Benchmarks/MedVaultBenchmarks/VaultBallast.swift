@@ -21,7 +21,7 @@ enum VaultBallast {
         var left = mebibytes
         while left > 0 {
             let count = min(64, left)
-            try await pool.write { db in try db.executeScript(insertSQL(count: count)) }
+            try await pool.write(duration: .long) { db in try db.executeScript(insertSQL(count: count)) }
             left -= count
         }
         try await pool.writeWithoutTransaction { db in try db.executeScript("PRAGMA wal_checkpoint(TRUNCATE);") }

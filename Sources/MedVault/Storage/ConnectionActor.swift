@@ -47,6 +47,11 @@ actor ConnectionActor {
     /// thread when `duration` is ``DatabasePool/ExpectedDuration/short`` and the
     /// connection is idle with nobody waiting for it; otherwise in line on the
     /// connection's own thread.
+    ///
+    /// Being `nonisolated` (and this module built without
+    /// `NonisolatedNonsendingByDefault`), it runs on the global concurrent executor
+    /// even when called from the main actor: the fast path never runs SQLite on the
+    /// main thread. Keep it so (mark it `@concurrent` if that feature is adopted).
     nonisolated func perform<Value: Sendable>(
         _ duration: DatabasePool.ExpectedDuration, _ body: @Sendable (LazyConnection) throws -> Value
     ) async throws -> Value {
@@ -91,6 +96,9 @@ actor ConnectionActor {
     nonisolated func suspend() async {
         _ = try? await perform(.long) { connection in connection.suspend() }
     }
+
+    /// How many callers wait in line (for tests).
+    nonisolated var queuedCount: Int { ownership.queuedCount }
 
     /// Waits, on the connection's thread, until the connection is free, for a caller
     /// that joined the line; runs `body` holding it.

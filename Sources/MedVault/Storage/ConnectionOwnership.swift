@@ -32,12 +32,20 @@ final class ConnectionOwnership: @unchecked Sendable {
 
     /// Blocks until the connection is free, then takes it, leaving the line. Call it
     /// after ``joinLine()``, and only on the connection's own thread, never on Swift's
-    /// cooperative pool.
+    /// cooperative pool. That thread is serial, so at most one caller ever waits here,
+    /// and ``release()`` signals rather than broadcasts.
     func claimInLine() {
         condition.lock(); defer { condition.unlock() }
+        assert(queued > 0, "claimInLine() without joinLine()")
         while isHeld { condition.wait() }
         isHeld = true
         queued -= 1
+    }
+
+    /// How many callers are in line (for tests).
+    var queuedCount: Int {
+        condition.lock(); defer { condition.unlock() }
+        return queued
     }
 
     /// Gives the connection back.

@@ -3,9 +3,11 @@ import Foundation
 /// A serial executor that runs its jobs on one dedicated thread.
 ///
 /// SQLite calls block: a commit waits for `fsync`, a busy database waits for its
-/// lock. Running them on Swift's cooperative thread pool (two threads on a
-/// two-core machine) would stall every other task of the app. Each connection
-/// actor of a ``DatabasePool`` therefore runs on its own thread.
+/// lock, an export or an integrity check reads the whole file. Long work on Swift's
+/// cooperative thread pool (two threads on a two-core machine) would stall every
+/// other task of the app, so each connection of a ``DatabasePool`` has a thread of
+/// its own for long jobs and for short ones that find the connection busy (see
+/// ``DatabasePool/ExpectedDuration``).
 final class ConnectionThread: SerialExecutor, @unchecked Sendable {
     // Safety of @unchecked Sendable: `jobs` and `isStopping` are read and written
     // only while holding `condition`'s lock; `thread` is set once in init.
@@ -23,7 +25,10 @@ final class ConnectionThread: SerialExecutor, @unchecked Sendable {
             Thread.current.name = name
             self.runLoop()
         }
-        thread.stackSize = 8 << 20 // as a main thread: SQLite and OpenSSL recurse on it
+        // As a main thread's: exports, rekeys and integrity checks recurse deeply in
+        // SQLite and OpenSSL. Short transactions, which run on the caller's thread,
+        // are MedVault's own fixed statements and stay shallow.
+        thread.stackSize = 8 << 20
         thread.start()
     }
 

@@ -100,8 +100,9 @@ public final class DatabasePool: Sendable {
         let inspection = try DatabaseFile.inspect(url, mode: mode, pageSize: configuration.cipherPageSize)
         let pool = DatabasePool(url: url, key: key, configuration: configuration)
         do {
-            // Opening and checking the schema version is short: it runs here. Migrating
-            // may rewrite whole tables: that runs on the writer's thread.
+            // Opening and checking the schema version is short: it runs here (with
+            // SQLite's WAL recovery after a crash, the one slow case). Migrating may
+            // rewrite whole tables: that runs on the writer's thread.
             let isUpToDate = try await pool.writer.withConnection(.short) { db in try migrator.isUpToDate(db) }
             if !isUpToDate {
                 try await pool.writer.withConnection(.long) { db in try migrator.migrate(db) }
@@ -131,8 +132,8 @@ public final class DatabasePool: Sendable {
     ///
     /// - Parameters:
     ///   - duration: Where the transaction runs: ``ExpectedDuration/short`` (the
-    ///     default) on the calling thread when its connection is idle,
-    ///     ``ExpectedDuration/long`` always on the connection's own thread.
+    ///     default) on the calling thread when its connection is idle and nobody waits
+    ///     for it, ``ExpectedDuration/long`` always on the connection's own thread.
     ///   - body: Reads through the connection; returns a `Sendable` value.
     /// - Returns: What `body` returned.
     /// - Throws: What `body` threw, `cancelled`, or a storage error.
@@ -159,8 +160,8 @@ public final class DatabasePool: Sendable {
     ///
     /// - Parameters:
     ///   - duration: Where the transaction runs: ``ExpectedDuration/short`` (the
-    ///     default) on the calling thread when the writer is idle,
-    ///     ``ExpectedDuration/long`` always on the writer's own thread.
+    ///     default) on the calling thread when the writer is idle and nobody waits for
+    ///     it, ``ExpectedDuration/long`` always on the writer's own thread.
     ///   - body: Reads and writes through the connection.
     /// - Returns: What `body` returned.
     public func write<Value: Sendable>(
@@ -174,7 +175,8 @@ public final class DatabasePool: Sendable {
     }
 
     /// Runs `body` on the writer connection outside any transaction, for statements
-    /// that refuse to run inside one (`VACUUM`, `PRAGMA rekey`, checkpoints).
+    /// that refuse to run inside one (`VACUUM`, `PRAGMA rekey`, checkpoints). It always
+    /// runs on the writer's own thread.
     public func writeWithoutTransaction<Value: Sendable>(
         _ body: @escaping @Sendable (DatabaseConnection) throws -> Value
     ) async throws -> Value {
@@ -196,6 +198,9 @@ public final class DatabasePool: Sendable {
             actor.interrupter.interrupt(ticket)
         }
     }
+
+    /// How many callers wait in line for the writer (for tests).
+    var writerQueueLength: Int { writer.queuedCount }
 
     /// How many read connections the pool has opened (for tests).
     var openedReaderCount: Int { readers.all().count }

@@ -44,9 +44,11 @@ final class LazyConnection: @unchecked Sendable {
         ticket: UInt64, kind: ConnectionActor.TransactionKind, _ body: (DatabaseConnection) throws -> Value
     ) throws -> Value {
         let connection = try opened()
-        if Task.isCancelled { throw DatabasePool.cancelledError }
+        // The ticket first: a cancellation landing after the check below then
+        // interrupts this transaction's statements instead of finding nothing to stop.
         interrupter.begin(ticket)
         defer { interrupter.end() }
+        if Task.isCancelled { throw DatabasePool.cancelledError }
         connection.refusesWrites = kind == .readOnWriter
         defer { connection.refusesWrites = false }
         try connection.execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")

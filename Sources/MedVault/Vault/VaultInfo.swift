@@ -49,7 +49,8 @@ extension Vault {
         let keyring = await keys.keyring
         _ = try await keys.requireVaultKey()
         let tables = Self.countedTables
-        let (schemaVersion, version, counts) = try await database.read { db in
+        // Long: counting scans whole tables (dose logs run to millions of rows).
+        let (schemaVersion, version, counts) = try await database.read(duration: .long) { db in
             let schema = try db.fetchOne("PRAGMA user_version") { row in Int(row.int64(at: 0)) } ?? 0
             let version = try db.cipherVersion()
             let existing = Set(try db.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table'") { row in row.text(at: 0) })
@@ -79,7 +80,8 @@ extension Vault {
         var problems: [String] = []
         var checks: [String] = []
         let expectedSchema = MedVaultSchema.migrator.latestVersion
-        let result = try await database.read { db in
+        // Long: the integrity and foreign-key checks read the whole database.
+        let result = try await database.read(duration: .long) { db in
             (cipher: try db.cipherVersion(),
              pageSize: try db.fetchOne("PRAGMA cipher_page_size") { row in Int(row.int64(at: 0)) } ?? 0,
              integrity: try db.fetchAll("PRAGMA integrity_check") { row in row.text(at: 0) },

@@ -26,11 +26,12 @@ struct TransactionPlacementTests {
             }
             let shortRead = try await pool.read { _ in Self.threadName() }
             let longRead = try await pool.read(duration: .long) { _ in Self.threadName() }
-            #expect(shortWrite != "medvault.writer")
+            #expect(!shortWrite.hasPrefix("medvault."))
             #expect(longWrite == "medvault.writer")
             // With no read connection opened yet, reads use the idle writer.
-            #expect(shortRead != "medvault.writer")
+            #expect(!shortRead.hasPrefix("medvault."))
             #expect(longRead == "medvault.writer")
+            #expect(pool.openedReaderCount == 0)
             #expect(try await StorageFixtures.noteNumbers(pool) == [1, 2])
             await pool.close()
         }
@@ -62,7 +63,8 @@ struct TransactionPlacementTests {
             }
             // Meanwhile reads go to a read connection, on its thread when long.
             let readThread = try await pool.read(duration: .long) { _ in Self.threadName() }
-            try await Task.sleep(for: .milliseconds(20))
+            // Release the first write only once the second is in line for the writer.
+            while pool.writerQueueLength == 0 { try await Task.sleep(for: .milliseconds(5)) }
             release.open()
             try await first.value
             let (countSeen, thread) = try await second.value
@@ -89,8 +91,87 @@ struct TransactionPlacementTests {
                 try db.execute("INSERT INTO note(n, body) VALUES (2, 'kept')")
                 return Self.threadName()
             }
-            #expect(thread != "medvault.writer")
+            #expect(!thread.hasPrefix("medvault."))
             #expect(try await StorageFixtures.noteNumbers(pool) == [2])
+            await pool.close()
+        }
+    }
+}
+
+extension TransactionPlacementTests {
+    @Test("A short transaction called from the main actor does not run on the main thread")
+    func shortTransactionLeavesTheMainThread() async throws {
+        try await withTemporaryDirectory { dir in
+            let pool = try await StorageFixtures.openNotes(dir.file("m.db"), key: StorageFixtures.randomKey())
+            #expect(try await Self.writeFromTheMainActor(pool) == false)
+            await pool.close()
+        }
+    }
+
+    /// Writes from the main actor; whether the body ran on the main thread.
+    @MainActor
+    private static func writeFromTheMainActor(_ pool: DatabasePool) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute("INSERT INTO note(n, body) VALUES (1, 'a')")
+            return Thread.isMainThread
+        }
+    }
+
+    @Test("A short transaction whose task is cancelled inside its body rolls back and reports `cancelled`")
+    func shortTransactionCancelledInsideItsBody() async throws {
+        try await withTemporaryDirectory { dir in
+            let pool = try await StorageFixtures.openNotes(dir.file("c.db"), key: StorageFixtures.randomKey())
+            let task = Task {
+                try await pool.write { db -> String in
+                    try db.execute("INSERT INTO note(n, body) VALUES (1, 'rolled back')")
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    return Self.threadName()
+                }
+            }
+            let error = await #expect(throws: MedVaultError.self) { _ = try await task.value }
+            #expect(error?.code == .cancelled)
+            #expect(try await StorageFixtures.noteNumbers(pool).isEmpty)
+            // The connection was given back: the next short write runs on the fast path.
+            let thread = try await pool.write { db in
+                try db.execute("INSERT INTO note(n, body) VALUES (2, 'kept')")
+                return Self.threadName()
+            }
+            #expect(!thread.hasPrefix("medvault."))
+            #expect(pool.writerQueueLength == 0)
+            #expect(try await StorageFixtures.noteNumbers(pool) == [2])
+            await pool.close()
+        }
+    }
+
+    @Test("A short write cancelled while it waits in line leaves the line, and the fast path works again")
+    func shortWriteCancelledInLine() async throws {
+        try await withTemporaryDirectory { dir in
+            let pool = try await StorageFixtures.openNotes(dir.file("l.db"), key: StorageFixtures.randomKey())
+            let inWrite = Gate()
+            let release = Gate()
+            let first = Task {
+                // `.long`: the body blocks, waiting for this test.
+                try await pool.write(duration: .long) { db in
+                    try db.execute("INSERT INTO note(n, body) VALUES (1, 'first')")
+                    inWrite.open()
+                    release.waitBlocking()
+                }
+            }
+            await inWrite.waitUntilOpen()
+            let waiting = Task { try await StorageFixtures.insertNote(pool, 2, "cancelled in line") }
+            while pool.writerQueueLength == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            waiting.cancel()
+            release.open()
+            try await first.value
+            let error = await #expect(throws: MedVaultError.self) { try await waiting.value }
+            #expect(error?.code == .cancelled)
+            #expect(pool.writerQueueLength == 0)
+            let thread = try await pool.write { db in
+                try db.execute("INSERT INTO note(n, body) VALUES (3, 'fast path')")
+                return Self.threadName()
+            }
+            #expect(!thread.hasPrefix("medvault."))
+            #expect(try await StorageFixtures.noteNumbers(pool) == [1, 3])
             await pool.close()
         }
     }
