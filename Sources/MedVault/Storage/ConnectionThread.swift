@@ -9,19 +9,25 @@ import Foundation
 /// its own for long jobs and for short ones that find the connection busy (see
 /// ``DatabasePool/ExpectedDuration``).
 final class ConnectionThread: SerialExecutor, @unchecked Sendable {
-    // Safety of @unchecked Sendable: `jobs` and `isStopping` are read and written
-    // only while holding `condition`'s lock; `thread` is set once in init.
+    // Safety of @unchecked Sendable: `jobs`, `isStopping` and `isStarted` are read and
+    // written only while holding `condition`'s lock.
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var isStopping = false
+    private var isStarted = false
 
     /// Starts the thread.
     ///
     /// - Parameter name: The thread's name, at most 15 bytes (Linux's limit).
     init(name: String) {
         let thread = Thread { [self] in
-            // Named from inside: on Linux a name set before `start()` does not reach
-            // the system thread, which tools (top -H, perf, debuggers) show.
+            // Named from inside, once `start()` has returned: on Linux a name set
+            // before `start()` never reaches the system thread (which tools such as
+            // top -H, perf and debuggers show), and one set while `start()` is still
+            // running is lost too.
+            condition.lock()
+            while !isStarted { condition.wait() }
+            condition.unlock()
             Thread.current.name = name
             self.runLoop()
         }
@@ -30,6 +36,10 @@ final class ConnectionThread: SerialExecutor, @unchecked Sendable {
         // are MedVault's own fixed statements and stay shallow.
         thread.stackSize = 8 << 20
         thread.start()
+        condition.lock()
+        isStarted = true
+        condition.broadcast()
+        condition.unlock()
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
