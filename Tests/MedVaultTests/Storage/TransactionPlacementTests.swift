@@ -12,6 +12,28 @@ struct TransactionPlacementTests {
         Thread.current.name ?? ""
     }
 
+    /// Starts a write that inserts note 1 and holds the writer until `release` opens;
+    /// returns once it holds it. `.long`: the body blocks, waiting for the test, and
+    /// only the connection's own thread may do that.
+    fileprivate static func holdTheWriter(_ pool: DatabasePool) async -> (write: Task<Void, any Error>, release: Gate) {
+        let inWrite = Gate()
+        let release = Gate()
+        let write = Task {
+            try await pool.write(duration: .long) { db in
+                try db.execute("INSERT INTO note(n, body) VALUES (1, 'first')")
+                inWrite.open()
+                release.waitBlocking()
+            }
+        }
+        await inWrite.waitUntilOpen()
+        return (write, release)
+    }
+
+    /// Returns once a caller waits in line for the writer.
+    fileprivate static func waitUntilSomebodyIsInLine(_ pool: DatabasePool) async throws {
+        while pool.writerQueueLength == 0 { try await Task.sleep(for: .milliseconds(5)) }
+    }
+
     @Test("A short transaction on an idle connection runs on the calling thread; a long one on the connection's")
     func shortRunsHereLongRunsOnTheConnectionThread() async throws {
         try await withTemporaryDirectory { dir in
@@ -41,18 +63,7 @@ struct TransactionPlacementTests {
     func shortWriteOnABusyWriterWaitsInLine() async throws {
         try await withTemporaryDirectory { dir in
             let pool = try await StorageFixtures.openNotes(dir.file("q.db"), key: StorageFixtures.randomKey())
-            let inWrite = Gate()
-            let release = Gate()
-            let first = Task {
-                // `.long`: the body blocks, waiting for this test; only the connection's
-                // own thread may do that.
-                try await pool.write(duration: .long) { db in
-                    try db.execute("INSERT INTO note(n, body) VALUES (1, 'first')")
-                    inWrite.open()
-                    release.waitBlocking()
-                }
-            }
-            await inWrite.waitUntilOpen()
+            let (first, release) = await Self.holdTheWriter(pool)
             let second = Task {
                 try await pool.write { db in
                     // Runs after the first write committed: it sees its row.
@@ -64,7 +75,7 @@ struct TransactionPlacementTests {
             // Meanwhile reads go to a read connection, on its thread when long.
             let readThread = try await pool.read(duration: .long) { _ in Self.threadName() }
             // Release the first write only once the second is in line for the writer.
-            while pool.writerQueueLength == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            try await Self.waitUntilSomebodyIsInLine(pool)
             release.open()
             try await first.value
             let (countSeen, thread) = try await second.value
@@ -147,19 +158,9 @@ extension TransactionPlacementTests {
     func shortWriteCancelledInLine() async throws {
         try await withTemporaryDirectory { dir in
             let pool = try await StorageFixtures.openNotes(dir.file("l.db"), key: StorageFixtures.randomKey())
-            let inWrite = Gate()
-            let release = Gate()
-            let first = Task {
-                // `.long`: the body blocks, waiting for this test.
-                try await pool.write(duration: .long) { db in
-                    try db.execute("INSERT INTO note(n, body) VALUES (1, 'first')")
-                    inWrite.open()
-                    release.waitBlocking()
-                }
-            }
-            await inWrite.waitUntilOpen()
+            let (first, release) = await Self.holdTheWriter(pool)
             let waiting = Task { try await StorageFixtures.insertNote(pool, 2, "cancelled in line") }
-            while pool.writerQueueLength == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            try await Self.waitUntilSomebodyIsInLine(pool)
             waiting.cancel()
             release.open()
             try await first.value
