@@ -65,6 +65,13 @@ public struct MedVaultError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let storage = Code(rawValue: "storage")
         /// An argument outside its documented range (a parameter, not a record field).
         public static let invalidArgument = Code(rawValue: "invalidArgument")
+        /// The disk (or the file system's quota) has no room for the write; nothing was
+        /// changed. Free space and try again.
+        public static let diskFull = Code(rawValue: "diskFull")
+        /// Another process (or another open `Vault` in this one) has the vault open, and
+        /// the operation needs it alone (key rotation, destroy); or a key operation of
+        /// another process did not finish within the wait.
+        public static let vaultInUse = Code(rawValue: "vaultInUse")
     }
 
     /// What kind of failure this is.
