@@ -127,7 +127,7 @@ let package = Package(
         // A child process the crash-safety tests kill with SIGKILL mid-write.
         .executableTarget(
             name: "CrashProbe",
-            dependencies: ["MedVault"],
+            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys"],
             path: "Tests/CrashProbe",
             swiftSettings: strictSettings
         ),

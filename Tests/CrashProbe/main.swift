@@ -7,9 +7,18 @@
 //   CrashProbe rotate <vault folder> <phase>
 //       Opens the vault (password "probe", fast test KDF) and rotates its database
 //       key, killing itself with SIGKILL when the rotation reports <phase>:
-//       pendingKeyRecorded, copying (a third of the way) or databaseReplaced.
+//       pendingKeyRecorded, copying (a third of the way), verifying or databaseReplaced.
+//
+//   CrashProbe add-patients <vault folder>
+//       Opens the vault (password "probe", fast test KDF) and creates patients one at a
+//       time, printing each new patient's id only after its create returned, until killed.
+//
+//   CrashProbe hold <vault folder>
+//       Opens the vault (password "probe", fast test KDF), prints "open", and keeps it
+//       open until standard input closes; then locks it and prints "locked".
 import Foundation
 import MedVault
+import MedVaultCore
 import MedVaultKeys
 
 let arguments = CommandLine.arguments
@@ -60,6 +69,7 @@ func rotateAndDie(folder: String, phase: String) async throws {
         switch progress.phase {
         case .pendingKeyRecorded: reached = phase == "pendingKeyRecorded"
         case .copying: reached = phase == "copying" && progress.fractionCopied >= 0.33
+        case .verifying: reached = phase == "verifying"
         case .databaseReplaced: reached = phase == "databaseReplaced"
         case .finished: reached = false
         }
@@ -68,14 +78,39 @@ func rotateAndDie(folder: String, phase: String) async throws {
     fail("the rotation finished without reaching phase \(phase)")
 }
 
+func addPatients(folder: String) async throws {
+    let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
+                                     options: Vault.Options(kdf: .fastForTestsOnly))
+    var number = 0
+    while true {
+        number += 1
+        let patient = try await vault.patients.create(
+            Patient(firstName: "Probe", lastName: "Writer \(number)", dateOfBirth: try CalendarDate(iso8601: "1980-01-01")))
+        FileHandle.standardOutput.write(Data("\(patient.id.uuidString)\n".utf8))
+    }
+}
+
+func hold(folder: String) async throws {
+    let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
+                                     options: Vault.Options(kdf: .fastForTestsOnly))
+    FileHandle.standardOutput.write(Data("open\n".utf8))
+    _ = FileHandle.standardInput.readDataToEndOfFile()
+    await vault.lock()
+    FileHandle.standardOutput.write(Data("locked\n".utf8))
+}
+
 do {
     switch arguments.count >= 2 ? arguments[1] : "" {
+    case "add-patients" where arguments.count == 3:
+        try await addPatients(folder: arguments[2])
+    case "hold" where arguments.count == 3:
+        try await hold(folder: arguments[2])
     case "commit" where arguments.count == 4:
         try await commitLoop(database: arguments[2], hexKey: arguments[3])
     case "rotate" where arguments.count == 4:
         try await rotateAndDie(folder: arguments[2], phase: arguments[3])
     default:
-        fail("usage: CrashProbe commit <database> <hex key> | rotate <vault folder> <phase>")
+        fail("usage: CrashProbe commit <database> <hex key> | rotate <vault folder> <phase> | add-patients <vault folder> | hold <vault folder>")
     }
 } catch {
     fail("\(error)")

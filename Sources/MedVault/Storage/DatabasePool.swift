@@ -210,7 +210,9 @@ public final class DatabasePool: Sendable {
     /// Checkpoints the WAL into the database file, closes every connection and wipes
     /// the pool's copy of the key. Later calls fail with ``MedVaultError/Code/locked``.
     public func close() async {
-        gate.close()
+        // Reads and writes already admitted finish first: none may open a connection
+        // (with the key) after the connections below were closed.
+        await gate.closeAndDrain()
         for reader in readers.all() {
             await reader.close()
         }
@@ -237,10 +239,12 @@ public final class DatabasePool: Sendable {
     ///   - newKey: The new 32-byte raw key.
     ///   - progress: Called with the fraction copied, 0…1, on the export's thread;
     ///     return `false` to stop (the database keeps its old key; `cancelled` is thrown).
+    ///   - verifying: Called once the copy is written, before it is checked.
     /// - Throws: `cancelled`, `corrupted` (the copy failed verification; the original is
     ///   untouched), storage errors.
     public func changeKey(
-        to newKey: SecureBytes, progress: @escaping @Sendable (Double) -> Bool = { _ in true }
+        to newKey: SecureBytes, progress: @escaping @Sendable (Double) -> Bool = { _ in true },
+        verifying: @escaping @Sendable () -> Void = {}
     ) async throws {
         guard newKey.count == 32 else {
             throw MedVaultError(.invalidArgument, reason: "a database key must be 32 bytes")
@@ -256,6 +260,7 @@ public final class DatabasePool: Sendable {
             try DatabaseKeyChange.exportCopy(of: url, oldKey: keyBox.key, to: copy, newKey: newKey,
                                              configuration: configuration, progress: progress)
             do {
+                verifying()
                 try DatabaseKeyChange.verify(copy, key: newKey, configuration: configuration)
             } catch {
                 DatabaseKeyChange.unlinkAll(copy)

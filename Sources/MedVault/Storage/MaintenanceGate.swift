@@ -12,6 +12,7 @@ final class MaintenanceGate: @unchecked Sendable {
     private var active = 0
     private var waiting: [CheckedContinuation<Void, Never>] = []
     private var drained: CheckedContinuation<Void, Never>?
+    private var closedAndDrained: [CheckedContinuation<Void, Never>] = []
 
     /// Waits while maintenance runs, then counts the caller in.
     ///
@@ -47,15 +48,33 @@ final class MaintenanceGate: @unchecked Sendable {
         lock.withLock { isClosed = true }
     }
 
+    /// Closes the gate and waits until every admitted caller has left.
+    func closeAndDrain() async {
+        await withCheckedContinuation { continuation in
+            let done: Bool = lock.withLock {
+                isClosed = true
+                if active == 0 { return true }
+                closedAndDrained.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
     /// Counts the caller out.
     func leave() {
-        let toResume: CheckedContinuation<Void, Never>? = lock.withLock {
+        let toResume: [CheckedContinuation<Void, Never>] = lock.withLock {
             active -= 1
-            guard isPaused, active == 0 else { return nil }
-            defer { drained = nil }
-            return drained
+            guard active == 0 else { return [] }
+            var resumed = closedAndDrained
+            closedAndDrained.removeAll()
+            if isPaused, let drained {
+                resumed.append(drained)
+                self.drained = nil
+            }
+            return resumed
         }
-        toResume?.resume()
+        for continuation in toResume { continuation.resume() }
     }
 
     /// Stops admitting callers and waits until none is in flight.

@@ -16,13 +16,16 @@ extension Vault {
     ///   `validation` for an empty new password.
     public func changePassword(from current: Password, to new: Password) async throws {
         let kdf = options.kdf
-        try await keys.update { keyring, vaultKey in
+        try await keys.perform { operation in
+            let keyring = await operation.keyring()
             let checked = try await BlockingWork.run { try keyring.unlock(password: current) }
-            guard checked == vaultKey else {
+            defer { checked.wipe() }
+            guard checked == operation.vaultKey else {
                 throw MedVaultError(.wrongPassword, reason: "the current password is not this vault's")
             }
+            let vaultKey = operation.vaultKey
             let updated = try await BlockingWork.run { try keyring.replacingPassword(new, vaultKey: vaultKey, kdf: kdf) }
-            return (updated, ())
+            try await operation.commit(updated)
         }
     }
 
@@ -36,11 +39,13 @@ extension Vault {
         let vault = try await open(at: folder, recoveryKey: recoveryKey, options: options)
         let kdf = options.kdf
         do {
-            try await vault.keys.update { keyring, vaultKey in
+            try await vault.keys.perform { operation in
+                let keyring = await operation.keyring()
+                let vaultKey = operation.vaultKey
                 let updated = try await BlockingWork.run {
                     try keyring.replacingPassword(newPassword, vaultKey: vaultKey, kdf: kdf)
                 }
-                return (updated, ())
+                try await operation.commit(updated)
             }
         } catch {
             await vault.lock()
@@ -52,10 +57,13 @@ extension Vault {
     /// Replaces the recovery key with a new one; the old one stops working.
     ///
     /// - Returns: The new recovery key, to show the owner once.
-    /// - Throws: `locked`.
+    /// - Throws: `locked`; `vaultInUse` when another process's key operation did not
+    ///   finish within ``Options/lockTimeout``.
     public func regenerateRecoveryKey() async throws -> RecoveryKey {
-        try await keys.update { keyring, vaultKey in
-            try keyring.regeneratingRecoveryKey(vaultKey: vaultKey)
+        try await keys.perform { operation in
+            let (updated, recoveryKey) = try await operation.keyring().regeneratingRecoveryKey(vaultKey: operation.vaultKey)
+            try await operation.commit(updated)
+            return recoveryKey
         }
     }
 
@@ -67,12 +75,13 @@ extension Vault {
     ///
     /// - Returns: The new slot's identifier, for ``removeSlot(id:)``.
     public func addPlatformSlot(store: any SecretStore) async throws -> UUID {
-        try await keys.update { keyring, vaultKey in
-            let updated = try await keyring.addingPlatformSlot(store: store, vaultKey: vaultKey)
+        try await keys.perform { operation in
+            let updated = try await operation.keyring().addingPlatformSlot(store: store, vaultKey: operation.vaultKey)
             guard let slot = updated.slots.last else {
                 throw MedVaultError(.corrupted, reason: "the keyring lost its new slot")
             }
-            return (updated, slot.id)
+            try await operation.commit(updated)
+            return slot.id
         }
     }
 
@@ -80,8 +89,8 @@ extension Vault {
     ///
     /// - Throws: `notFound` for an unknown slot; `invalidArgument` for the last password slot.
     public func removeSlot(id: UUID) async throws {
-        try await keys.update { keyring, vaultKey in
-            (try keyring.removingSlot(id: id, vaultKey: vaultKey), ())
+        try await keys.perform { operation in
+            try await operation.commit(try await operation.keyring().removingSlot(id: id, vaultKey: operation.vaultKey))
         }
     }
 
@@ -100,34 +109,47 @@ extension Vault {
     /// a crash at any step finds the key that opens the file and finishes the keyring.
     /// The vault stays usable: calls made during the rotation wait for it.
     ///
+    /// Needs the vault alone: while another process (or another `Vault` value) has it
+    /// open, the rotation is refused with `vaultInUse` before anything changes. Checks
+    /// first that the disk has room for the re-encrypted copy. ``lock()`` during the
+    /// copy stops it (the old key stays in force).
+    ///
     /// - Parameter progress: Called at each ``RotationProgress/Phase`` and while copying.
-    /// - Throws: `locked`; `conflict` if a rotation is already pending; storage errors
-    ///   (the old key then stays in force).
+    /// - Throws: `locked`; `vaultInUse`; `diskFull` (nothing changed); `conflict` if a
+    ///   rotation is already pending; storage errors (the old key then stays in force).
     public func rotateDatabaseKey(
         progress: @escaping @Sendable (RotationProgress) -> Void = { _ in }
     ) async throws {
-        let newKey: SecureBytes = try await keys.update { keyring, vaultKey in
-            try keyring.beginningRotation(vaultKey: vaultKey)
-        }
-        defer { newKey.wipe() }
-        progress(RotationProgress(phase: .pendingKeyRecorded, fractionCopied: 0))
-        do {
-            try await database.changeKey(to: newKey) { fraction in
-                progress(RotationProgress(phase: .copying, fractionCopied: fraction))
-                return true
+        let database = self.database
+        let layout = self.layout
+        try await keys.perform(soleAccess: true) { operation in
+            try DiskSpace.requireRoomForCopy(of: layout.database)
+            let (begun, newKey) = try await operation.keyring().beginningRotation(vaultKey: operation.vaultKey)
+            defer { newKey.wipe() }
+            try await operation.commit(begun)
+            progress(RotationProgress(phase: .pendingKeyRecorded, fractionCopied: 0))
+            let lockRequest = operation.session.lockRequest
+            do {
+                try await database.changeKey(to: newKey, progress: { fraction in
+                    progress(RotationProgress(phase: .copying, fractionCopied: fraction))
+                    return !lockRequest.isSet
+                }, verifying: {
+                    progress(RotationProgress(phase: .verifying, fractionCopied: 1))
+                })
+            } catch {
+                // The file still has the old key: drop the pending one.
+                if let abandoned = try? await operation.keyring().abandoningRotation(vaultKey: operation.vaultKey) {
+                    try? await operation.commit(abandoned, evenWhileLocking: true)
+                }
+                if lockRequest.isSet { throw Vault.lockedError }
+                throw error
             }
-        } catch {
-            // The file still has the old key: drop the pending one.
-            _ = try? await keys.update { keyring, vaultKey in
-                (try keyring.abandoningRotation(vaultKey: vaultKey), ())
-            }
-            throw error
+            progress(RotationProgress(phase: .databaseReplaced, fractionCopied: 1))
+            // The file is under the new key now: the keyring must say so, lock or not.
+            let completed = try await operation.keyring().completingRotation(vaultKey: operation.vaultKey)
+            try await operation.commit(completed, evenWhileLocking: true)
+            progress(RotationProgress(phase: .finished, fractionCopied: 1))
         }
-        progress(RotationProgress(phase: .databaseReplaced, fractionCopied: 1))
-        try await keys.update { keyring, vaultKey in
-            (try keyring.completingRotation(vaultKey: vaultKey), ())
-        }
-        progress(RotationProgress(phase: .finished, fractionCopied: 1))
     }
 
     // MARK: - Destroying
@@ -136,14 +158,27 @@ extension Vault {
     /// removed, so the database key is gone and the records cannot be recovered by
     /// anyone, with any password or recovery key. Then the database files are removed.
     ///
-    /// - Throws: `locked` when the vault was locked (open it to prove you may destroy it).
+    /// Needs the vault alone, like a key rotation; temporary keyrings that interrupted writes left
+    /// behind are shredded too.
+    ///
+    /// - Throws: `locked` when the vault was locked (open it to prove you may destroy it);
+    ///   `vaultInUse` while another process or `Vault` has it open (nothing is removed).
     public func destroy() async throws {
-        _ = try await keys.requireVaultKey()
-        await lock()
-        try KeyringFile.destroy(at: layout.keyring)
-        for file in layout.allFiles {
-            try? FileManager.default.removeItem(at: file)
+        let layout = self.layout
+        try await keys.perform(soleAccess: true) { operation in
+            // Under both locks, alone: close the database, then shred the keyring.
+            await database.close()
+            try KeyringFile.destroy(at: layout.keyring)
+            for name in KeyringFile.temporaryFiles(besides: layout.keyring) {
+                try KeyringFile.destroy(at: layout.folder.appendingPathComponent(name))
+            }
+            for file in layout.allFiles {
+                try? FileManager.default.removeItem(at: file)
+            }
         }
+        await lock()
+        unlink(layout.presenceLock.path)
+        unlink(layout.keyringLock.path)
         rmdir(layout.folder.path) // removes the folder only when nothing else is in it
     }
 }

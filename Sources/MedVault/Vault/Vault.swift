@@ -47,12 +47,14 @@ public final class Vault: Sendable {
 
     static let lockedError = MedVaultError(.locked, reason: "the vault is locked; open it again")
 
-    private init(layout: VaultLayout, keyring: Keyring, vaultKey: SecureBytes, pool: DatabasePool, options: Options) {
+    private init(layout: VaultLayout, keyring: Keyring, vaultKey: SecureBytes, pool: DatabasePool,
+                 presence: VaultFileLock, options: Options) {
         self.layout = layout
         self.vaultID = keyring.vaultID
         self.options = options
         self.database = pool
-        self.keys = VaultKeySession(keyring: keyring, vaultKey: vaultKey, keyringURL: layout.keyring)
+        self.keys = VaultKeySession(keyring: keyring, vaultKey: vaultKey, layout: layout, presence: presence,
+                                    lockTimeout: options.lockTimeout)
         let records = SQLCipherClinicalRecords(pool: pool, clock: options.clock,
                                                maximumAttachmentByteCount: Int64(options.maximumAttachmentByteCount))
         self.professional = records.professional
@@ -93,22 +95,42 @@ public final class Vault: Sendable {
         var cipher = CipherSettings.medVaultDefault
         cipher.pageSize = UInt32(options.database.cipherPageSize)
         let creation = try await BlockingWork.run { [cipher] in try Keyring.create(password: password, kdf: kdf, cipher: cipher) }
+        defer { creation.databaseKey.wipe() }
+        // Two processes creating a vault in one folder: the keyring lock lets one in.
+        let presence = try VaultFileLock(layout.presenceLock)
+        let keyringLock = try VaultFileLock(layout.keyringLock)
+        defer { keyringLock.release() }
+        try await keyringLock.lock(.exclusive, timeout: options.lockTimeout,
+                                   waitingFor: "another process is opening or changing a vault in this folder")
+        guard try presence.tryLock(.shared) else {
+            throw MedVaultError(.vaultInUse, reason: "another process holds this folder's vault lock")
+        }
+        if manager.fileExists(atPath: layout.keyring.path) || manager.fileExists(atPath: layout.database.path) {
+            presence.release()
+            throw MedVaultError(.duplicate, reason: "the folder already holds a vault")
+        }
         // The database first, the keyring last: a crash in between leaves a database
         // nobody can open and no keyring, which `create` then refuses to overwrite.
-        let pool = try await DatabasePool.open(
-            at: layout.database, key: creation.databaseKey, mode: .createIfMissing,
-            migrator: MedVaultSchema.migrator, configuration: options.database
-        )
+        let pool: DatabasePool
+        do {
+            pool = try await DatabasePool.open(
+                at: layout.database, key: creation.databaseKey, mode: .createIfMissing,
+                migrator: MedVaultSchema.migrator, configuration: options.database
+            )
+        } catch {
+            presence.release()
+            throw error
+        }
         do {
             try KeyringFile.write(creation.keyring, to: layout.keyring)
         } catch {
             await pool.close()
             DatabaseFile.removeNewlyCreated(layout.database)
+            presence.release()
             throw error
         }
-        creation.databaseKey.wipe()
         let vault = Vault(layout: layout, keyring: creation.keyring, vaultKey: creation.vaultKey,
-                          pool: pool, options: options)
+                          pool: pool, presence: presence, options: options)
         return Creation(vault: vault, recoveryKey: creation.recoveryKey)
     }
 
@@ -156,27 +178,71 @@ public final class Vault: Sendable {
 
     /// Opens the database with the key the keyring holds, finishing or undoing a key
     /// rotation that a crash interrupted.
-    private static func unlocked(layout: VaultLayout, keyring: Keyring, vaultKey: SecureBytes,
+    ///
+    /// Runs under the keyring lock, so no other process changes the keyring or rotates
+    /// meanwhile, and takes the presence lock before the database is opened. The
+    /// clean-ups of what crashed processes left (temporary keyrings, a rotation's copy,
+    /// attachments whose writer died) run only where they cannot be another live
+    /// process's work: keyring leftovers and rotation copies under the keyring lock
+    /// (their writers hold it), abandoned attachments only when no other process has
+    /// the vault open.
+    private static func unlocked(layout: VaultLayout, keyring unlockedKeyring: Keyring, vaultKey: SecureBytes,
                                  options: Options) async throws -> Vault {
-        var keyring = keyring
-        // The database is opened with the cipher settings the keyring recorded for it.
-        var options = options
-        options.database.cipherPageSize = Int(keyring.cipherSettings.pageSize)
-        let databaseKey = try keyring.databaseKey(vaultKey: vaultKey)
-        defer { databaseKey.wipe() }
-        let pool: DatabasePool
-        if let pendingKey = try keyring.pendingDatabaseKey(vaultKey: vaultKey) {
-            defer { pendingKey.wipe() }
-            (pool, keyring) = try await recoverRotation(layout: layout, keyring: keyring, vaultKey: vaultKey,
-                                                        currentKey: databaseKey, pendingKey: pendingKey, options: options)
-        } else {
-            pool = try await DatabasePool.open(at: layout.database, key: databaseKey, mode: .openExisting,
-                                               migrator: MedVaultSchema.migrator, configuration: options.database,
-                                               keyIsAuthenticated: true)
+        let presence: VaultFileLock
+        do {
+            presence = try VaultFileLock(layout.presenceLock)
+        } catch {
+            vaultKey.wipe()
+            throw error
         }
-        // An attachment whose writer crashed mid-stream was never visible; drop its chunks.
-        try await SQLCipherAttachmentRepository(pool: pool).removeIncompleteAttachments()
-        return Vault(layout: layout, keyring: keyring, vaultKey: vaultKey, pool: pool, options: options)
+        do {
+            let keyringLock = try VaultFileLock(layout.keyringLock)
+            defer { keyringLock.release() }
+            try await keyringLock.lock(.exclusive, timeout: options.lockTimeout,
+                                       waitingFor: "another process is changing this vault's keys or rotating its database key")
+            // The keyring may have changed since it was read for unlocking (another
+            // process changed the password meanwhile): the vault key still opens it.
+            var keyring = try VaultKeySession.reread(layout, cached: unlockedKeyring, vaultKey: vaultKey)
+            guard try presence.tryLock(.shared) else {
+                throw MedVaultError(.vaultInUse, reason: "another process holds this vault out of turn")
+            }
+            try KeyringFile.removeTemporaryFiles(besides: layout.keyring)
+            let alone = try presence.upgradeIfAlone()
+            defer { if alone { presence.downgrade() } }
+            // The database is opened with the cipher settings the keyring recorded for it.
+            var options = options
+            options.database.cipherPageSize = Int(keyring.cipherSettings.pageSize)
+            let databaseKey = try keyring.databaseKey(vaultKey: vaultKey)
+            defer { databaseKey.wipe() }
+            let pool: DatabasePool
+            if let pendingKey = try keyring.pendingDatabaseKey(vaultKey: vaultKey) {
+                defer { pendingKey.wipe() }
+                (pool, keyring) = try await recoverRotation(layout: layout, keyring: keyring, vaultKey: vaultKey,
+                                                            currentKey: databaseKey, pendingKey: pendingKey, options: options)
+            } else {
+                // A copy left by a rotation that was abandoned before it was recorded.
+                DatabaseKeyChange.unlinkAll(DatabaseKeyChange.copyURL(for: layout.database))
+                pool = try await DatabasePool.open(at: layout.database, key: databaseKey, mode: .openExisting,
+                                                   migrator: MedVaultSchema.migrator, configuration: options.database,
+                                                   keyIsAuthenticated: true)
+            }
+            if alone {
+                // An attachment whose writer crashed mid-stream was never visible; drop
+                // its chunks — but never another live process's upload in progress.
+                do {
+                    try await SQLCipherAttachmentRepository(pool: pool).removeIncompleteAttachments()
+                } catch {
+                    await pool.close()
+                    throw error
+                }
+            }
+            return Vault(layout: layout, keyring: keyring, vaultKey: vaultKey, pool: pool, presence: presence,
+                         options: options)
+        } catch {
+            presence.release()
+            vaultKey.wipe()
+            throw error
+        }
     }
 
     /// A rotation was under way: the database is under the current key (the swap had
@@ -214,8 +280,16 @@ public final class Vault: Sendable {
     /// Closes the database and zeroes every key byte the vault holds. Every later call
     /// on the vault or its repositories fails with `locked`; open the vault again to
     /// continue.
+    ///
+    /// Safe at any moment: a key operation in flight (a password change waiting for
+    /// Argon2id, a rotation copying) stops at its next step without writing, or
+    /// finishes the step it cannot undo, before `lock()` returns; reads and writes
+    /// already admitted finish first, later ones fail with `locked`.
     public func lock() async {
         await keys.lock()
         await database.close()
+        // Last: another process may rotate the key only once this one's connections
+        // are closed.
+        keys.presence.release()
     }
 }

@@ -7,7 +7,12 @@ import Foundation
 /// clinic/
 ///   records.medvault          SQLCipher database (+ -wal, -shm while open)
 ///   records.medvault.keyring  keyring: slots, wrapped database key (docs/keyring-format.md)
+///   records.medvault.lock     presence lock: shared while a process has the vault open
+///   records.medvault.keyring.lock  keyring lock: exclusive for keyring changes and opening
 /// ```
+///
+/// The two lock files are empty; `flock(2)` on them is how processes sharing the vault
+/// coordinate (docs/storage.md, "Several processes").
 public struct VaultLayout: Sendable, Hashable {
     /// The vault's folder.
     public let folder: URL
@@ -22,7 +27,12 @@ public struct VaultLayout: Sendable, Hashable {
     /// The keyring beside it.
     public var keyring: URL { folder.appendingPathComponent("records.medvault.keyring") }
 
-    /// Every file the vault may have, for destruction.
+    /// The presence lock: held shared by every process that has the vault open.
+    public var presenceLock: URL { folder.appendingPathComponent("records.medvault.lock") }
+    /// The keyring lock: held exclusively while the keyring is changed or the vault opened.
+    public var keyringLock: URL { folder.appendingPathComponent("records.medvault.keyring.lock") }
+
+    /// Every file the vault may have but its lock files, for destruction.
     var allFiles: [URL] {
         [database, keyring, DatabaseKeyChange.copyURL(for: database)]
             .flatMap { url in ["", "-wal", "-shm", "-journal"].map { URL(fileURLWithPath: url.path + $0) } }

@@ -14,18 +14,24 @@ extension Vault {
         public var clock: RecordClock
         /// The largest attachment accepted, in bytes. Default 100 MiB.
         public var maximumAttachmentByteCount: Int
+        /// How long opening the vault or a key operation waits for another process's
+        /// key operation (a password change, a key rotation) to finish before failing
+        /// with `vaultInUse`. Default 30 seconds.
+        public var lockTimeout: Duration
 
         /// Creates options; every argument has a sensible default.
         public init(
             kdf: Argon2Parameters = .recommended,
             database: DatabaseConfiguration = DatabaseConfiguration(),
             clock: RecordClock = .system,
-            maximumAttachmentByteCount: Int = 100 * 1024 * 1024
+            maximumAttachmentByteCount: Int = 100 * 1024 * 1024,
+            lockTimeout: Duration = .seconds(30)
         ) {
             self.kdf = kdf
             self.database = database
             self.clock = clock
             self.maximumAttachmentByteCount = maximumAttachmentByteCount
+            self.lockTimeout = lockTimeout
         }
     }
 
@@ -45,6 +51,9 @@ extension Vault {
             case pendingKeyRecorded
             /// The database is being copied under the new key.
             case copying
+            /// The copy is being checked (a fresh connection, `PRAGMA integrity_check`)
+            /// before it replaces the database.
+            case verifying
             /// The copy was verified and has replaced the database.
             case databaseReplaced
             /// The keyring holds only the new key: the rotation is complete.

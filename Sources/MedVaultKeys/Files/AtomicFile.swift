@@ -20,7 +20,7 @@ enum AtomicFile {
     static func write(_ bytes: UnsafeRawBufferPointer, to url: URL) throws {
         let directory = url.deletingLastPathComponent().path
         let suffix = SecureBytes.random(count: 8).withUnsafeBytes { $0.map { String($0, radix: 16) }.joined() }
-        let temporary = directory + "/." + url.lastPathComponent + "." + suffix + ".tmp"
+        let temporary = directory + "/" + temporaryPrefix(for: url) + suffix + temporarySuffix
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw posixError(errno, creating: true) }
         var renamed = false
@@ -37,6 +37,13 @@ enum AtomicFile {
         renamed = true
         try syncDirectory(directory)
     }
+
+    /// How the temporary files of ``write(_:to:)`` for `url` begin: a dot, the file's
+    /// name, a dot; then random hex digits and ``temporarySuffix``.
+    static func temporaryPrefix(for url: URL) -> String { "." + url.lastPathComponent + "." }
+
+    /// How the temporary files of ``write(_:to:)`` end.
+    static let temporarySuffix = ".tmp"
 
     /// Reads a whole file.
     ///

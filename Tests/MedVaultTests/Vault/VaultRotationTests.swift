@@ -19,13 +19,15 @@ struct VaultRotationTests {
                 switch progress.phase {
                 case .pendingKeyRecorded: phases.append(0)
                 case .copying: phases.append(1)
+                case .verifying: phases.append(4)
                 case .databaseReplaced: phases.append(2)
                 case .finished: phases.append(3)
                 }
             }
             #expect(phases.values.first == 0)
             #expect(phases.values.contains(1))
-            #expect(Array(phases.values.suffix(2)) == [2, 3])
+            // Verifying the copy is reported as its own phase, after the copying.
+            #expect(Array(phases.values.suffix(3)) == [4, 2, 3])
             // The vault keeps working through and after the rotation.
             #expect(try await VaultFixtures.patientCount(created.vault) == 1500)
             #expect(try await created.vault.info().databaseKeyGeneration == 2)
