@@ -108,6 +108,10 @@ extension Vault {
         }
         checks.append("no pending key rotation")
         if keyring.hasPendingRotation { problems.append("a key rotation is pending") }
+        checks.append("no temporary keyrings")
+        for name in KeyringFile.temporaryFiles(besides: layout.keyring) {
+            problems.append("temporary keyring \(name) was left by an interrupted write; opening the vault again removes it")
+        }
         checks.append("file permissions")
         for file in [layout.database, layout.keyring] {
             let mode = (try? FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int) ?? 0

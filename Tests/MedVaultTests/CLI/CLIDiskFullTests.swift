@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+/// Out of space for real: a small tmpfs mounted in a private mount namespace
+/// (`unshare --user --map-root-user --mount`, so no privileges are needed and nothing
+/// is mounted outside the child).
+@Suite("CLI: a full disk")
+struct CLIDiskFullTests {
+    @Test("rotate-key on a file system without room for the copy fails before copying, says so, and leaves nothing behind")
+    func rotationWithoutRoom() async throws {
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
+        let mountPoint = scratch.file("small")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        let script = """
+            set -u
+            mount -t tmpfs -o size=8m tmpfs "$MP" || { echo "MOUNT-FAILED"; exit 90; }
+            printf '%s\\n' "$PW" | "$MV" init "$MP/v" --password-stdin >/dev/null || exit 91
+            cp "$MP/v/records.medvault.keyring" "$OUT/keyring.before"
+            avail=$(df --output=avail -B1 "$MP" | tail -n 1)
+            dd if=/dev/zero of="$MP/filler" bs=65536 count=$(( (avail - 1048576) / 65536 )) 2>/dev/null
+            printf '%s\\n' "$PW" | "$MV" rotate-key "$MP/v" --password-stdin >"$OUT/rotate.out" 2>"$OUT/rotate.err"
+            echo "ROTATE-STATUS $?"
+            ls -a "$MP/v"
+            cmp -s "$MP/v/records.medvault.keyring" "$OUT/keyring.before" && echo "KEYRING-UNCHANGED"
+            printf '%s\\n' "$PW" | "$MV" info "$MP/v" --password-stdin >/dev/null 2>"$OUT/info.err"
+            echo "INFO-STATUS $?"
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["--user", "--map-root-user", "--mount", "sh", "-c", script]
+        var environment = ProcessInfo.processInfo.environment
+        environment["MP"] = mountPoint.path
+        environment["OUT"] = scratch.url.path
+        environment["MV"] = try CLIHarness.binary()
+        environment["PW"] = CLIHarness.password
+        environment["MEDVAULT_TEST_FAST_KDF"] = "1"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(!text.contains("MOUNT-FAILED"), "a private tmpfs could not be mounted: \(text)")
+        let lines = text.split(separator: "\n").map(String.init)
+        // Status 8 (failure), with the reason on standard error.
+        #expect(lines.contains("ROTATE-STATUS 8"), "\(text)")
+        let error = (try? String(contentsOf: scratch.file("rotate.err"), encoding: .utf8)) ?? ""
+        #expect(error.contains("free space"), "\(error)")
+        #expect(error.contains("MiB"), "\(error)")
+        // Nothing left behind, the keyring untouched, the vault still opens.
+        #expect(!lines.contains { $0.hasSuffix(".rekey") || $0.hasSuffix(".tmp") }, "\(text)")
+        #expect(lines.contains("KEYRING-UNCHANGED"), "\(text)")
+        #expect(lines.contains("INFO-STATUS 0"), "\(text)")
+    }
+}
