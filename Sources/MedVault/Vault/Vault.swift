@@ -90,8 +90,7 @@ public final class Vault: Sendable {
             throw MedVaultError(.permissionDenied, reason: "the vault's folder could not be created")
         }
         let kdf = options.kdf
-        var cipher = CipherSettings.medVaultDefault
-        cipher.pageSize = UInt32(options.database.cipherPageSize)
+        let cipher = options.database.cipherSettings
         let creation = try await BlockingWork.run { [cipher] in try Keyring.create(password: password, kdf: kdf, cipher: cipher) }
         // The database first, the keyring last: a crash in between leaves a database
         // nobody can open and no keyring, which `create` then refuses to overwrite.
@@ -161,7 +160,7 @@ public final class Vault: Sendable {
         var keyring = keyring
         // The database is opened with the cipher settings the keyring recorded for it.
         var options = options
-        options.database.cipherPageSize = Int(keyring.cipherSettings.pageSize)
+        options.database.cipherSettings = keyring.cipherSettings
         let databaseKey = try keyring.databaseKey(vaultKey: vaultKey)
         defer { databaseKey.wipe() }
         let pool: DatabasePool
