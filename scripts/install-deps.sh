@@ -1,46 +1,100 @@
 #!/usr/bin/env bash
-# Installs the system libraries MedVault links against, if they are missing:
-# SQLCipher (libsqlcipher-dev, plus the sqlcipher shell the tests use) and
-# Argon2 (libargon2-dev). Debian/Ubuntu via apt-get (as root, or through sudo);
-# macOS via Homebrew. Prints a clear message and fails where neither works.
+# Installs what MedVault builds and tests against, if it is missing:
+# - SQLCipher (libsqlcipher-dev, plus the sqlcipher shell the tests use) and
+#   Argon2 (libargon2-dev): Debian/Ubuntu via apt-get (as root, or through sudo);
+#   macOS via Homebrew;
+# - Python's sqlcipher3 module (PyPI sqlcipher3-binary, which bundles SQLCipher 4):
+#   the test that proves a vault opens under SQLCipher 4 drives it through python3.
+#   Installed with pip; where the Python is "externally managed" (PEP 668), with
+#   --break-system-packages, since it is a self-contained wheel.
+# Prints a clear message and fails where none of this works.
 set -euo pipefail
 
-have_all() {
+have_system() {
   command -v pkg-config >/dev/null 2>&1 &&
     pkg-config --exists sqlcipher libargon2 &&
     command -v sqlcipher >/dev/null 2>&1
 }
 
-if have_all; then
+have_python_pip() {
+  command -v python3 >/dev/null 2>&1 && python3 -m pip --version >/dev/null 2>&1
+}
+
+have_sqlcipher3() {
+  command -v python3 >/dev/null 2>&1 && python3 -c 'import sqlcipher3' >/dev/null 2>&1
+}
+
+# apt-get install "$@" as root or through sudo; fails with a message otherwise.
+apt_install() {
+  local run
+  if [ "$(id -u)" -eq 0 ]; then
+    run=()
+  elif command -v sudo >/dev/null 2>&1 && { sudo -n true 2>/dev/null || [ -t 0 ]; }; then
+    run=(sudo)
+  else
+    echo "MedVault needs: $*" >&2
+    echo "They are missing and this user can neither run apt-get as root nor use sudo." >&2
+    echo "Ask an administrator to run: apt-get install $*" >&2
+    exit 1
+  fi
+  echo "Installing $* ..." >&2
+  "${run[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  "${run[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# MARK: - System libraries
+
+if ! have_system; then
+  if command -v apt-get >/dev/null 2>&1; then
+    apt_install pkg-config libsqlcipher-dev sqlcipher libargon2-dev
+  elif command -v brew >/dev/null 2>&1; then
+    brew install pkg-config sqlcipher argon2
+  else
+    echo "MedVault needs SQLCipher (pkg-config 'sqlcipher', and the 'sqlcipher' shell) and Argon2 (pkg-config 'libargon2')." >&2
+    echo "No apt-get or brew was found: install them with your system's package manager." >&2
+    exit 1
+  fi
+  if ! have_system; then
+    echo "SQLCipher or Argon2 is still not found through pkg-config after installing." >&2
+    exit 1
+  fi
+fi
+
+# MARK: - Python's sqlcipher3 (SQLCipher 4), for the compatibility test
+
+if have_sqlcipher3; then
   exit 0
 fi
 
-if command -v apt-get >/dev/null 2>&1; then
-  packages=(pkg-config libsqlcipher-dev sqlcipher libargon2-dev)
-  if [ "$(id -u)" -eq 0 ]; then
-    run=()
-  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    run=(sudo)
-  elif command -v sudo >/dev/null 2>&1 && [ -t 0 ]; then
-    run=(sudo)
-  else
-    echo "MedVault needs: ${packages[*]}" >&2
-    echo "They are missing and this user can neither run apt-get as root nor use sudo." >&2
-    echo "Ask an administrator to run: apt-get install ${packages[*]}" >&2
-    exit 1
+if ! have_python_pip; then
+  if command -v apt-get >/dev/null 2>&1; then
+    apt_install python3 python3-pip
+  elif command -v brew >/dev/null 2>&1 && ! command -v python3 >/dev/null 2>&1; then
+    brew install python
   fi
-  echo "Installing ${packages[*]} ..." >&2
-  "${run[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  "${run[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
-elif command -v brew >/dev/null 2>&1; then
-  brew install pkg-config sqlcipher argon2
-else
-  echo "MedVault needs SQLCipher (pkg-config 'sqlcipher', and the 'sqlcipher' shell) and Argon2 (pkg-config 'libargon2')." >&2
-  echo "No apt-get or brew was found: install them with your system's package manager." >&2
+fi
+if ! have_python_pip; then
+  echo "MedVault's SQLCipher 4 compatibility test needs python3 with pip; install them and run 'make deps' again." >&2
   exit 1
 fi
 
-if ! have_all; then
-  echo "SQLCipher or Argon2 is still not found through pkg-config after installing." >&2
+echo "Installing the Python module sqlcipher3 (PyPI sqlcipher3-binary) ..." >&2
+pip_log=$(mktemp)
+trap 'rm -f "$pip_log"' EXIT
+pip_install() {
+  PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check "$@" sqlcipher3-binary
+}
+if ! pip_install 2>"$pip_log"; then
+  if grep -qi 'externally-managed' "$pip_log"; then
+    # PEP 668: the wheel bundles its own SQLCipher and touches no system package.
+    pip_install --break-system-packages
+  else
+    cat "$pip_log" >&2
+    exit 1
+  fi
+fi
+
+if ! have_sqlcipher3; then
+  echo "python3 still cannot import sqlcipher3 after 'pip install sqlcipher3-binary'." >&2
   exit 1
 fi

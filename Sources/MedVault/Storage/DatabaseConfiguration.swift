@@ -1,4 +1,5 @@
 import MedVaultCore
+import MedVaultKeys
 
 /// How ``DatabasePool`` configures its SQLCipher connections.
 ///
@@ -6,8 +7,17 @@ import MedVaultCore
 /// library's compiled-in defaults, so a vault stays readable by later SQLCipher
 /// versions (see `docs/inspecting-a-vault.md`).
 public struct DatabaseConfiguration: Sendable, Hashable {
-    /// SQLCipher page size in bytes (`PRAGMA cipher_page_size`). Default 4096.
-    public var cipherPageSize: Int = 4096
+    /// The SQLCipher settings applied to every connection right after keying, for the
+    /// SQLCipher major version in use (3 or 4). Default ``CipherSettings/medVaultDefault``.
+    ///
+    /// A ``Vault`` sets them from its keyring; a vault is created with the ones given here.
+    public var cipherSettings: CipherSettings = .medVaultDefault
+    /// SQLCipher page size in bytes (`PRAGMA cipher_page_size`): ``cipherSettings``'s
+    /// page size. Default 4096.
+    public var cipherPageSize: Int {
+        get { Int(cipherSettings.pageSize) }
+        set { cipherSettings.pageSize = UInt32(clamping: newValue) }
+    }
     /// Per-connection page cache in KiB (`PRAGMA cache_size = -N`). Default 8 MiB.
     public var cacheSizeKiB: Int = 8 * 1024
     /// How many read-only connections serve ``DatabasePool/read(duration:_:)``. Default 2.
@@ -23,6 +33,7 @@ public struct DatabaseConfiguration: Sendable, Hashable {
         guard [1024, 2048, 4096, 8192, 16384, 32768, 65536].contains(cipherPageSize) else {
             throw MedVaultError(.invalidArgument, reason: "cipherPageSize must be a power of two from 1024 to 65536")
         }
+        try cipherSettings.validate()
         guard (1...16).contains(readerCount) else {
             throw MedVaultError(.invalidArgument, reason: "readerCount must be from 1 to 16")
         }

@@ -35,11 +35,8 @@ extension DatabaseConnection {
         sqlite3_busy_timeout(handle, configuration.busyTimeoutMilliseconds)
 
         try connection.applyRawKey(key)
-        try connection.executeScript("""
-            PRAGMA cipher_page_size = \(configuration.cipherPageSize);
-            PRAGMA cipher_use_hmac = ON;
-            """)
         try connection.requireCipher()
+        try connection.applyCipherSettings(configuration.cipherSettings)
         try connection.verifyKey()
 
         try connection.executeScript("""
@@ -106,7 +103,7 @@ extension DatabaseConnection {
             _ = try fetchOne("SELECT count(*) FROM sqlite_master") { row in row.int64(at: 0) }
         } catch let error as MedVaultError where error.sqliteCode.map({ $0 & 0xFF }) == SQLITE_NOTADB {
             throw MedVaultError(.wrongKey,
-                                reason: "the key does not decrypt this database, or the file is not a MedVault database",
+                                reason: "the key does not decrypt this database with the given cipher settings, or the file is not a MedVault database",
                                 sqliteCode: error.sqliteCode)
         }
     }

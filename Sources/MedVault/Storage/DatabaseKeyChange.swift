@@ -48,10 +48,8 @@ enum DatabaseKeyChange {
             let literal = try DatabaseConnection.rawKeyLiteral(newKey)
             defer { literal.wipe() }
             try connection.attach(destination.path, as: "rekeyed", keyLiteral: literal)
-            try connection.executeScript("""
-                PRAGMA rekeyed.cipher_page_size = \(configuration.cipherPageSize);
-                PRAGMA rekeyed.cipher_use_hmac = ON;
-                """)
+            // The copy is written with the same settings as the original, the keyring's.
+            try connection.applyCipherSettings(configuration.cipherSettings, schema: "rekeyed")
             let version = try connection.fetchOne("PRAGMA main.user_version") { row in row.int64(at: 0) } ?? 0
             let sourceSize = max(1, fileSize(source))
             let tracker = ExportProgress(destination: destination.path, expectedBytes: sourceSize, report: progress)

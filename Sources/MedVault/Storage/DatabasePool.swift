@@ -112,7 +112,7 @@ public final class DatabasePool: Sendable {
             if inspection.isNew { DatabaseFile.removeNewlyCreated(url) }
             if error.code == .wrongKey && keyIsAuthenticated {
                 throw MedVaultError(.notADatabase,
-                                    reason: "the database file does not decrypt with the vault's authenticated key: it is damaged or was replaced",
+                                    reason: "the database file does not decrypt with the vault's authenticated key and recorded cipher settings: it is damaged, was replaced, or was written with other cipher settings",
                                     sqliteCode: error.sqliteCode)
             }
             if error.code == .corrupted {

@@ -92,8 +92,7 @@ public final class Vault: Sendable {
             throw MedVaultError(.permissionDenied, reason: "the vault's folder could not be created")
         }
         let kdf = options.kdf
-        var cipher = CipherSettings.medVaultDefault
-        cipher.pageSize = UInt32(options.database.cipherPageSize)
+        let cipher = options.database.cipherSettings
         let creation = try await BlockingWork.run { [cipher] in try Keyring.create(password: password, kdf: kdf, cipher: cipher) }
         defer { creation.databaseKey.wipe() }
         // Two processes creating a vault in one folder: the keyring lock lets one in.
@@ -211,7 +210,7 @@ public final class Vault: Sendable {
             defer { if alone { presence.downgrade() } }
             // The database is opened with the cipher settings the keyring recorded for it.
             var options = options
-            options.database.cipherPageSize = Int(keyring.cipherSettings.pageSize)
+            options.database.cipherSettings = keyring.cipherSettings
             let databaseKey = try keyring.databaseKey(vaultKey: vaultKey)
             defer { databaseKey.wipe() }
             let pool: DatabasePool

@@ -67,7 +67,9 @@ extension Vault {
                          databaseByteCount: size)
     }
 
-    /// Checks the vault: SQLCipher is in use with the recorded cipher settings, the
+    /// Checks the vault: SQLCipher is in use with the recorded cipher settings (each one
+    /// read back from SQLCipher: cipher, page size, HMAC, `kdf_iter`, `fast_kdf_iter` and,
+    /// on SQLCipher 4, the HMAC and KDF algorithms), the
     /// database passes `PRAGMA integrity_check` and `PRAGMA foreign_key_check`, the
     /// schema is the one this build writes, no rotation is left pending, and the files
     /// are private to their owner.
@@ -83,17 +85,15 @@ extension Vault {
         // Long: the integrity and foreign-key checks read the whole database.
         let result = try await database.read(duration: .long) { db in
             (cipher: try db.cipherVersion(),
-             pageSize: try db.fetchOne("PRAGMA cipher_page_size") { row in Int(row.int64(at: 0)) } ?? 0,
+             settings: try db.readCipherSettings(),
              integrity: try db.fetchAll("PRAGMA integrity_check") { row in row.text(at: 0) },
              foreignKeyViolations: try db.fetchAll("PRAGMA foreign_key_check") { row in row.text(at: 0) }.count,
              schema: try db.fetchOne("PRAGMA user_version") { row in Int(row.int64(at: 0)) } ?? 0)
         }
         checks.append("SQLCipher \(result.cipher) in use")
         if result.cipher.isEmpty { problems.append("the database is not opened through SQLCipher") }
-        checks.append("cipher page size \(result.pageSize)")
-        if result.pageSize != Int(keyring.cipherSettings.pageSize) {
-            problems.append("cipher page size \(result.pageSize) differs from the keyring's \(keyring.cipherSettings.pageSize)")
-        }
+        checks.append("cipher settings as the keyring records (\(result.settings.summary))")
+        problems += result.settings.problems(against: keyring.cipherSettings)
         checks.append("integrity check")
         if result.integrity != ["ok"] {
             problems.append("integrity check failed (\(result.integrity.count) findings)")
