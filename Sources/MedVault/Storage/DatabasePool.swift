@@ -50,6 +50,7 @@ public final class DatabasePool: Sendable {
     public let configuration: DatabaseConfiguration
     let keyBox: DatabaseKeyBox
     private let gate = MaintenanceGate()
+    private let companions = PoolCompanions()
     private let writer: ConnectionActor
     private let readers: ReaderSlots
 
@@ -209,6 +210,13 @@ public final class DatabasePool: Sendable {
 
     /// Checkpoints the WAL into the database file, closes every connection and wipes
     /// the pool's copy of the key. Later calls fail with ``MedVaultError/Code/locked``.
+    /// Keeps `object` alive as long as the pool's connections may be: until ``close()``
+    /// returns, or the pool is freed. The vault keeps its presence lock here, so another
+    /// process can never rotate the key while a repository value still holds this pool.
+    func retainUntilClosed(_ object: any Sendable & AnyObject) {
+        companions.add(object)
+    }
+
     public func close() async {
         // Reads and writes already admitted finish first: none may open a connection
         // (with the key) after the connections below were closed.
@@ -221,6 +229,7 @@ public final class DatabasePool: Sendable {
         }
         await writer.close()
         keyBox.wipe()
+        companions.removeAll()
     }
 
     // MARK: - Key change
@@ -270,4 +279,15 @@ public final class DatabasePool: Sendable {
             keyBox.replace(copying: newKey)
         }
     }
+}
+
+/// Objects a pool keeps alive until it closes (see ``DatabasePool/retainUntilClosed(_:)``).
+private final class PoolCompanions: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `objects` is read and written only under `lock`, and
+    // holds Sendable objects.
+    private let lock = NSLock()
+    private var objects: [any Sendable & AnyObject] = []
+
+    func add(_ object: any Sendable & AnyObject) { lock.withLock { objects.append(object) } }
+    func removeAll() { lock.withLock { objects.removeAll() } }
 }

@@ -55,6 +55,9 @@ public final class Vault: Sendable {
         self.database = pool
         self.keys = VaultKeySession(keyring: keyring, vaultKey: vaultKey, layout: layout, presence: presence,
                                     lockTimeout: options.lockTimeout)
+        // The presence lock lives as long as a connection may: a repository value kept
+        // after the Vault is gone still counts as having the vault open.
+        pool.retainUntilClosed(presence)
         let records = SQLCipherClinicalRecords(pool: pool, clock: options.clock,
                                                maximumAttachmentByteCount: Int64(options.maximumAttachmentByteCount))
         self.professional = records.professional

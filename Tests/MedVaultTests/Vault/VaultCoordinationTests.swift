@@ -74,6 +74,22 @@ struct VaultCoordinationTests {
         }
     }
 
+    @Test("A repository value kept after its Vault was dropped still holds the vault open")
+    func repositoryKeepsPresence() async throws {
+        try await withTemporaryDirectory { dir in
+            let password = try VaultFixtures.password()
+            let created = try await Vault.create(at: dir.url, password: password, options: VaultFixtures.options)
+            var patients: (any PatientRepository)? = try await Self.open(dir, password).patients
+            #expect(try await patients?.count() == 0)
+            let refused = await #expect(throws: MedVaultError.self) { try await created.vault.rotateDatabaseKey() }
+            #expect(refused?.code == .vaultInUse)
+            patients = nil
+            try await created.vault.rotateDatabaseKey()
+            #expect(try await created.vault.info().databaseKeyGeneration == 2)
+            await created.vault.lock()
+        }
+    }
+
     @Test("Opening waits for another holder's keyring lock and, past the timeout, fails with vaultInUse, deleting nothing")
     func openingDuringAnotherKeyOperation() async throws {
         try await withTemporaryDirectory { dir in
