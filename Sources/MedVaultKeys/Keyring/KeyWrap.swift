@@ -19,20 +19,26 @@ enum KeyWrap {
         case pending = 2
     }
 
-    static func key(_ bytes: SecureBytes) -> SymmetricKey {
-        bytes.withUnsafeBytes { SymmetricKey(data: $0) }
+    /// A swift-crypto key over the secret's bytes, copied straight from the secure pages
+    /// into swift-crypto's own zeroing storage.
+    ///
+    /// - Throws: ``MedVaultError/Code/locked`` when `bytes` was wiped.
+    static func key(_ bytes: SecureBytes) throws -> SymmetricKey {
+        try bytes.withUnsafeBytes { SymmetricKey(data: $0) }
     }
 
     /// Seals a 32-byte key under `kek` with a fresh random nonce.
     static func seal(_ secret: SecureBytes, under kek: SymmetricKey, associatedData: [UInt8]) throws -> WrappedKey {
-        do {
-            let box = try secret.withUnsafeBytes { plaintext in
-                try ChaChaPoly.seal(plaintext, using: kek, nonce: ChaChaPoly.Nonce(), authenticating: associatedData)
+        // A wiped secret throws `locked` here: sealing its zeros would make a slot that
+        // opens to an all-zero key.
+        let box = try secret.withUnsafeBytes { plaintext in
+            do {
+                return try ChaChaPoly.seal(plaintext, using: kek, nonce: ChaChaPoly.Nonce(), authenticating: associatedData)
+            } catch {
+                throw MedVaultError(.storage, reason: "could not seal a key")
             }
-            return WrappedKey(nonce: Array(box.nonce), ciphertext: Array(box.ciphertext), tag: Array(box.tag))
-        } catch {
-            throw MedVaultError(.storage, reason: "could not seal a key")
         }
+        return WrappedKey(nonce: Array(box.nonce), ciphertext: Array(box.ciphertext), tag: Array(box.tag))
     }
 
     /// Opens a wrapped key; `nil` when the KEK or the associated data is not the one it was sealed with.
@@ -43,7 +49,10 @@ enum KeyWrap {
         else { return nil }
         defer { plaintext.resetBytes(in: 0..<plaintext.count) }
         guard plaintext.count == WrappedKey.keyLength else { return nil }
-        return SecureBytes(copying: plaintext)
+        // Straight from the AEAD's output buffer (wiped above) into secure pages.
+        return plaintext.withUnsafeBytes { source in
+            SecureBytes(count: source.count) { target in target.copyMemory(from: source) }
+        }
     }
 
     /// Associated data of a slot's seal.
@@ -68,18 +77,18 @@ enum KeyWrap {
     }
 
     /// The recovery slot's KEK: HKDF-SHA256(recovery key, salt, label).
-    static func recoveryKEK(_ recoveryKey: RecoveryKey, salt: [UInt8]) -> SymmetricKey {
+    static func recoveryKEK(_ recoveryKey: RecoveryKey, salt: [UInt8]) throws -> SymmetricKey {
         HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: key(recoveryKey.bytes), salt: salt, info: Label.recoveryKEK, outputByteCount: 32
+            inputKeyMaterial: try key(recoveryKey.bytes), salt: salt, info: Label.recoveryKEK, outputByteCount: 32
         )
     }
 
     /// The header MAC: HMAC-SHA256 over the body, under HKDF-SHA256(vault key, vault id, label).
-    static func headerMAC(body: [UInt8], vaultKey: SecureBytes, vaultID: UUID) -> [UInt8] {
+    static func headerMAC(body: [UInt8], vaultKey: SecureBytes, vaultID: UUID) throws -> [UInt8] {
         var salt = ByteWriter()
         salt.append(vaultID)
         let macKey = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: key(vaultKey), salt: salt.bytes, info: Label.headerMAC, outputByteCount: 32
+            inputKeyMaterial: try key(vaultKey), salt: salt.bytes, info: Label.headerMAC, outputByteCount: 32
         )
         return Array(HMAC<SHA256>.authenticationCode(for: body, using: macKey))
     }

@@ -18,18 +18,20 @@ extension Keyring {
     /// - Throws: ``MedVaultError/Code/conflict`` when a rotation is already pending (resume it with
     ///   ``pendingDatabaseKey(vaultKey:)`` instead); ``MedVaultError/Code/wrongKey`` for a wrong vault key.
     public func beginningRotation(vaultKey: SecureBytes) throws -> (keyring: Keyring, newDatabaseKey: SecureBytes) {
-        _ = try databaseKey(vaultKey: vaultKey)
+        try databaseKey(vaultKey: vaultKey).wipe()
         guard wrappedPendingKey == nil else {
             throw MedVaultError(.conflict, field: "rotation", reason: "a database key rotation is already pending")
         }
         let newKey = SecureBytes.random(count: 32)
         let pending = try KeyWrap.seal(
-            newKey, under: KeyWrap.key(vaultKey),
+            newKey, under: try KeyWrap.key(vaultKey),
             associatedData: KeyWrap.databaseKeyAssociatedData(
                 formatVersion: formatVersion, vaultID: vaultID, role: .pending, generation: databaseKeyGeneration + 1
             )
         )
-        return (with(pending: .some(pending), vaultKey: vaultKey), newKey)
+        let keyring = try with(pending: .some(pending), vaultKey: vaultKey)
+            .proveSound(vaultKey: vaultKey, expectedPendingKey: newKey)
+        return (keyring, newKey)
     }
 
     /// Finishes a rotation once the database has been rekeyed: the pending key becomes the
@@ -40,19 +42,21 @@ extension Keyring {
     /// - Throws: ``MedVaultError/Code/invalidArgument`` (field `"rotation"`) when no rotation is pending;
     ///   ``MedVaultError/Code/wrongKey`` for a wrong vault key.
     public func completingRotation(vaultKey: SecureBytes) throws -> Keyring {
-        _ = try databaseKey(vaultKey: vaultKey)
+        try databaseKey(vaultKey: vaultKey).wipe()
         guard let wrappedPendingKey else {
             throw MedVaultError(.invalidArgument, field: "rotation", reason: "no database key rotation is pending")
         }
         let newKey = try openPending(wrappedPendingKey, vaultKey: vaultKey)
+        defer { newKey.wipe() }
         let generation = databaseKeyGeneration + 1
         let current = try KeyWrap.seal(
-            newKey, under: KeyWrap.key(vaultKey),
+            newKey, under: try KeyWrap.key(vaultKey),
             associatedData: KeyWrap.databaseKeyAssociatedData(
                 formatVersion: formatVersion, vaultID: vaultID, role: .current, generation: generation
             )
         )
-        return with(generation: generation, current: current, pending: .some(nil), vaultKey: vaultKey)
+        return try with(generation: generation, current: current, pending: .some(nil), vaultKey: vaultKey)
+            .proveSound(vaultKey: vaultKey, expectedCurrentKey: newKey)
     }
 
     /// Drops a pending rotation (when the rekey failed and the database still uses the
@@ -62,8 +66,8 @@ extension Keyring {
     /// - Returns: The keyring to write.
     /// - Throws: ``MedVaultError/Code/wrongKey`` for a wrong vault key.
     public func abandoningRotation(vaultKey: SecureBytes) throws -> Keyring {
-        _ = try databaseKey(vaultKey: vaultKey)
+        try databaseKey(vaultKey: vaultKey).wipe()
         guard wrappedPendingKey != nil else { return self }
-        return with(pending: .some(nil), vaultKey: vaultKey)
+        return try with(pending: .some(nil), vaultKey: vaultKey).proveSound(vaultKey: vaultKey)
     }
 }
