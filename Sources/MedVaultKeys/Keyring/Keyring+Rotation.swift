@@ -4,17 +4,22 @@ import MedVaultCore
 /// Database-key rotation, in three crash-safe steps driven by the storage layer:
 ///
 /// 1. ``Keyring/beginningRotation(vaultKey:)`` → write the keyring (the pending key is now durable);
-/// 2. `PRAGMA rekey` the database to the pending key;
+/// 2. export the database into a new file under the pending key (`sqlcipher_export`),
+///    verify the copy, and rename it over the database (`DatabaseKeyChange` in MedVault;
+///    `PRAGMA rekey` is never used: SQLCipher 3.4 rewrites the file in place and can
+///    report success although its commit failed, see `docs/key-rotation.md`);
 /// 3. ``Keyring/completingRotation(vaultKey:)`` → write the keyring.
 ///
-/// After a crash between 1 and 3 the database opens with either the current or the
-/// pending key: try the current key, and if SQLCipher refuses it, the pending one (then
-/// complete the rotation). Only the vault key is needed, never a slot's secret.
+/// After a crash between 1 and 3 the database file is whole under exactly one of the two
+/// keys: try the current key, and if SQLCipher refuses it, the pending one (then complete
+/// the rotation). If the copy or its verification failed, ``Keyring/abandoningRotation(vaultKey:)``.
+/// Only the vault key is needed, never a slot's secret. Each step proves the keyring it
+/// returns (see `Keyring+Proof.swift`).
 extension Keyring {
     /// Starts a rotation: records a new random database key as pending.
     ///
     /// - Parameter vaultKey: The vault key.
-    /// - Returns: The keyring to write **before** rekeying, and the new database key.
+    /// - Returns: The keyring to write **before** the database is re-encrypted, and the new database key.
     /// - Throws: ``MedVaultError/Code/conflict`` when a rotation is already pending (resume it with
     ///   ``pendingDatabaseKey(vaultKey:)`` instead); ``MedVaultError/Code/wrongKey`` for a wrong vault key.
     public func beginningRotation(vaultKey: SecureBytes) throws -> (keyring: Keyring, newDatabaseKey: SecureBytes) {
@@ -34,7 +39,7 @@ extension Keyring {
         return (keyring, newKey)
     }
 
-    /// Finishes a rotation once the database has been rekeyed: the pending key becomes the
+    /// Finishes a rotation once the re-encrypted copy has replaced the database: the pending key becomes the
     /// current one and ``databaseKeyGeneration`` increases by one.
     ///
     /// - Parameter vaultKey: The vault key.
@@ -59,8 +64,8 @@ extension Keyring {
             .proveSound(vaultKey: vaultKey, expectedCurrentKey: newKey)
     }
 
-    /// Drops a pending rotation (when the rekey failed and the database still uses the
-    /// current key). Does nothing when none is pending.
+    /// Drops a pending rotation (when the copy or its verification failed and the database
+    /// still uses the current key). Does nothing when none is pending.
     ///
     /// - Parameter vaultKey: The vault key.
     /// - Returns: The keyring to write.
