@@ -27,32 +27,44 @@ enum KeyWrap {
         try bytes.withUnsafeBytes { SymmetricKey(data: $0) }
     }
 
-    /// Seals a 32-byte key under `kek` with a fresh random nonce.
+    /// Seals a 32-byte key under `kek` with a fresh random nonce (ChaCha20-Poly1305,
+    /// computed in secure memory: see ``SecureChaChaPoly``).
+    ///
+    /// - Throws: ``MedVaultError/Code/locked`` when `secret` was wiped (sealing its zeros
+    ///   would make a slot that opens to an all-zero key).
     static func seal(_ secret: SecureBytes, under kek: SymmetricKey, associatedData: [UInt8]) throws -> WrappedKey {
-        // A wiped secret throws `locked` here: sealing its zeros would make a slot that
-        // opens to an all-zero key.
-        let box = try secret.withUnsafeBytes { plaintext in
-            do {
-                return try ChaChaPoly.seal(plaintext, using: kek, nonce: ChaChaPoly.Nonce(), authenticating: associatedData)
-            } catch {
-                throw MedVaultError(.storage, reason: "could not seal a key")
+        var generator = SystemRandomNumberGenerator()
+        let nonce = (0..<SecureChaChaPoly.nonceLength).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var ciphertext = [UInt8](repeating: 0, count: secret.count)
+        let tag = try secret.withUnsafeBytes { plaintext in
+            kek.withUnsafeBytes { key in
+                ciphertext.withUnsafeMutableBytes { output in
+                    SecureChaChaPoly.seal(plaintext, key: key, nonce: nonce, associatedData: associatedData, into: output)
+                }
             }
         }
-        return WrappedKey(nonce: Array(box.nonce), ciphertext: Array(box.ciphertext), tag: Array(box.tag))
+        return WrappedKey(nonce: nonce, ciphertext: ciphertext, tag: tag)
     }
 
-    /// Opens a wrapped key; `nil` when the KEK or the associated data is not the one it was sealed with.
+    /// Opens a wrapped key straight into secure pages; `nil` when the KEK or the associated
+    /// data is not the one it was sealed with.
     static func open(_ wrapped: WrappedKey, under kek: SymmetricKey, associatedData: [UInt8]) -> SecureBytes? {
-        guard let nonce = try? ChaChaPoly.Nonce(data: wrapped.nonce),
-              let box = try? ChaChaPoly.SealedBox(nonce: nonce, ciphertext: wrapped.ciphertext, tag: wrapped.tag),
-              var plaintext = try? ChaChaPoly.open(box, using: kek, authenticating: associatedData)
-        else { return nil }
-        defer { plaintext.resetBytes(in: 0..<plaintext.count) }
-        guard plaintext.count == WrappedKey.keyLength else { return nil }
-        // Straight from the AEAD's output buffer (wiped above) into secure pages.
-        return plaintext.withUnsafeBytes { source in
-            SecureBytes(count: source.count) { target in target.copyMemory(from: source) }
+        guard wrapped.nonce.count == WrappedKey.nonceLength, wrapped.tag.count == WrappedKey.tagLength,
+              wrapped.ciphertext.count == WrappedKey.keyLength, kek.bitCount == 256 else { return nil }
+        let plaintext = SecureBytes(count: WrappedKey.keyLength) { _ in }
+        let opened = plaintext.withFreshMutableBytes { output in
+            kek.withUnsafeBytes { key in
+                wrapped.ciphertext.withUnsafeBytes { ciphertext in
+                    SecureChaChaPoly.open(ciphertext, tag: wrapped.tag, key: key, nonce: wrapped.nonce,
+                                          associatedData: associatedData, into: output)
+                }
+            }
         }
+        guard opened else {
+            plaintext.wipe()
+            return nil
+        }
+        return plaintext
     }
 
     /// Associated data of a slot's seal.

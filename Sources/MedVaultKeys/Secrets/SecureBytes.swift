@@ -108,6 +108,16 @@ public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConv
         }
     }
 
+    /// Calls `body` with the bytes to write, for a buffer this module just made and has not
+    /// shared or wiped yet (scratch space, an AEAD's output). Traps if it was wiped: that is a
+    /// MedVault bug, not a race with `lock()`, since nobody else holds the buffer.
+    func withFreshMutableBytes<Result>(_ body: (UnsafeMutableRawBufferPointer) throws -> Result) rethrows -> Result {
+        try lock.withLock {
+            precondition(!isWiped, "SecureBytes: a fresh buffer was wiped before use")
+            return try body(UnsafeMutableRawBufferPointer(rebasing: region.pages[0..<count]))
+        }
+    }
+
     /// Overwrites the secret with zeros now, instead of waiting for deinit. Later reads throw.
     public func wipe() {
         lock.withLock {
