@@ -1,10 +1,12 @@
 // KeyScanProbe: a child process the key-hygiene test runs. It creates a vault, learns its
 // vault key and database key WITHOUT keeping a plain copy (each is stored XOR-masked with
 // a random mask), works with the vault (open, writes, reads, password change, new recovery
-// key), locks it, drops every reference, then scans its own readable-writable memory for
-// either key: as 32 raw bytes and as the 64 hex digits of SQLCipher's `x'…'` literal.
+// key, a database-key rotation), locks it, drops every reference, then scans its own
+// readable-writable memory for every key: as 32 raw bytes and as the 64 hex digits of
+// SQLCipher's `x'…'` literal.
 //
-// Output (stdout), one line: `vaultKey=<n> databaseKey=<n> vaultKeyHex=<n> databaseKeyHex=<n>`.
+// Output (stdout), one line: `vaultKey=<n> vaultKeyHex=<n> databaseKey=<n> databaseKeyHex=<n>
+// rotatedKey=<n> rotatedKeyHex=<n>` (rotatedKey: the database key after the rotation).
 // Where a copy was found, its mapping is described on stderr.
 //
 // Usage: KeyScanProbe <empty folder> [--leak-for-self-check]
@@ -194,8 +196,14 @@ func work() async throws -> [MaskedKey] {
 
     let reopened = try await Vault.open(at: folder, password: second, options: options)
     _ = try await reopened.patients.list()
+    try await reopened.rotateDatabaseKey()
+    _ = try await reopened.patients.list()
     await reopened.lock()
-    return keys
+
+    let rotated = try KeyringFile.read(at: VaultLayout(folder: folder).keyring)
+    let vaultKeyAgain = try rotated.unlock(password: second)
+    defer { vaultKeyAgain.wipe() }
+    return keys + [try MaskedKey(name: "rotatedKey", try rotated.databaseKey(vaultKey: vaultKeyAgain))]
 }
 
 let semaphore = DispatchSemaphore(value: 0)
@@ -221,5 +229,5 @@ if leaksForSelfCheck {
 }
 let (raw, hex) = scan(learned)
 withExtendedLifetime((leaked, leakedHex)) {}
-print("vaultKey=\(raw[0]) databaseKey=\(raw[1]) vaultKeyHex=\(hex[0]) databaseKeyHex=\(hex[1])")
+print(learned.indices.map { "\(learned[$0].name)=\(raw[$0]) \(learned[$0].name)Hex=\(hex[$0])" }.joined(separator: " "))
 exit(0)
