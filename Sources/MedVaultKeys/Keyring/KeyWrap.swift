@@ -88,20 +88,27 @@ enum KeyWrap {
         return writer.bytes
     }
 
-    /// The recovery slot's KEK: HKDF-SHA256(recovery key, salt, label).
+    /// The recovery slot's KEK: HKDF-SHA256(recovery key, salt, label), computed in secure
+    /// memory (see ``SecureHKDF``).
     static func recoveryKEK(_ recoveryKey: RecoveryKey, salt: [UInt8]) throws -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: try key(recoveryKey.bytes), salt: salt, info: Label.recoveryKEK, outputByteCount: 32
-        )
+        try recoveryKey.bytes.withUnsafeBytes { ikm in
+            SecureHKDF.deriveKey(inputKeyMaterial: ikm, salt: salt, info: Label.recoveryKEK)
+        }
     }
 
     /// The header MAC: HMAC-SHA256 over the body, under HKDF-SHA256(vault key, vault id, label).
     static func headerMAC(body: [UInt8], vaultKey: SecureBytes, vaultID: UUID) throws -> [UInt8] {
         var salt = ByteWriter()
         salt.append(vaultID)
-        let macKey = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: try key(vaultKey), salt: salt.bytes, info: Label.headerMAC, outputByteCount: 32
-        )
-        return Array(HMAC<SHA256>.authenticationCode(for: body, using: macKey))
+        let macKey = try vaultKey.withUnsafeBytes { ikm in
+            SecureHKDF.deriveKey(inputKeyMaterial: ikm, salt: salt.bytes, info: Label.headerMAC)
+        }
+        var tag = [UInt8](repeating: 0, count: SecureHKDF.outputLength)
+        macKey.withUnsafeBytes { key in
+            body.withUnsafeBytes { message in
+                tag.withUnsafeMutableBytes { output in SecureHKDF.hmac(key: key, [message], into: output) }
+            }
+        }
+        return tag
     }
 }
