@@ -56,9 +56,19 @@ public struct RecoveryKey: Sendable, Equatable, CustomStringConvertible, CustomD
     /// - Throws: ``MedVaultError/Code/invalidArgument`` with field `"recoveryKey"`: "invalid
     ///   character", "wrong length" or "checksum mismatch".
     public init(parsing text: String) throws {
+        try self.init(parsing: text.utf8)
+    }
+
+    /// Parses a recovery key from the UTF-8 bytes a person typed, without making a `String`
+    /// (which could not be wiped); see ``init(parsing:)-(String)``.
+    ///
+    /// - Parameter text: The 56 characters as UTF-8, in any case, with any spaces or hyphens.
+    ///   Wipe your own copy afterwards.
+    /// - Throws: As ``init(parsing:)-(String)``.
+    public init<Bytes: Collection>(parsing text: Bytes) throws where Bytes.Element == UInt8 {
         let symbolCount = Self.groupCount * Self.groupLength
         var count = 0
-        for byte in text.utf8 where !Self.isSeparator(byte) {
+        for byte in text where !Self.isSeparator(byte) {
             guard Self.value(of: byte) != nil else {
                 throw MedVaultError(.invalidArgument, field: "recoveryKey", reason: "invalid character")
             }
@@ -69,7 +79,7 @@ public struct RecoveryKey: Sendable, Equatable, CustomStringConvertible, CustomD
         }
         let symbols = SecureBytes(count: symbolCount) { buffer in
             var index = 0
-            for byte in text.utf8 where !Self.isSeparator(byte) {
+            for byte in text where !Self.isSeparator(byte) {
                 buffer[index] = Self.value(of: byte) ?? 0
                 index += 1
             }
