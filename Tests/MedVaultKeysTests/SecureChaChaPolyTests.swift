@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MedVaultCore
 import Testing
 @testable import MedVaultKeys
 
@@ -14,7 +15,7 @@ struct SecureChaChaPolyTests {
                 }
             }
         }
-        return (ciphertext, tag)
+        return (ciphertext, tag ?? [])
     }
 
     func opened(_ ciphertext: [UInt8], tag: [UInt8], key: [UInt8], nonce: [UInt8], ad: [UInt8]) -> [UInt8]? {
@@ -40,6 +41,15 @@ struct SecureChaChaPolyTests {
         #expect(hex(result.ciphertext.prefix(16)) == "d31a8d34648e60db7b86afbc53ef7ec2")
         #expect(hex(result.ciphertext.suffix(2)) == "6116")
         #expect(opened(result.ciphertext, tag: result.tag, key: key, nonce: nonce, ad: ad) == plaintext)
+    }
+
+    @Test("a key that is not 32 bytes seals nothing")
+    func wrongKeyLength() throws {
+        #expect(sealed([1, 2, 3], key: [UInt8](repeating: 7, count: 16), nonce: [UInt8](repeating: 0, count: 12), ad: []).tag.isEmpty)
+        let error = #expect(throws: MedVaultError.self) {
+            try KeyWrap.seal(SecureBytes.random(count: 32), under: SymmetricKey(size: .bits128), associatedData: [])
+        }
+        #expect(error?.code == .invalidArgument)
     }
 
     @Test("interoperates with swift-crypto's ChaChaPoly both ways, and refuses any tampering")

@@ -43,6 +43,7 @@ enum KeyWrap {
                 }
             }
         }
+        guard let tag else { throw MedVaultError(.invalidArgument, reason: "a key-encryption key must be 32 bytes") }
         return WrappedKey(nonce: nonce, ciphertext: ciphertext, tag: tag)
     }
 

@@ -25,13 +25,13 @@ enum SecureChaChaPoly {
     private static let blockOffset = 46       // 4 words: one 16-byte message block
     private static let scratchWords = 50
 
-    /// Seals `plaintext` into `ciphertext` (same length) and returns the 16-byte tag.
+    /// Seals `plaintext` into `ciphertext` (same length) and returns the 16-byte tag, or
+    /// `nil` (nothing written) when the key, nonce or output length is wrong.
     static func seal(
         _ plaintext: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, nonce: [UInt8],
         associatedData: [UInt8], into ciphertext: UnsafeMutableRawBufferPointer
-    ) -> [UInt8] {
-        precondition(key.count == keyLength && nonce.count == nonceLength && ciphertext.count == plaintext.count,
-                     "SecureChaChaPoly: key, nonce or output length is wrong (a MedVault bug)")
+    ) -> [UInt8]? {
+        guard key.count == keyLength, nonce.count == nonceLength, ciphertext.count == plaintext.count else { return nil }
         return withScratch { scratch in
             setUp(scratch, key: key, nonce: nonce)
             crypt(scratch, input: plaintext, output: ciphertext)
