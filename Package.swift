@@ -121,7 +121,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MedVaultTests",
-            dependencies: ["MedVault", "CSQLCipher", "CrashProbe", "medvault", "ClinicDemo", "MedicationDemo"],
+            dependencies: ["MedVault", "CSQLCipher", "CrashProbe", "KeyScanProbe", "medvault", "ClinicDemo", "MedicationDemo"],
             swiftSettings: strictSettings
         ),
         // A child process the crash-safety tests kill with SIGKILL mid-write.
@@ -129,6 +129,13 @@ let package = Package(
             name: "CrashProbe",
             dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys"],
             path: "Tests/CrashProbe",
+            swiftSettings: strictSettings
+        ),
+        // A child process that scans its own memory for key copies after lock().
+        .executableTarget(
+            name: "KeyScanProbe",
+            dependencies: ["MedVault", "MedVaultKeys", "MedVaultCore"],
+            path: "Tests/KeyScanProbe",
             swiftSettings: strictSettings
         ),
     ]

@@ -48,7 +48,13 @@ struct InfoCommand: VaultCommand {
         ])
         lines.append("")
         lines.append("Key slots:")
-        lines += Output.table(info.slots.map { slot in (slot.kind.description, Self.derivation(of: slot)) }, indent: 2)
+        lines += Output.table(info.slots.map { slot in
+            (slot.kind.description, Self.derivation(of: slot) + (slot.isBelowProductionFloor ? "  WEAK: below the production floor" : ""))
+        }, indent: 2)
+        if !info.weakPasswordSlots.isEmpty {
+            lines.append("")
+            lines.append("Warning: a password slot is below the Argon2id production floor; change the password to re-protect it.")
+        }
         lines.append("")
         lines.append("Records:")
         lines += Output.table(info.recordCounts.sorted { $0.key < $1.key }.map { ($0.key, String($0.value)) }, indent: 2)

@@ -12,7 +12,9 @@ enum LineReader {
     /// - Throws: ``CLIError`` on a read error or an over-long line.
     static func readLine(from descriptor: Int32) throws -> [UInt8]? {
         var line: [UInt8] = []
-        line.reserveCapacity(256)
+        // The whole accepted length up front: an array that grows leaves the secret in the
+        // buffer it outgrew, which nobody wipes.
+        line.reserveCapacity(maximumLength)
         var byte: UInt8 = 0
         while true {
             let count = read(descriptor, &byte, 1)

@@ -59,7 +59,7 @@ final class PasswordReader {
     func recoveryKey() throws -> RecoveryKey {
         var bytes = try nextLine(prompt: "Recovery key: ", what: "recovery key")
         defer { LineReader.wipe(&bytes) }
-        return try RecoveryKey(parsing: String(decoding: bytes, as: UTF8.self))
+        return try RecoveryKey(parsing: bytes)
     }
 
     // MARK: - Lines
@@ -107,6 +107,9 @@ final class PasswordReader {
             Output.warning("\(path) is accessible by other users; make it private with chmod 600")
         }
         var contents: [UInt8] = []
+        // Room for the largest accepted file up front: growing the array would leave the
+        // secrets in the buffers it outgrew, which nobody wipes.
+        contents.reserveCapacity(64 * 1024 + 4096)
         defer { LineReader.wipe(&contents) }
         var chunk = [UInt8](repeating: 0, count: 4096)
         defer { LineReader.wipe(&chunk) }

@@ -15,9 +15,12 @@ struct VaultArguments: ParsableArguments {
     @Flag(help: "Read the secrets from standard input, one per line, instead of prompting.")
     var passwordStdin = false
 
-    /// Cheap Argon2id parameters for the test suite; hidden, never for real data.
+    #if DEBUG
+    /// Cheap Argon2id parameters for the test suite; hidden, never for real data, and
+    /// absent from release builds (so is `MEDVAULT_TEST_FAST_KDF`).
     @Flag(name: .customLong("fast-kdf-for-tests"), help: .hidden)
     var fastKDFForTests = false
+    #endif
 
     func validate() throws {
         if passwordStdin, passwordFile != nil {
@@ -38,9 +41,14 @@ struct VaultArguments: ParsableArguments {
     }
 
     /// Whether the test-only key derivation was asked for (`--fast-kdf-for-tests` or
-    /// `MEDVAULT_TEST_FAST_KDF=1`).
+    /// `MEDVAULT_TEST_FAST_KDF=1`). Always `false` in a release build: a production vault
+    /// can never be made with 8 KiB Argon2 by a stray variable in someone's environment.
     var usesFastKDF: Bool {
-        fastKDFForTests || ProcessInfo.processInfo.environment["MEDVAULT_TEST_FAST_KDF"] == "1"
+        #if DEBUG
+        return fastKDFForTests || ProcessInfo.processInfo.environment["MEDVAULT_TEST_FAST_KDF"] == "1"
+        #else
+        return false
+        #endif
     }
 
     /// The vault options: the recommended Argon2id parameters unless the tests' fast

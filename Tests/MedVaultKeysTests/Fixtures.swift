@@ -14,9 +14,9 @@ func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8
     bytes.map { String(format: "%02x", $0) }.joined()
 }
 
-/// The bytes of a secure buffer (tests only).
+/// The bytes of a secure buffer (tests only); empty when it was wiped.
 func bytes(of secret: SecureBytes) -> [UInt8] {
-    secret.withUnsafeBytes { Array($0) }
+    (try? secret.withUnsafeBytes { Array($0) }) ?? []
 }
 
 /// A keyring created with the fast test preset.

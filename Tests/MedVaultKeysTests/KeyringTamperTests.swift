@@ -149,9 +149,9 @@ extension Keyring {
     func addingPlatformSlotSync(vaultKey: SecureBytes) throws -> Keyring {
         let kek = SecureBytes.random(count: 32)
         let slot = try Keyring.makeSlot(
-            kind: .platform, derivation: .storedSecret(account: "test.account"), kek: KeyWrap.key(kek),
+            kind: .platform, derivation: .storedSecret(account: "test.account"), kek: try KeyWrap.key(kek),
             vaultID: vaultID, vaultKey: vaultKey
         )
-        return with(slots: slots + [slot], pending: .none, vaultKey: vaultKey)
+        return try with(slots: slots + [slot], pending: .none, vaultKey: vaultKey)
     }
 }

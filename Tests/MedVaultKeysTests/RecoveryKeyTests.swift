@@ -81,4 +81,22 @@ struct RecoveryKeyTests {
         #expect(!"\(key)".contains(firstGroup))
         #expect(!String(reflecting: key).contains(firstGroup))
     }
+
+    @Test("parsing UTF-8 bytes (no String) equals parsing text; errors are the same")
+    func parsingBytes() throws {
+        let key = RecoveryKey.generate()
+        let text = key.formatted
+        #expect(try RecoveryKey(parsing: Array(text.utf8)) == key)
+        #expect(try RecoveryKey(parsing: Array(text.lowercased().utf8)) == key)
+        let short = #expect(throws: MedVaultError.self) { _ = try RecoveryKey(parsing: Array(text.utf8.dropLast())) }
+        #expect(short?.reason == "wrong length")
+    }
+
+    @Test("a wiped key formats as an empty string, never as zeros")
+    func wipedFormatsEmpty() {
+        let key = RecoveryKey.generate()
+        #expect(key.formatted.count == 8 * 7 + 7)
+        key.bytes.wipe()
+        #expect(key.formatted == "")
+    }
 }

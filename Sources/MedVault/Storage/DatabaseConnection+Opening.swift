@@ -61,7 +61,7 @@ extension DatabaseConnection {
     private func applyRawKey(_ key: SecureBytes) throws {
         let literal = try Self.rawKeyLiteral(key)
         defer { literal.wipe() }
-        let result = literal.withUnsafeBytes { bytes in
+        let result = try literal.withUnsafeBytes { bytes in
             sqlite3_key(handle, bytes.baseAddress, Int32(bytes.count))
         }
         if result != SQLITE_OK { throw failure(result, "applying the database key") }
@@ -73,11 +73,11 @@ extension DatabaseConnection {
         guard key.count == 32 else {
             throw MedVaultError(.invalidArgument, reason: "a database key must be 32 bytes")
         }
-        return SecureBytes(count: 67) { buffer in
+        return try SecureBytes(count: 67) { buffer in
             let digits = Array("0123456789abcdef".utf8)
             buffer[0] = UInt8(ascii: "x")
             buffer[1] = UInt8(ascii: "'")
-            key.withUnsafeBytes { bytes in
+            try key.withUnsafeBytes { bytes in
                 for (index, byte) in bytes.enumerated() {
                     buffer[2 + index * 2] = digits[Int(byte >> 4)]
                     buffer[3 + index * 2] = digits[Int(byte & 0x0F)]
@@ -124,7 +124,7 @@ extension DatabaseConnection {
         guard prepared == SQLITE_OK, let statement else { throw failure(prepared, "attaching a database") }
         defer { sqlite3_finalize(statement) }
         sqlite3_bind_text(statement, 1, path, -1, sqliteTransient)
-        let result: Int32 = keyLiteral.withUnsafeBytes { bytes in
+        let result: Int32 = try keyLiteral.withUnsafeBytes { bytes in
             // SQLITE_STATIC: the buffer outlives the step below.
             sqlite3_bind_blob(statement, 2, bytes.baseAddress, Int32(bytes.count), nil)
             return sqlite3_step(statement)

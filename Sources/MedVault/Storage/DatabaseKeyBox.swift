@@ -9,18 +9,19 @@ final class DatabaseKeyBox: @unchecked Sendable {
     private let lock = NSLock()
     private var current: SecureBytes
 
-    init(copying key: SecureBytes) {
-        current = Self.copy(of: key)
+    /// - Throws: `locked` when `key` was wiped.
+    init(copying key: SecureBytes) throws {
+        current = try key.copy()
     }
 
     /// The key to open a connection with.
     var key: SecureBytes { lock.withLock { current } }
 
-    /// Replaces the key with a copy of `key`, wiping the old one.
-    func replace(copying key: SecureBytes) {
+    /// Replaces the key with `replacement` (a copy this box now owns), wiping the old one.
+    func replace(with replacement: SecureBytes) {
         let old: SecureBytes = lock.withLock {
             let old = current
-            current = Self.copy(of: key)
+            current = replacement
             return old
         }
         old.wipe()
@@ -29,9 +30,5 @@ final class DatabaseKeyBox: @unchecked Sendable {
     /// Wipes the key.
     func wipe() {
         key.wipe()
-    }
-
-    private static func copy(of key: SecureBytes) -> SecureBytes {
-        SecureBytes(count: key.count) { copy in key.withUnsafeBytes { copy.copyMemory(from: $0) } }
     }
 }

@@ -57,10 +57,10 @@ public final class DatabasePool: Sendable {
     static let closedError = MedVaultError(.locked, reason: "the database is closed")
     static let cancelledError = MedVaultError(.cancelled, reason: "the task was cancelled; the transaction was rolled back")
 
-    private init(url: URL, key: SecureBytes, configuration: DatabaseConfiguration) {
+    private init(url: URL, key: SecureBytes, configuration: DatabaseConfiguration) throws {
         self.url = url
         self.configuration = configuration
-        let keyBox = DatabaseKeyBox(copying: key)
+        let keyBox = try DatabaseKeyBox(copying: key)
         self.keyBox = keyBox
         let path = url.path
         self.writer = ConnectionActor(path: path, keyBox: keyBox, role: .writer,
@@ -99,7 +99,7 @@ public final class DatabasePool: Sendable {
             throw MedVaultError(.invalidArgument, reason: "a database key must be 32 bytes")
         }
         let inspection = try DatabaseFile.inspect(url, mode: mode, pageSize: configuration.cipherPageSize)
-        let pool = DatabasePool(url: url, key: key, configuration: configuration)
+        let pool = try DatabasePool(url: url, key: key, configuration: configuration)
         do {
             // Opening and checking the schema version is short: it runs here (with
             // SQLite's WAL recovery after a crash, the one slow case). Migrating may
@@ -265,6 +265,8 @@ public final class DatabasePool: Sendable {
         let configuration = self.configuration
         let keyBox = self.keyBox
         try await writer.maintenance {
+            // Copied first: once the file is replaced, nothing may fail before the box is.
+            let replacement = try newKey.copy()
             let copy = DatabaseKeyChange.copyURL(for: url)
             try DatabaseKeyChange.exportCopy(of: url, oldKey: keyBox.key, to: copy, newKey: newKey,
                                              configuration: configuration, progress: progress)
@@ -276,7 +278,7 @@ public final class DatabasePool: Sendable {
                 throw error
             }
             try DatabaseKeyChange.replace(url, with: copy)
-            keyBox.replace(copying: newKey)
+            keyBox.replace(with: replacement)
         }
     }
 }

@@ -23,6 +23,10 @@ public struct VaultInfo: Sendable {
     public let recordCounts: [String: Int]
     /// The database file's size in bytes (WAL excluded).
     public let databaseByteCount: Int
+
+    /// The password slots whose Argon2id costs are below ``Argon2Parameters/productionFloor``
+    /// (made with the test preset, or by an old tool): empty for a vault fit for real records.
+    public var weakPasswordSlots: [KeySlot] { slots.filter(\.isBelowProductionFloor) }
 }
 
 /// The outcome of ``Vault/verify()``: empty ``problems`` means the vault is sound.
@@ -106,6 +110,8 @@ extension Vault {
         if result.schema != expectedSchema {
             problems.append("schema version \(result.schema), expected \(expectedSchema)")
         }
+        checks.append("password slots meet the Argon2id production floor")
+        problems += Self.weakSlotProblems(keyring.slots)
         checks.append("no pending key rotation")
         if keyring.hasPendingRotation { problems.append("a key rotation is pending") }
         checks.append("no temporary keyrings")
@@ -120,5 +126,15 @@ extension Vault {
             }
         }
         return VaultVerification(problems: problems, checks: checks)
+    }
+
+    /// One problem line per password slot below the production floor.
+    static func weakSlotProblems(_ slots: [KeySlot]) -> [String] {
+        let floor = Argon2Parameters.productionFloor
+        return slots.compactMap { slot in
+            guard slot.isBelowProductionFloor, let weak = slot.argon2Parameters else { return nil }
+            return "a password slot uses Argon2id m=\(weak.memoryKiB) KiB, t=\(weak.iterations), "
+                + "below the production floor (m=\(floor.memoryKiB) KiB, t=\(floor.iterations))"
+        }
     }
 }

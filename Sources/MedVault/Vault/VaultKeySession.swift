@@ -63,9 +63,7 @@ actor VaultKeySession {
         try await beginOperation()
         defer { endOperation() }
         guard let vaultKey else { throw Vault.lockedError }
-        let privateKey = SecureBytes(count: vaultKey.count) { copy in
-            vaultKey.withUnsafeBytes { copy.copyMemory(from: $0) }
-        }
+        let privateKey = try vaultKey.copy()
         defer { privateKey.wipe() }
         let keyringLock = try VaultFileLock(layout.keyringLock)
         defer { keyringLock.release() }

@@ -19,7 +19,7 @@ enum AtomicFile {
     /// write, fsync, rename over the target, fsync the folder.
     static func write(_ bytes: UnsafeRawBufferPointer, to url: URL) throws {
         let directory = url.deletingLastPathComponent().path
-        let suffix = SecureBytes.random(count: 8).withUnsafeBytes { $0.map { String($0, radix: 16) }.joined() }
+        let suffix = String(UInt64.random(in: .min ... .max), radix: 16)
         let temporary = directory + "/" + temporaryPrefix(for: url) + suffix + temporarySuffix
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw posixError(errno, creating: true) }

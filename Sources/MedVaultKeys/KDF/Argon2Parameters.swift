@@ -145,13 +145,17 @@ public struct Argon2Parameters: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Throws unless these parameters may protect a new key slot: at least
-    /// ``productionFloor``, or made by a preset for tests.
+    /// ``productionFloor`` (or made by a preset for tests), and within ``openingLimits``
+    /// (so the vault opens again).
     func checkUsableForNewSlot() throws {
         guard meetsProductionFloor || isForTestsOnly else {
             throw MedVaultError(.invalidArgument, field: "kdf", reason: "Argon2 parameters are below the production floor")
         }
         guard outputLength == 32 else {
             throw MedVaultError(.invalidArgument, field: "kdf", reason: "key slots need a 32-byte Argon2 output")
+        }
+        guard isWithinOpeningLimits else {
+            throw MedVaultError(.invalidArgument, field: "kdf", reason: "Argon2 parameters exceed the limits accepted on open")
         }
     }
 

@@ -57,6 +57,15 @@ public struct KeySlot: Sendable, Hashable, Identifiable {
         return nil
     }
 
+    /// Whether this is a password slot whose Argon2id costs are below
+    /// ``Argon2Parameters/productionFloor`` (for example a vault made with the test preset).
+    ///
+    /// Such a slot falls to a GPU guessing millions of passwords a second: `Vault.verify()`
+    /// reports it as a problem and `Vault.info()` lists it.
+    public var isBelowProductionFloor: Bool {
+        argon2Parameters.map { !$0.meetsProductionFloor } ?? false
+    }
+
     /// The secret-store account of a platform slot, or `nil`.
     public var account: String? {
         if case .storedSecret(let account) = derivation { return account }

@@ -19,31 +19,53 @@ enum KeyWrap {
         case pending = 2
     }
 
-    static func key(_ bytes: SecureBytes) -> SymmetricKey {
-        bytes.withUnsafeBytes { SymmetricKey(data: $0) }
+    /// A swift-crypto key over the secret's bytes, copied straight from the secure pages
+    /// into swift-crypto's own zeroing storage.
+    ///
+    /// - Throws: ``MedVaultError/Code/locked`` when `bytes` was wiped.
+    static func key(_ bytes: SecureBytes) throws -> SymmetricKey {
+        try bytes.withUnsafeBytes { SymmetricKey(data: $0) }
     }
 
-    /// Seals a 32-byte key under `kek` with a fresh random nonce.
+    /// Seals a 32-byte key under `kek` with a fresh random nonce (ChaCha20-Poly1305,
+    /// computed in secure memory: see ``SecureChaChaPoly``).
+    ///
+    /// - Throws: ``MedVaultError/Code/locked`` when `secret` was wiped (sealing its zeros
+    ///   would make a slot that opens to an all-zero key).
     static func seal(_ secret: SecureBytes, under kek: SymmetricKey, associatedData: [UInt8]) throws -> WrappedKey {
-        do {
-            let box = try secret.withUnsafeBytes { plaintext in
-                try ChaChaPoly.seal(plaintext, using: kek, nonce: ChaChaPoly.Nonce(), authenticating: associatedData)
+        var generator = SystemRandomNumberGenerator()
+        let nonce = (0..<SecureChaChaPoly.nonceLength).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var ciphertext = [UInt8](repeating: 0, count: secret.count)
+        let tag = try secret.withUnsafeBytes { plaintext in
+            kek.withUnsafeBytes { key in
+                ciphertext.withUnsafeMutableBytes { output in
+                    SecureChaChaPoly.seal(plaintext, key: key, nonce: nonce, associatedData: associatedData, into: output)
+                }
             }
-            return WrappedKey(nonce: Array(box.nonce), ciphertext: Array(box.ciphertext), tag: Array(box.tag))
-        } catch {
-            throw MedVaultError(.storage, reason: "could not seal a key")
         }
+        guard let tag else { throw MedVaultError(.invalidArgument, reason: "a key-encryption key must be 32 bytes") }
+        return WrappedKey(nonce: nonce, ciphertext: ciphertext, tag: tag)
     }
 
-    /// Opens a wrapped key; `nil` when the KEK or the associated data is not the one it was sealed with.
+    /// Opens a wrapped key straight into secure pages; `nil` when the KEK or the associated
+    /// data is not the one it was sealed with.
     static func open(_ wrapped: WrappedKey, under kek: SymmetricKey, associatedData: [UInt8]) -> SecureBytes? {
-        guard let nonce = try? ChaChaPoly.Nonce(data: wrapped.nonce),
-              let box = try? ChaChaPoly.SealedBox(nonce: nonce, ciphertext: wrapped.ciphertext, tag: wrapped.tag),
-              var plaintext = try? ChaChaPoly.open(box, using: kek, authenticating: associatedData)
-        else { return nil }
-        defer { plaintext.resetBytes(in: 0..<plaintext.count) }
-        guard plaintext.count == WrappedKey.keyLength else { return nil }
-        return SecureBytes(copying: plaintext)
+        guard wrapped.nonce.count == WrappedKey.nonceLength, wrapped.tag.count == WrappedKey.tagLength,
+              wrapped.ciphertext.count == WrappedKey.keyLength, kek.bitCount == 256 else { return nil }
+        let plaintext = SecureBytes(count: WrappedKey.keyLength) { _ in }
+        let opened = plaintext.withFreshMutableBytes { output in
+            kek.withUnsafeBytes { key in
+                wrapped.ciphertext.withUnsafeBytes { ciphertext in
+                    SecureChaChaPoly.open(ciphertext, tag: wrapped.tag, key: key, nonce: wrapped.nonce,
+                                          associatedData: associatedData, into: output)
+                }
+            }
+        }
+        guard opened else {
+            plaintext.wipe()
+            return nil
+        }
+        return plaintext
     }
 
     /// Associated data of a slot's seal.
@@ -67,20 +89,27 @@ enum KeyWrap {
         return writer.bytes
     }
 
-    /// The recovery slot's KEK: HKDF-SHA256(recovery key, salt, label).
-    static func recoveryKEK(_ recoveryKey: RecoveryKey, salt: [UInt8]) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: key(recoveryKey.bytes), salt: salt, info: Label.recoveryKEK, outputByteCount: 32
-        )
+    /// The recovery slot's KEK: HKDF-SHA256(recovery key, salt, label), computed in secure
+    /// memory (see ``SecureHKDF``).
+    static func recoveryKEK(_ recoveryKey: RecoveryKey, salt: [UInt8]) throws -> SymmetricKey {
+        try recoveryKey.bytes.withUnsafeBytes { ikm in
+            SecureHKDF.deriveKey(inputKeyMaterial: ikm, salt: salt, info: Label.recoveryKEK)
+        }
     }
 
     /// The header MAC: HMAC-SHA256 over the body, under HKDF-SHA256(vault key, vault id, label).
-    static func headerMAC(body: [UInt8], vaultKey: SecureBytes, vaultID: UUID) -> [UInt8] {
+    static func headerMAC(body: [UInt8], vaultKey: SecureBytes, vaultID: UUID) throws -> [UInt8] {
         var salt = ByteWriter()
         salt.append(vaultID)
-        let macKey = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: key(vaultKey), salt: salt.bytes, info: Label.headerMAC, outputByteCount: 32
-        )
-        return Array(HMAC<SHA256>.authenticationCode(for: body, using: macKey))
+        let macKey = try vaultKey.withUnsafeBytes { ikm in
+            SecureHKDF.deriveKey(inputKeyMaterial: ikm, salt: salt.bytes, info: Label.headerMAC)
+        }
+        var tag = [UInt8](repeating: 0, count: SecureHKDF.outputLength)
+        macKey.withUnsafeBytes { key in
+            body.withUnsafeBytes { message in
+                tag.withUnsafeMutableBytes { output in SecureHKDF.hmac(key: key, [message], into: output) }
+            }
+        }
+        return tag
     }
 }

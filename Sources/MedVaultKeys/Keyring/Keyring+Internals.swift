@@ -7,13 +7,13 @@ extension Keyring {
     static func assemble(
         vaultID: UUID, cipherSettings: CipherSettings, slots: [KeySlot], generation: UInt64,
         current: WrappedKey, pending: WrappedKey?, vaultKey: SecureBytes
-    ) -> Keyring {
+    ) throws -> Keyring {
         let untagged = Keyring(
             formatVersion: currentFormatVersion, vaultID: vaultID, cipherSettings: cipherSettings, slots: slots,
             databaseKeyGeneration: generation, wrappedCurrentKey: current, wrappedPendingKey: pending,
             authenticationTag: []
         )
-        let tag = KeyWrap.headerMAC(body: KeyringCodec.body(of: untagged), vaultKey: vaultKey, vaultID: vaultID)
+        let tag = try KeyWrap.headerMAC(body: KeyringCodec.body(of: untagged), vaultKey: vaultKey, vaultID: vaultID)
         return Keyring(
             formatVersion: currentFormatVersion, vaultID: vaultID, cipherSettings: cipherSettings, slots: slots,
             databaseKeyGeneration: generation, wrappedCurrentKey: current, wrappedPendingKey: pending,
@@ -25,8 +25,8 @@ extension Keyring {
     func with(
         slots: [KeySlot]? = nil, generation: UInt64? = nil, current: WrappedKey? = nil,
         pending: WrappedKey??, vaultKey: SecureBytes
-    ) -> Keyring {
-        Self.assemble(
+    ) throws -> Keyring {
+        try Self.assemble(
             vaultID: vaultID, cipherSettings: cipherSettings, slots: slots ?? self.slots,
             generation: generation ?? databaseKeyGeneration, current: current ?? wrappedCurrentKey,
             pending: pending ?? wrappedPendingKey, vaultKey: vaultKey
@@ -35,7 +35,7 @@ extension Keyring {
 
     /// Throws ``MedVaultError/Code/corrupted`` unless the authentication tag matches under `vaultKey`.
     func verifyAuthenticationTag(vaultKey: SecureBytes) throws {
-        let expected = KeyWrap.headerMAC(body: KeyringCodec.body(of: self), vaultKey: vaultKey, vaultID: vaultID)
+        let expected = try KeyWrap.headerMAC(body: KeyringCodec.body(of: self), vaultKey: vaultKey, vaultID: vaultID)
         var difference: UInt8 = expected.count == authenticationTag.count ? 0 : 1
         for (left, right) in zip(expected, authenticationTag) { difference |= left ^ right }
         guard difference == 0 else {
@@ -52,7 +52,7 @@ extension Keyring {
 
     func openPending(_ wrapped: WrappedKey, vaultKey: SecureBytes) throws -> SecureBytes {
         guard let key = KeyWrap.open(
-            wrapped, under: KeyWrap.key(vaultKey),
+            wrapped, under: try KeyWrap.key(vaultKey),
             associatedData: KeyWrap.databaseKeyAssociatedData(
                 formatVersion: formatVersion, vaultID: vaultID, role: .pending, generation: databaseKeyGeneration + 1
             )
@@ -64,20 +64,29 @@ extension Keyring {
 
     // MARK: - Slot factories
 
+    /// A new password slot and the KEK it was sealed under (for ``proveSound(vaultKey:newSlot:)``).
     static func makePasswordSlot(
         _ password: Password, kdf: Argon2Parameters, vaultID: UUID, vaultKey: SecureBytes
-    ) throws -> KeySlot {
+    ) throws -> (slot: KeySlot, kek: SymmetricKey) {
         try kdf.checkUsableForNewSlot()
         let salt = randomBytes(kdf.saltLength)
-        let kek = try Argon2id.deriveKey(password: password, salt: salt, parameters: kdf)
-        return try makeSlot(kind: .password, derivation: .argon2id(kdf, salt: salt), kek: KeyWrap.key(kek),
-                            vaultID: vaultID, vaultKey: vaultKey)
+        let derived = try Argon2id.deriveKey(password: password, salt: salt, parameters: kdf)
+        defer { derived.wipe() }
+        let kek = try KeyWrap.key(derived)
+        let slot = try makeSlot(kind: .password, derivation: .argon2id(kdf, salt: salt), kek: kek,
+                                vaultID: vaultID, vaultKey: vaultKey)
+        return (slot, kek)
     }
 
-    static func makeRecoverySlot(_ recoveryKey: RecoveryKey, vaultID: UUID, vaultKey: SecureBytes) throws -> KeySlot {
+    /// A new recovery slot and the KEK it was sealed under.
+    static func makeRecoverySlot(
+        _ recoveryKey: RecoveryKey, vaultID: UUID, vaultKey: SecureBytes
+    ) throws -> (slot: KeySlot, kek: SymmetricKey) {
         let salt = randomBytes(32)
-        return try makeSlot(kind: .recovery, derivation: .hkdfSHA256(salt: salt),
-                            kek: KeyWrap.recoveryKEK(recoveryKey, salt: salt), vaultID: vaultID, vaultKey: vaultKey)
+        let kek = try KeyWrap.recoveryKEK(recoveryKey, salt: salt)
+        let slot = try makeSlot(kind: .recovery, derivation: .hkdfSHA256(salt: salt), kek: kek,
+                                vaultID: vaultID, vaultKey: vaultKey)
+        return (slot, kek)
     }
 
     static func makeSlot(

@@ -23,11 +23,12 @@ extension Keyring {
     public func replacingPassword(
         _ newPassword: Password, vaultKey: SecureBytes, kdf: Argon2Parameters = .recommended
     ) throws -> Keyring {
-        _ = try databaseKey(vaultKey: vaultKey)
-        let slot = try Self.makePasswordSlot(newPassword, kdf: kdf, vaultID: vaultID, vaultKey: vaultKey)
+        try databaseKey(vaultKey: vaultKey).wipe()
+        let made = try Self.makePasswordSlot(newPassword, kdf: kdf, vaultID: vaultID, vaultKey: vaultKey)
         var updated = slots.filter { $0.kind != .password }
-        updated.insert(slot, at: 0)
-        return with(slots: updated, pending: .none, vaultKey: vaultKey)
+        updated.insert(made.slot, at: 0)
+        return try with(slots: updated, pending: .none, vaultKey: vaultKey)
+            .proveSound(vaultKey: vaultKey, newSlot: SlotProof(id: made.slot.id, kek: made.kek))
     }
 
     /// Replaces the recovery slot (or adds one) with a new random recovery key; the old
@@ -37,11 +38,13 @@ extension Keyring {
     /// - Returns: The updated keyring and the new recovery key to show once.
     /// - Throws: ``MedVaultError/Code/wrongKey`` when `vaultKey` is not this vault's.
     public func regeneratingRecoveryKey(vaultKey: SecureBytes) throws -> (keyring: Keyring, recoveryKey: RecoveryKey) {
-        _ = try databaseKey(vaultKey: vaultKey)
+        try databaseKey(vaultKey: vaultKey).wipe()
         let recoveryKey = RecoveryKey.generate()
-        let slot = try Self.makeRecoverySlot(recoveryKey, vaultID: vaultID, vaultKey: vaultKey)
-        let updated = slots.filter { $0.kind != .recovery } + [slot]
-        return (with(slots: updated, pending: .none, vaultKey: vaultKey), recoveryKey)
+        let made = try Self.makeRecoverySlot(recoveryKey, vaultID: vaultID, vaultKey: vaultKey)
+        let updated = slots.filter { $0.kind != .recovery } + [made.slot]
+        let keyring = try with(slots: updated, pending: .none, vaultKey: vaultKey)
+            .proveSound(vaultKey: vaultKey, newSlot: SlotProof(id: made.slot.id, kek: made.kek))
+        return (keyring, recoveryKey)
     }
 
     /// Adds a platform slot: stores a new random key-encryption key in `store` and seals the
@@ -60,20 +63,25 @@ extension Keyring {
     public func addingPlatformSlot(
         store: any SecretStore, account: String? = nil, vaultKey: SecureBytes
     ) async throws -> Keyring {
-        _ = try databaseKey(vaultKey: vaultKey)
+        try databaseKey(vaultKey: vaultKey).wipe()
         try checkRoomForSlot()
         let id = UUID()
         let name = account ?? "medvault.\(vaultID.uuidString.lowercased()).\(id.uuidString.lowercased())"
         guard !name.isEmpty, name.utf8.count <= 255 else {
             throw MedVaultError(.invalidArgument, field: "account", reason: "account name must be 1 to 255 bytes")
         }
-        let kek = SecureBytes.random(count: 32)
+        let secret = SecureBytes.random(count: 32)
+        defer { secret.wipe() }
+        let kek = try KeyWrap.key(secret)
         let slot = try Self.makeSlot(
-            kind: .platform, derivation: .storedSecret(account: name), kek: KeyWrap.key(kek),
+            kind: .platform, derivation: .storedSecret(account: name), kek: kek,
             vaultID: vaultID, vaultKey: vaultKey, id: id
         )
-        try await store.store(kek, account: name)
-        return with(slots: slots + [slot], pending: .none, vaultKey: vaultKey)
+        // Proven before the secret is stored: a keyring that fails its proof leaves no orphan.
+        let updated = try with(slots: slots + [slot], pending: .none, vaultKey: vaultKey)
+            .proveSound(vaultKey: vaultKey, newSlot: SlotProof(id: id, kek: kek))
+        try await store.store(secret, account: name)
+        return updated
     }
 
     /// Removes a slot.
@@ -92,14 +100,15 @@ extension Keyring {
     ///   ``MedVaultError/Code/invalidArgument`` (field `"slot"`) for the last password slot;
     ///   ``MedVaultError/Code/wrongKey`` for a wrong vault key.
     public func removingSlot(id: UUID, vaultKey: SecureBytes) throws -> Keyring {
-        _ = try databaseKey(vaultKey: vaultKey)
+        try databaseKey(vaultKey: vaultKey).wipe()
         guard let slot = slots.first(where: { $0.id == id }) else {
             throw MedVaultError(.notFound, field: "slot", reason: "no slot has this id")
         }
         if slot.kind == .password, slots(ofKind: .password).count == 1 {
             throw MedVaultError(.invalidArgument, field: "slot", reason: "the last password slot cannot be removed")
         }
-        return with(slots: slots.filter { $0.id != id }, pending: .none, vaultKey: vaultKey)
+        return try with(slots: slots.filter { $0.id != id }, pending: .none, vaultKey: vaultKey)
+            .proveSound(vaultKey: vaultKey)
     }
 
     private func checkRoomForSlot() throws {

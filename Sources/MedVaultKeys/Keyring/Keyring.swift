@@ -113,14 +113,16 @@ public struct Keyring: Sendable, Hashable {
                 formatVersion: currentFormatVersion, vaultID: vaultID, role: .current, generation: 1
             )
         )
-        let slots = [
-            try makePasswordSlot(password, kdf: kdf, vaultID: vaultID, vaultKey: vaultKey),
-            try makeRecoverySlot(recoveryKey, vaultID: vaultID, vaultKey: vaultKey),
-        ]
-        let keyring = assemble(
-            vaultID: vaultID, cipherSettings: cipher, slots: slots, generation: 1,
+        let password = try makePasswordSlot(password, kdf: kdf, vaultID: vaultID, vaultKey: vaultKey)
+        let recovery = try makeRecoverySlot(recoveryKey, vaultID: vaultID, vaultKey: vaultKey)
+        let keyring = try assemble(
+            vaultID: vaultID, cipherSettings: cipher, slots: [password.slot, recovery.slot], generation: 1,
             current: current, pending: nil, vaultKey: vaultKey
         )
+        // Both slots, not only the last one made, must yield the vault key.
+        _ = try keyring.proveSound(vaultKey: vaultKey, newSlot: SlotProof(id: password.slot.id, kek: password.kek),
+                                   expectedCurrentKey: databaseKey)
+        _ = try keyring.proveSound(vaultKey: vaultKey, newSlot: SlotProof(id: recovery.slot.id, kek: recovery.kek))
         return Creation(keyring: keyring, vaultKey: vaultKey, databaseKey: databaseKey, recoveryKey: recoveryKey)
     }
 
@@ -138,8 +140,12 @@ public struct Keyring: Sendable, Hashable {
     public func unlock(password: Password) throws -> SecureBytes {
         for slot in slots(ofKind: .password) {
             guard case .argon2id(let parameters, let salt) = slot.derivation else { continue }
-            let kek = try Argon2id.deriveKey(password: password, salt: salt, parameters: parameters)
-            if let vaultKey = open(slot, kek: KeyWrap.key(kek)) {
+            // Decoding refused costs above the limits already; checked again so that no
+            // keyring, however it was made, runs an unbounded derivation.
+            try parameters.checkWithinOpeningLimits()
+            let derived = try Argon2id.deriveKey(password: password, salt: salt, parameters: parameters)
+            defer { derived.wipe() }
+            if let vaultKey = open(slot, kek: try KeyWrap.key(derived)) {
                 try verifyAuthenticationTag(vaultKey: vaultKey)
                 return vaultKey
             }
@@ -156,7 +162,7 @@ public struct Keyring: Sendable, Hashable {
     public func unlock(recoveryKey: RecoveryKey) throws -> SecureBytes {
         for slot in slots(ofKind: .recovery) {
             guard case .hkdfSHA256(let salt) = slot.derivation else { continue }
-            if let vaultKey = open(slot, kek: KeyWrap.recoveryKEK(recoveryKey, salt: salt)) {
+            if let vaultKey = open(slot, kek: try KeyWrap.recoveryKEK(recoveryKey, salt: salt)) {
                 try verifyAuthenticationTag(vaultKey: vaultKey)
                 return vaultKey
             }
@@ -180,7 +186,8 @@ public struct Keyring: Sendable, Hashable {
         guard let secret = try await store.load(account: account) else {
             throw MedVaultError(.notFound, field: "slot", reason: "the secret store holds no secret for this slot")
         }
-        guard let vaultKey = open(slot, kek: KeyWrap.key(secret)) else {
+        defer { secret.wipe() }
+        guard let vaultKey = open(slot, kek: try KeyWrap.key(secret)) else {
             throw MedVaultError(.wrongKey, reason: "the stored secret does not open this slot")
         }
         try verifyAuthenticationTag(vaultKey: vaultKey)
@@ -211,14 +218,19 @@ public struct Keyring: Sendable, Hashable {
     ///   ``MedVaultError/Code/corrupted`` when the keyring's authentication tag does not match.
     public func databaseKey(vaultKey: SecureBytes) throws -> SecureBytes {
         guard let key = KeyWrap.open(
-            wrappedCurrentKey, under: KeyWrap.key(vaultKey),
+            wrappedCurrentKey, under: try KeyWrap.key(vaultKey),
             associatedData: KeyWrap.databaseKeyAssociatedData(
                 formatVersion: formatVersion, vaultID: vaultID, role: .current, generation: databaseKeyGeneration
             )
         ) else {
             throw MedVaultError(.wrongKey, reason: "the vault key does not open this keyring")
         }
-        try verifyAuthenticationTag(vaultKey: vaultKey)
+        do {
+            try verifyAuthenticationTag(vaultKey: vaultKey)
+        } catch {
+            key.wipe()
+            throw error
+        }
         return key
     }
 
@@ -228,7 +240,7 @@ public struct Keyring: Sendable, Hashable {
     /// - Returns: The next database key, or `nil`.
     /// - Throws: As ``databaseKey(vaultKey:)``.
     public func pendingDatabaseKey(vaultKey: SecureBytes) throws -> SecureBytes? {
-        _ = try databaseKey(vaultKey: vaultKey)
+        try databaseKey(vaultKey: vaultKey).wipe()
         guard let wrappedPendingKey else { return nil }
         return try openPending(wrappedPendingKey, vaultKey: vaultKey)
     }

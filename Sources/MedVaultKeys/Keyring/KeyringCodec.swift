@@ -8,6 +8,7 @@ enum KeyringCodec {
     static let macLength = 32
     static let checksumLength = 32
     static let maximumSlots = 32
+    static let maximumPasswordSlots = 1
 
     enum KDFIdentifier {
         static let argon2id: UInt8 = 1
@@ -140,6 +141,11 @@ enum KeyringCodec {
         guard Set(slots.map(\.id)).count == slots.count else {
             throw MedVaultError(.corrupted, reason: "keyring slot ids are not unique")
         }
+        // Each password slot costs one Argon2 derivation per unlock attempt, before the
+        // MAC can be checked; MedVault writes exactly one (see Argon2Parameters.OpeningLimits).
+        guard slots.filter({ $0.kind == .password }).count <= maximumPasswordSlots else {
+            throw MedVaultError(.corrupted, reason: "keyring has more than one password slot")
+        }
         let tag = try reader.raw(macLength)
         guard reader.isAtEnd else { throw MedVaultError(.corrupted, reason: "keyring has trailing bytes") }
         return Keyring(
@@ -193,6 +199,8 @@ enum KeyringCodec {
             ), outputLength == WrappedKey.keyLength else {
                 throw MedVaultError(.corrupted, reason: "keyring Argon2 parameters are invalid")
             }
+            // Before any derivation runs: the MAC cannot be checked until one has.
+            try parameters.checkWithinOpeningLimits()
             derivation = .argon2id(parameters, salt: salt)
         case (.recovery, KDFIdentifier.hkdfSHA256):
             let salt = try reader.short()

@@ -26,7 +26,9 @@ public struct KeychainSecretStore: SecretStore {
     /// Adds or replaces the generic-password item for `account`.
     public func store(_ secret: SecureBytes, account: String) throws {
         try delete(account: account)
-        let data = secret.withUnsafeBytes { Data($0) }
+        // The Keychain API takes a Data; it is wiped as soon as SecItemAdd has copied it.
+        var data = try secret.withUnsafeBytes { Data($0) }
+        defer { data.resetBytes(in: 0..<data.count) }
         let query: [String: Any] = [
             kSecClass as String: kSecClassGenericPassword,
             kSecAttrService as String: service,
@@ -50,7 +52,8 @@ public struct KeychainSecretStore: SecretStore {
         var result: CFTypeRef?
         let status = SecItemCopyMatching(query as CFDictionary, &result)
         if status == errSecItemNotFound { return nil }
-        guard status == errSecSuccess, let data = result as? Data else { throw Self.error(status) }
+        guard status == errSecSuccess, var data = result as? Data else { throw Self.error(status) }
+        defer { data.resetBytes(in: 0..<data.count) }
         return SecureBytes(copying: data)
     }
 

@@ -55,15 +55,13 @@ public struct Password: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// - Throws: ``MedVaultError/Code/validation`` with field `"password"` when empty.
     public init(bytes: SecureBytes) throws {
         guard bytes.count > 0 else { throw MedVaultError.validation("password", "must not be empty") }
-        let text: String? = bytes.withUnsafeBytes { raw in
+        let text: String? = try bytes.withUnsafeBytes { raw in
             strictUTF8(raw)
         }
         if let text {
             self.bytes = Self.normalisedBytes(text)
         } else {
-            self.bytes = SecureBytes(count: bytes.count) { target in
-                bytes.withUnsafeBytes { source in target.copyMemory(from: source) }
-            }
+            self.bytes = try bytes.copy()
         }
     }
 
@@ -71,7 +69,9 @@ public struct Password: Sendable, CustomStringConvertible, CustomDebugStringConv
     public var byteCount: Int { bytes.count }
 
     /// Calls `body` with the normalised bytes. Do not let the pointer escape.
-    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    ///
+    /// - Throws: What `body` throws (a password's bytes are never wiped before it goes away).
+    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
         try bytes.withUnsafeBytes(body)
     }
 
@@ -84,6 +84,6 @@ public struct Password: Sendable, CustomStringConvertible, CustomDebugStringConv
         let normalised = text.precomposedStringWithCanonicalMapping
         let utf8 = normalised.utf8
         return utf8.withContiguousStorageIfAvailable { SecureBytes(copying: $0) }
-            ?? SecureBytes(copying: Array(utf8))
+            ?? SecureBytes(copying: utf8)
     }
 }

@@ -49,51 +49,95 @@ public struct RecoveryKey: Sendable, Equatable, CustomStringConvertible, CustomD
 
     /// Parses a recovery key as a person typed it.
     ///
+    /// The symbols and the decoded bytes are held only in ``SecureBytes`` buffers, wiped
+    /// when this returns; `text` itself is the caller's (a `String` cannot be wiped).
+    ///
     /// - Parameter text: The 56 characters, in any case, with any spaces or hyphens.
     /// - Throws: ``MedVaultError/Code/invalidArgument`` with field `"recoveryKey"`: "invalid
     ///   character", "wrong length" or "checksum mismatch".
     public init(parsing text: String) throws {
-        var symbols: [UInt8] = []
-        symbols.reserveCapacity(Self.groupCount * Self.groupLength)
-        defer { Self.wipe(&symbols) }
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: " "), UInt8(ascii: "-"), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
-                continue
-            default:
-                guard let value = Self.value(of: byte) else {
-                    throw MedVaultError(.invalidArgument, field: "recoveryKey", reason: "invalid character")
-                }
-                symbols.append(value)
+        try self.init(parsing: text.utf8)
+    }
+
+    /// Parses a recovery key from the UTF-8 bytes a person typed, without making a `String`
+    /// (which could not be wiped); see ``init(parsing:)-(String)``.
+    ///
+    /// - Parameter text: The 56 characters as UTF-8, in any case, with any spaces or hyphens.
+    ///   Wipe your own copy afterwards.
+    /// - Throws: As ``init(parsing:)-(String)``.
+    public init<Bytes: Collection>(parsing text: Bytes) throws where Bytes.Element == UInt8 {
+        let symbolCount = Self.groupCount * Self.groupLength
+        var count = 0
+        for byte in text where !Self.isSeparator(byte) {
+            guard Self.value(of: byte) != nil else {
+                throw MedVaultError(.invalidArgument, field: "recoveryKey", reason: "invalid character")
             }
+            count += 1
         }
-        guard symbols.count == Self.groupCount * Self.groupLength else {
+        guard count == symbolCount else {
             throw MedVaultError(.invalidArgument, field: "recoveryKey", reason: "wrong length")
         }
-        var decoded = Self.unpack(symbols)
-        defer { Self.wipe(&decoded) }
-        var key = Array(decoded[0..<Self.keyLength])
-        defer { Self.wipe(&key) }
-        guard Array(decoded[Self.keyLength...]) == Self.checksum(of: key) else {
+        let symbols = SecureBytes(count: symbolCount) { buffer in
+            var index = 0
+            for byte in text where !Self.isSeparator(byte) {
+                buffer[index] = Self.value(of: byte) ?? 0
+                index += 1
+            }
+        }
+        defer { symbols.wipe() }
+        let decoded = try symbols.withUnsafeBytes { source in
+            SecureBytes(count: Self.keyLength + Self.checksumLength) { target in Self.unpack(source, into: target) }
+        }
+        defer { decoded.wipe() }
+        let matches = try decoded.withUnsafeBytes { bytes in
+            let key = UnsafeRawBufferPointer(rebasing: bytes[0..<Self.keyLength])
+            return Array(bytes[Self.keyLength...]) == Self.checksum(of: key)
+        }
+        guard matches else {
             throw MedVaultError(.invalidArgument, field: "recoveryKey", reason: "checksum mismatch")
         }
-        self.bytes = SecureBytes(copying: key)
+        self.bytes = try decoded.withUnsafeBytes { bytes in
+            SecureBytes(count: Self.keyLength) { target in
+                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[0..<Self.keyLength]))
+            }
+        }
     }
 
     /// The key as 8 groups of 7 Crockford base32 characters joined by hyphens.
     ///
-    /// The returned `String` cannot be wiped: show it and let it go.
+    /// The key, its checksum and its symbols are assembled in ``SecureBytes`` buffers;
+    /// only the returned `String` holds the text, and it cannot be wiped: show it and let
+    /// it go. Reading a wiped key (the vault was locked) yields an empty string.
     public var formatted: String {
-        var payload = bytes.withUnsafeBytes { Array($0) }
-        payload += Self.checksum(of: payload)
-        defer { Self.wipe(&payload) }
-        let symbols = Self.pack(payload)
-        var groups: [String] = []
-        for start in stride(from: 0, to: symbols.count, by: Self.groupLength) {
-            let characters = symbols[start..<(start + Self.groupLength)].map { Self.alphabet[Int($0)] }
-            groups.append(String(decoding: characters, as: UTF8.self))
-        }
-        return groups.joined(separator: "-")
+        let symbolCount = Self.groupCount * Self.groupLength
+        let payloadLength = Self.keyLength + Self.checksumLength
+        guard let symbols = try? bytes.withUnsafeBytes({ key -> SecureBytes in
+            let payload = SecureBytes(count: payloadLength) { buffer in
+                buffer.copyMemory(from: key)
+                let checksum = Self.checksum(of: key)
+                for (offset, byte) in checksum.enumerated() { buffer[key.count + offset] = byte }
+            }
+            defer { payload.wipe() }
+            return try payload.withUnsafeBytes { source in
+                SecureBytes(count: symbolCount) { target in Self.pack(source, into: target) }
+            }
+        }) else { return "" }
+        defer { symbols.wipe() }
+        let textLength = symbolCount + Self.groupCount - 1
+        return (try? symbols.withUnsafeBytes { source in
+            String(unsafeUninitializedCapacity: textLength) { text in
+                var position = 0
+                for index in 0..<symbolCount {
+                    if index > 0, index % Self.groupLength == 0 {
+                        text[position] = UInt8(ascii: "-")
+                        position += 1
+                    }
+                    text[position] = Self.alphabet[Int(source[index])]
+                    position += 1
+                }
+                return position
+            }
+        }) ?? ""
     }
 
     /// Compares the keys in constant time.
@@ -106,11 +150,16 @@ public struct RecoveryKey: Sendable, Equatable, CustomStringConvertible, CustomD
 
     // MARK: - Encoding
 
-    private static func checksum(of key: [UInt8]) -> [UInt8] {
+    private static func checksum(of key: UnsafeRawBufferPointer) -> [UInt8] {
         var hasher = SHA256()
         hasher.update(data: checksumLabel)
-        hasher.update(data: key)
+        hasher.update(bufferPointer: key)
         return Array(hasher.finalize().prefix(checksumLength))
+    }
+
+    private static func isSeparator(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "\t")
+            || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
     }
 
     /// Crockford decoding: case-insensitive, I/L → 1, O → 0, U refused.
@@ -127,37 +176,35 @@ public struct RecoveryKey: Sendable, Equatable, CustomStringConvertible, CustomD
     }
 
     /// Big-endian bits, 5 per symbol; 35 bytes make exactly 56 symbols.
-    private static func pack(_ bytes: [UInt8]) -> [UInt8] {
-        var symbols: [UInt8] = []
+    private static func pack(_ bytes: UnsafeRawBufferPointer, into symbols: UnsafeMutableRawBufferPointer) {
         var buffer: UInt32 = 0
         var bits = 0
+        var position = 0
         for byte in bytes {
             buffer = (buffer << 8) | UInt32(byte)
             bits += 8
-            while bits >= 5 {
-                symbols.append(UInt8((buffer >> UInt32(bits - 5)) & 0x1F))
+            while bits >= 5, position < symbols.count {
+                symbols[position] = UInt8((buffer >> UInt32(bits - 5)) & 0x1F)
+                position += 1
                 bits -= 5
             }
         }
-        return symbols
+        buffer = 0
     }
 
-    private static func unpack(_ symbols: [UInt8]) -> [UInt8] {
-        var bytes: [UInt8] = []
+    private static func unpack(_ symbols: UnsafeRawBufferPointer, into bytes: UnsafeMutableRawBufferPointer) {
         var buffer: UInt32 = 0
         var bits = 0
+        var position = 0
         for symbol in symbols {
             buffer = (buffer << 5) | UInt32(symbol)
             bits += 5
-            if bits >= 8 {
-                bytes.append(UInt8((buffer >> UInt32(bits - 8)) & 0xFF))
+            if bits >= 8, position < bytes.count {
+                bytes[position] = UInt8((buffer >> UInt32(bits - 8)) & 0xFF)
+                position += 1
                 bits -= 8
             }
         }
-        return bytes
-    }
-
-    private static func wipe(_ bytes: inout [UInt8]) {
-        for index in bytes.indices { bytes[index] = 0 }
+        buffer = 0
     }
 }

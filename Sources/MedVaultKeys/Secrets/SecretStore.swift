@@ -43,19 +43,17 @@ public actor InMemorySecretStore: SecretStore {
     public init() {}
 
     /// Keeps a copy of `secret` under `account`.
-    public func store(_ secret: SecureBytes, account: String) {
+    ///
+    /// - Throws: ``MedVaultError/Code/locked`` when `secret` was wiped.
+    public func store(_ secret: SecureBytes, account: String) throws {
+        let copy = try secret.copy()
         secrets[account]?.wipe()
-        secrets[account] = SecureBytes(count: secret.count) { target in
-            secret.withUnsafeBytes { target.copyMemory(from: $0) }
-        }
+        secrets[account] = copy
     }
 
     /// Returns a copy of the secret under `account`, or `nil`.
-    public func load(account: String) -> SecureBytes? {
-        guard let secret = secrets[account] else { return nil }
-        return SecureBytes(count: secret.count) { target in
-            secret.withUnsafeBytes { target.copyMemory(from: $0) }
-        }
+    public func load(account: String) throws -> SecureBytes? {
+        try secrets[account]?.copy()
     }
 
     /// Wipes and forgets the secret under `account`.

@@ -1,40 +1,43 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import MedVaultCore
 
 /// A buffer for secret bytes: keys, passwords, recovery keys.
 ///
-/// The bytes live in memory that MedVault allocates itself, is `mlock`-ed where the
-/// operating system allows (so it is not written to swap), and is overwritten with
-/// zeros when the buffer is ``wipe()``d or deinitialised. The bytes are reachable
-/// only through ``withUnsafeBytes(_:)``; `SecureBytes` has no `description` that
-/// shows them and compares in constant time.
+/// The bytes live on pages of their own (see `SecureMemory`): `mlock`-ed where the
+/// operating system allows (so they are not written to swap), excluded from core dumps
+/// on Linux, never shared with another secret (so unlocking one never unlocks another),
+/// and overwritten with zeros when the buffer is ``wipe()``d or deinitialised. The bytes
+/// are reachable only through ``withUnsafeBytes(_:)``; `SecureBytes` has no `description`
+/// that shows them and compares in constant time.
 ///
 /// For example:
 ///
 /// ```swift
 /// let key = SecureBytes.random(count: 32)
-/// key.withUnsafeBytes { bytes in
+/// try key.withUnsafeBytes { bytes in
 ///     // hand `bytes` to a C API; do not copy them into a String or Array
 /// }
 /// ```
+///
+/// ## Using a wiped buffer throws
+///
+/// After ``wipe()``, ``withUnsafeBytes(_:)`` throws ``MedVaultError/Code/locked`` instead of
+/// handing out zeros. A wiped key that silently read as 32 zero bytes once let a key
+/// operation racing `Vault.lock()` seal the vault key under an all-zero key; a throw turns
+/// that race into the same `locked` error the caller gets a moment later anyway. Throwing
+/// rather than trapping keeps a lock-during-operation race an ordinary, recoverable error
+/// in an app (a trap would kill the app for a user tapping "lock" at the wrong moment).
 ///
 /// `SecureBytes` is a reference type so that copies never multiply the secret in
 /// memory. It is `Sendable` because its storage is written only while it is being
 /// built (before it is shared), and afterwards only by ``wipe()``, which takes the
 /// lock that every reader takes too.
 public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
-    // Safety of @unchecked Sendable: `storage` and `count` never change after init;
-    // the bytes are read and wiped only while holding `lock`, so a reader never sees
-    // a half-wiped buffer and a wipe never races a read.
-    private let storage: UnsafeMutableRawBufferPointer
+    // Safety of @unchecked Sendable: `region` and `count` never change after init;
+    // `isWiped` and the bytes are read and written only while holding `lock`, so a
+    // reader never sees a half-wiped buffer and a wipe never races a read.
+    private let region: SecureMemory.Region
     private let lock = SecureBytesLock()
     private var isWiped = false
-    private let isLocked: Bool
 
     /// The number of secret bytes.
     public let count: Int
@@ -44,29 +47,30 @@ public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConv
     /// - Parameters:
     ///   - count: The number of bytes.
     ///   - initializer: Writes the secret into the buffer.
+    /// - Throws: What `initializer` throws; the buffer is then wiped and released.
     public init(count: Int, initializer: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
-        let allocated = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
-        allocated.initializeMemory(as: UInt8.self, repeating: 0)
-        self.storage = allocated
-        self.count = count
-        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        self.isLocked = mlock(allocated.baseAddress, allocated.count) == 0
-        #else
-        self.isLocked = false
-        #endif
+        let region = SecureMemory.allocate(byteCount: count)
         do {
-            try initializer(UnsafeMutableRawBufferPointer(rebasing: allocated[0..<count]))
+            try initializer(UnsafeMutableRawBufferPointer(rebasing: region.pages[0..<count]))
         } catch {
-            Self.zero(allocated)
+            SecureMemory.deallocate(region)
             throw error
         }
+        self.region = region
+        self.count = count
     }
 
-    /// Copies `bytes` into a new secure buffer. Wipe the source yourself if you own it.
-    public convenience init<Bytes: Sequence>(copying bytes: Bytes) where Bytes.Element == UInt8 {
-        let array = Array(bytes)
-        self.init(count: array.count) { buffer in
-            buffer.copyBytes(from: array)
+    /// Copies `bytes` straight into a new secure buffer, with no intermediate copy.
+    /// Wipe the source yourself if you own it.
+    ///
+    /// - Parameter bytes: The secret; an `Array`, `Data`, a buffer pointer or a slice.
+    public convenience init<Bytes: Collection>(copying bytes: Bytes) where Bytes.Element == UInt8 {
+        self.init(count: bytes.count) { buffer in
+            var index = 0
+            for byte in bytes where index < buffer.count {
+                buffer[index] = byte
+                index += 1
+            }
         }
     }
 
@@ -80,27 +84,44 @@ public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConv
         }
     }
 
+    /// A new buffer holding the same bytes, copied page to page.
+    ///
+    /// - Throws: ``MedVaultError/Code/locked`` when this buffer was wiped.
+    public func copy() throws -> SecureBytes {
+        try withUnsafeBytes { source in
+            SecureBytes(count: source.count) { target in target.copyMemory(from: source) }
+        }
+    }
+
     deinit {
-        Self.zero(storage)
-        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        if isLocked { munlock(storage.baseAddress, storage.count) }
-        #endif
-        storage.deallocate()
+        SecureMemory.deallocate(region)
     }
 
     /// Calls `body` with the secret bytes. Do not let the pointer escape.
     ///
-    /// After ``wipe()`` the bytes are all zero.
-    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    /// - Throws: ``MedVaultError/Code/locked`` when the buffer was wiped (never zeros, see
+    ///   the type's discussion), or what `body` throws.
+    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
         try lock.withLock {
-            try body(UnsafeRawBufferPointer(rebasing: storage[0..<count]))
+            guard !isWiped else { throw Self.wipedError }
+            return try body(UnsafeRawBufferPointer(rebasing: region.pages[0..<count]))
         }
     }
 
-    /// Overwrites the secret with zeros now, instead of waiting for deinit.
+    /// Calls `body` with the bytes to write, for a buffer this module just made and has not
+    /// shared or wiped yet (scratch space, an AEAD's output). Traps if it was wiped: that is a
+    /// MedVault bug, not a race with `lock()`, since nobody else holds the buffer.
+    func withFreshMutableBytes<Result>(_ body: (UnsafeMutableRawBufferPointer) throws -> Result) rethrows -> Result {
+        try lock.withLock {
+            precondition(!isWiped, "SecureBytes: a fresh buffer was wiped before use")
+            return try body(UnsafeMutableRawBufferPointer(rebasing: region.pages[0..<count]))
+        }
+    }
+
+    /// Overwrites the secret with zeros now, instead of waiting for deinit. Later reads throw.
     public func wipe() {
         lock.withLock {
-            Self.zero(storage)
+            SecureMemory.zero(region.pages)
             isWiped = true
         }
     }
@@ -109,14 +130,19 @@ public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConv
     public var wasWiped: Bool { lock.withLock { isWiped } }
 
     /// Compares two secrets in time that depends only on their lengths.
+    ///
+    /// A wiped buffer equals only itself. The two locks are taken in the order of the
+    /// buffers' addresses, whatever the argument order, so `a == b` racing `b == a`
+    /// cannot deadlock.
     public static func == (lhs: SecureBytes, rhs: SecureBytes) -> Bool {
         if lhs === rhs { return true }
-        return lhs.withUnsafeBytes { left in
-            rhs.withUnsafeBytes { right in
-                guard left.count == right.count else { return false }
+        let (first, second) = ObjectIdentifier(lhs) < ObjectIdentifier(rhs) ? (lhs, rhs) : (rhs, lhs)
+        return first.lock.withLock {
+            second.lock.withLock {
+                guard !first.isWiped, !second.isWiped, first.count == second.count else { return false }
                 var difference: UInt8 = 0
-                for index in 0..<left.count {
-                    difference |= left[index] ^ right[index]
+                for index in 0..<first.count {
+                    difference |= first.region.pages[index] ^ second.region.pages[index]
                 }
                 return difference == 0
             }
@@ -128,15 +154,17 @@ public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConv
     /// Never shows the bytes.
     public var debugDescription: String { description }
 
-    private static func zero(_ buffer: UnsafeMutableRawBufferPointer) {
-        guard let base = buffer.baseAddress else { return }
-        // explicit_bzero / memset_s are stores the optimiser may not remove.
-        #if canImport(Darwin)
-        _ = memset_s(base, buffer.count, 0, buffer.count)
-        #elseif canImport(Glibc) || canImport(Musl)
-        explicit_bzero(base, buffer.count)
-        #else
-        memset(base, 0, buffer.count)
-        #endif
+    /// The error a wiped buffer throws when read.
+    static let wipedError = MedVaultError(.locked, reason: "the key was wiped: the vault was locked")
+
+    // MARK: - For tests
+
+    /// The first address of the buffer's pages and their length (tests check page isolation).
+    var pageRange: Range<UInt> {
+        let base = UInt(bitPattern: region.pages.baseAddress)
+        return base..<(base + UInt(region.pages.count))
     }
+
+    /// Whether the buffer's pages are locked in RAM.
+    var isMemoryLocked: Bool { region.isLocked }
 }

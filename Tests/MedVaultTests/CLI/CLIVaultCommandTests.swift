@@ -63,7 +63,9 @@ struct CLIVaultCommandTests {
     func verifyReportsProblems() async throws {
         try await withTemporaryDirectory { directory in
             let folder = directory.file("clinic")
-            _ = try await CLIHarness.initVault(folder)
+            // Real Argon2id parameters: a vault made with the test preset is never sound.
+            let created = try await CLIHarness.run(["init", folder.path, "--password-stdin"], input: password + "\n", fastKDF: false)
+            try #require(created.status == 0)
             let sound = try await CLIHarness.run(["verify", folder.path, "--password-stdin"], input: password + "\n")
             #expect(sound.status == 0)
             #expect(sound.standardOutput.contains("checked  integrity check"))
@@ -180,7 +182,32 @@ struct CLIVaultCommandTests {
             let info = try await CLIHarness.run(["info", folder.path, "--password-stdin"], input: password + "\n")
             #expect(info.standardOutput.contains("generation 2"))
             let verify = try await CLIHarness.run(["verify", folder.path, "--password-stdin"], input: password + "\n")
-            #expect(verify.status == 0)
+            // The only problem: the test preset's weak password slot.
+            #expect(verify.errorLines == ["medvault: error: verification found 1 problem"])
+            #expect(verify.standardOutput.contains("PROBLEM  a password slot uses Argon2id m=8 KiB, t=1, below the production floor"))
+        }
+    }
+
+    @Test("info flags and verify reports a password slot below the production floor, until passwd re-protects it")
+    func weakSlotFlagged() async throws {
+        try await withTemporaryDirectory { directory in
+            let folder = directory.file("clinic")
+            _ = try await CLIHarness.initVault(folder)
+            let info = try await CLIHarness.run(["info", folder.path, "--password-stdin"], input: password + "\n")
+            #expect(info.status == 0)
+            #expect(info.standardOutput.contains("Argon2id m=8 KiB, t=1, p=1  WEAK: below the production floor"))
+            #expect(info.standardOutput.contains("Warning: a password slot is below the Argon2id production floor"))
+            let verify = try await CLIHarness.run(["verify", folder.path, "--password-stdin"], input: password + "\n")
+            #expect(verify.status == 1)
+            #expect(verify.standardOutput.contains("checked  password slots meet the Argon2id production floor"))
+            #expect(verify.standardOutput.contains(
+                "PROBLEM  a password slot uses Argon2id m=8 KiB, t=1, below the production floor (m=19456 KiB, t=2)"))
+
+            let changed = try await CLIHarness.run(["passwd", folder.path, "--password-stdin"],
+                                                   input: password + "\n" + password + "\n", fastKDF: false)
+            #expect(changed.status == 0, "\(changed.standardError)")
+            let after = try await CLIHarness.run(["info", folder.path, "--password-stdin"], input: password + "\n")
+            #expect(!after.standardOutput.contains("WEAK"))
         }
     }
 }

@@ -32,7 +32,7 @@ struct SQLCipher4CompatibilityTests {
         try process.run()
         var request = Array(#"{"key": ""#.utf8)
         let digits = Array("0123456789abcdef".utf8)
-        key.withUnsafeBytes { bytes in
+        try key.withUnsafeBytes { bytes in
             for byte in bytes { request += [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]] }
         }
         request += Array(#"", "pragmas": "#.utf8)
@@ -97,7 +97,7 @@ struct SQLCipher4CompatibilityTests {
             ])
             #expect(try await VaultFixtures.patientCount(reopened) == 1)
             let verification = try await reopened.verify()
-            #expect(verification.isSound, "\(verification.problems)")
+            #expect(verification.problemsBesidesTestKDF.isEmpty, "\(verification.problems)")
             await reopened.lock()
 
             // The exact statements MedVault itself runs on a SQLCipher 4 connection open it too.

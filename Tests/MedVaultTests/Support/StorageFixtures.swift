@@ -19,7 +19,7 @@ enum StorageFixtures {
     }
 
     static func hex(_ key: SecureBytes) -> String {
-        key.withUnsafeBytes { bytes in bytes.map { String(format: "%02x", $0) }.joined() }
+        (try? key.withUnsafeBytes { bytes in bytes.map { String(format: "%02x", $0) }.joined() }) ?? ""
     }
 
     static func openNotes(_ url: URL, key: SecureBytes,

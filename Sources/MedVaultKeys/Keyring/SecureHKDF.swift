@@ -1,0 +1,69 @@
+import Crypto
+
+/// HMAC-SHA256 (RFC 2104) and HKDF-SHA256 (RFC 5869) whose keyed state lives in secure pages.
+///
+/// Why not swift-crypto's `HMAC` and `HKDF`: `HMAC.init(key:)` pads a key shorter than a
+/// block into an ordinary `[UInt8]` that is freed without being cleared. HKDF-Expand keys
+/// HMAC with the pseudo-random key, so every derivation left the PRK (from which the
+/// recovery slot's KEK, or the keyring MAC key, follows) in freed heap memory. Here the
+/// padded key blocks and the PRK live in ``SecureBytes`` buffers, wiped on return; the
+/// hashing itself is swift-crypto's `SHA256`, whose context is zeroised when released.
+///
+/// The results are RFC 2104 / RFC 5869 exactly, the same bytes as swift-crypto's (tests
+/// compare them), so keyrings written before this change open unchanged.
+enum SecureHKDF {
+    static let outputLength = 32
+    private static let blockLength = 64
+
+    /// HMAC-SHA256 of the concatenated `parts` under `key`, written into `output` (32 bytes).
+    static func hmac(key: UnsafeRawBufferPointer, _ parts: [UnsafeRawBufferPointer],
+                     into output: UnsafeMutableRawBufferPointer) {
+        precondition(output.count == outputLength, "SecureHKDF: output must be 32 bytes (a MedVault bug)")
+        if key.count > blockLength {
+            // RFC 2104: a long key is hashed first. MedVault's long keys are salts, not secrets.
+            let hashed = SecureBytes(count: outputLength) { digest in
+                SHA256.hash(data: key).withUnsafeBytes { digest.copyMemory(from: $0) }
+            }
+            defer { hashed.wipe() }
+            hashed.withFreshMutableBytes { hmac(key: UnsafeRawBufferPointer($0), parts, into: output) }
+            return
+        }
+        let pad = SecureBytes(count: blockLength) { _ in }
+        defer { pad.wipe() }
+        pad.withFreshMutableBytes { block in
+            for index in 0..<blockLength { block[index] = (index < key.count ? key[index] : 0) ^ 0x36 }
+            var inner = SHA256()
+            inner.update(bufferPointer: UnsafeRawBufferPointer(block))
+            for part in parts { inner.update(bufferPointer: part) }
+            let innerDigest = inner.finalize()
+            for index in 0..<blockLength { block[index] = (index < key.count ? key[index] : 0) ^ 0x5C }
+            var outer = SHA256()
+            outer.update(bufferPointer: UnsafeRawBufferPointer(block))
+            innerDigest.withUnsafeBytes { outer.update(bufferPointer: $0) }
+            outer.finalize().withUnsafeBytes { output.copyMemory(from: $0) }
+        }
+    }
+
+    /// HKDF-SHA256 with a 32-byte output (one expand block), into a swift-crypto key
+    /// (whose storage swift-crypto zeroes on release).
+    static func deriveKey(inputKeyMaterial: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8]) -> SymmetricKey {
+        let prk = SecureBytes(count: outputLength) { _ in }
+        let okm = SecureBytes(count: outputLength) { _ in }
+        defer {
+            prk.wipe()
+            okm.wipe()
+        }
+        return prk.withFreshMutableBytes { prkBytes in
+            salt.withUnsafeBytes { saltBytes in hmac(key: saltBytes, [inputKeyMaterial], into: prkBytes) }
+            return okm.withFreshMutableBytes { okmBytes in
+                var counter: UInt8 = 1
+                info.withUnsafeBytes { infoBytes in
+                    withUnsafeBytes(of: &counter) { counterBytes in
+                        hmac(key: UnsafeRawBufferPointer(prkBytes), [infoBytes, counterBytes], into: okmBytes)
+                    }
+                }
+                return SymmetricKey(data: UnsafeRawBufferPointer(okmBytes))
+            }
+        }
+    }
+}
