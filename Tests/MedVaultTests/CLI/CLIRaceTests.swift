@@ -12,13 +12,13 @@ import Testing
 /// Each round starts its commands at random offsets (a seeded generator: every failure
 /// message names the seed; `MEDVAULT_TEST_SEED=<seed>` replays the choices), waits for
 /// all of them, then checks the vault through the library.
-@Suite("CLI races: commands of several processes on one vault", .serialized)
+@Suite("CLI races: commands of several processes on one vault")
 struct CLIRaceTests {
     static let rounds = 50
     /// The largest random offset between the starts of a round's commands. A command
     /// runs for about 50–150 ms, so the commands overlap in most rounds, in every order,
     /// and in some rounds one has finished before the other starts.
-    static let spread = 200
+    static let spread = 150
 
     @Test("passwd ∥ rotate-key (50 rounds): the last successful passwd's password opens the vault, the one it replaced does not, one key generation per successful rotation")
     func passwdAgainstRotateKey() async throws {
