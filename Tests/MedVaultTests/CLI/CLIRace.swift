@@ -82,7 +82,13 @@ enum CLIRace {
         _ folder: URL, password: String, generation: UInt64, _ context: String,
         _ body: (Vault) async throws -> Result = { _ in () }
     ) async throws -> Result {
-        let vault = try await Vault.open(at: folder, password: try Password(password), options: VaultFixtures.options)
+        let vault: Vault
+        do {
+            vault = try await Vault.open(at: folder, password: try Password(password), options: VaultFixtures.options)
+        } catch {
+            Issue.record("\(context): the vault does not open with the password the last successful passwd set")
+            throw error
+        }
         do {
             let info = try await vault.info()
             #expect(info.databaseKeyGeneration == generation,

@@ -24,7 +24,8 @@ struct CLIRaceTests {
     func passwdAgainstRotateKey() async throws {
         var random = SeededGenerator.fromEnvironment()
         let seed = random.seed
-        try await withTemporaryDirectory { directory in
+        let replay = random
+        try await replay.reportingSeed { try await withTemporaryDirectory { directory in
             let folder = directory.file("clinic")
             _ = try await CLIHarness.initVault(folder)
             var password = CLIHarness.password
@@ -63,14 +64,15 @@ struct CLIRaceTests {
             #expect(generation > 1, "seed \(seed): no rotate-key succeeded, the race tested only refusals")
             print("passwd ∥ rotate-key, seed \(seed): \(generation - 1) rotations, \(refusedRotations) refused as in use")
             try await CLIRace.expectInfoAndVerify(folder, password: password, generation: generation, "seed \(seed)")
-        }
+        } }
     }
 
     @Test("passwd ∥ recovery-key (50 rounds): the last successful passwd's password and the last printed recovery key open the vault; the replaced ones do not")
     func passwdAgainstRecoveryKey() async throws {
         var random = SeededGenerator.fromEnvironment()
         let seed = random.seed
-        try await withTemporaryDirectory { directory in
+        let replay = random
+        try await replay.reportingSeed { try await withTemporaryDirectory { directory in
             let folder = directory.file("clinic")
             var recoveryKey = try await CLIHarness.initVault(folder)
             var password = CLIHarness.password
@@ -110,14 +112,15 @@ struct CLIRaceTests {
             #expect(regenerated > 0, "seed \(seed): no recovery-key succeeded")
             print("passwd ∥ recovery-key, seed \(seed): \(regenerated) recovery keys printed")
             try await CLIRace.expectInfoAndVerify(folder, password: password, generation: 1, "seed \(seed)")
-        }
+        } }
     }
 
     @Test("patients add ∥ rotate-key (50 rounds): every patient whose add exited 0 is there, no other; one key generation per successful rotation")
     func patientsAddAgainstRotateKey() async throws {
         var random = SeededGenerator.fromEnvironment()
         let seed = random.seed
-        try await withTemporaryDirectory { directory in
+        let replay = random
+        try await replay.reportingSeed { try await withTemporaryDirectory { directory in
             let folder = directory.file("clinic")
             _ = try await CLIHarness.initVault(folder)
             let password = CLIHarness.password
@@ -163,7 +166,7 @@ struct CLIRaceTests {
             #expect(generation > 1, "seed \(seed): no rotate-key succeeded, the race tested only refusals")
             print("patients add ∥ rotate-key, seed \(seed): \(added.count) patients added, \(generation - 1) rotations, \(refusedRotations) refused as in use")
             try await CLIRace.expectInfoAndVerify(folder, password: password, generation: generation, "seed \(seed)")
-        }
+        } }
     }
 
     /// Every patient's id and last name.

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A small deterministic random number generator (SplitMix64) for tests that randomise
 /// timings: a failing run prints its seed, and `MEDVAULT_TEST_SEED=<seed>` replays the
@@ -17,6 +18,17 @@ struct SeededGenerator: RandomNumberGenerator {
     static func fromEnvironment() -> SeededGenerator {
         let chosen = ProcessInfo.processInfo.environment["MEDVAULT_TEST_SEED"].flatMap { UInt64($0) }
         return SeededGenerator(seed: chosen ?? UInt64.random(in: 0...UInt64.max))
+    }
+
+    /// Runs `body`; an error it throws is recorded with the seed before it is rethrown, so
+    /// a failure that is not an expectation still names the seed that replays it.
+    func reportingSeed<Result>(_ body: () async throws -> Result) async throws -> Result {
+        do {
+            return try await body()
+        } catch {
+            Issue.record("seed \(seed) (replay with MEDVAULT_TEST_SEED=\(seed)): \(error)")
+            throw error
+        }
     }
 
     mutating func next() -> UInt64 {

@@ -81,7 +81,8 @@ struct VaultProcessTests {
     func writerKilledAroundRefusedRotation() async throws {
         var random = SeededGenerator.fromEnvironment()
         let seed = random.seed
-        try await withTemporaryDirectory { dir in
+        let replay = random
+        try await replay.reportingSeed { try await withTemporaryDirectory { dir in
             let password = try Password("probe")
             let created = try await Vault.create(at: dir.url, password: password, options: VaultFixtures.options)
             await created.vault.lock()
@@ -130,7 +131,7 @@ struct VaultProcessTests {
             let verification = try await reopened.verify()
             #expect(verification.isSound, "seed \(seed): \(verification.problems)")
             await reopened.lock()
-        }
+        } }
     }
 
     static func sigkill(_ pid: Int32, afterMilliseconds delay: Int) async {
