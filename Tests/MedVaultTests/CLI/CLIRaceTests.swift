@@ -164,6 +164,15 @@ struct CLIRaceTests {
                 #expect(stored == added, "\(context): stored patients differ from the adds that exited 0")
             }
             #expect(generation > 1, "seed \(seed): no rotate-key succeeded, the race tested only refusals")
+            // And `patients list` lists each of them: its short id and its unique name.
+            let list = try await CLIHarness.run(["patients", "list", folder.path, "--password-stdin", "--limit", "1000"],
+                                                input: password + "\n")
+            #expect(list.status == 0, "seed \(seed): \(list.standardError)")
+            let listed = list.standardOutput.split(separator: "\n")
+            for (id, name) in added {
+                let short = String(id.uuidString.lowercased().prefix(8))
+                #expect(listed.contains { $0.hasPrefix(short) && $0.contains(name) }, "seed \(seed): \(name) is not listed")
+            }
             print("patients add ∥ rotate-key, seed \(seed): \(added.count) patients added, \(generation - 1) rotations, \(refusedRotations) refused as in use")
             try await CLIRace.expectInfoAndVerify(folder, password: password, generation: generation, "seed \(seed)")
         } }
