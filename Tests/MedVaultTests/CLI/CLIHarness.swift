@@ -3,7 +3,10 @@ import Testing
 
 /// What one run of the `medvault` binary produced.
 struct CLIResult: Sendable {
+    /// The exit status, or the signal's number when ``killedBySignal``.
     let status: Int32
+    /// Whether a signal ended the process (its ``status`` is then the signal's number).
+    var killedBySignal = false
     let standardOutput: String
     let standardError: String
 
@@ -110,6 +113,11 @@ final class RunningCLICommand {
         scratch.remove()
     }
 
+    /// Kills the command with SIGKILL now (if it is still running).
+    func sigkill() {
+        if process.isRunning { _ = kill(process.processIdentifier, SIGKILL) }
+    }
+
     /// Waits for the command to exit (killing it after `timeoutSeconds`) and returns
     /// what it printed.
     func finish(timeoutSeconds: Double = 60) async throws -> CLIResult {
@@ -126,6 +134,7 @@ final class RunningCLICommand {
         process.waitUntilExit()
         return CLIResult(
             status: process.terminationStatus,
+            killedBySignal: process.terminationReason == .uncaughtSignal,
             standardOutput: String(decoding: try Data(contentsOf: scratch.file("stdout")), as: UTF8.self),
             standardError: String(decoding: try Data(contentsOf: scratch.file("stderr")), as: UTF8.self)
         )

@@ -12,6 +12,8 @@ enum CLIRace {
         let offset: Int
         let arguments: [String]
         let input: String
+        /// When to kill it with SIGKILL, in milliseconds after the round began; `nil`: never.
+        var killAt: Int?
     }
 
     /// How a command of a race ended. Any other ending is recorded as a test failure.
@@ -33,12 +35,22 @@ enum CLIRace {
     ///
     /// - Returns: The results, in the order of `launches`.
     static func run(_ launches: [Launch]) async throws -> [CLIResult] {
+        // Every start and every kill, in time order (a start before a kill at the same time).
+        var events = launches.indices.map { (time: launches[$0].offset, index: $0, kill: false) }
+        for index in launches.indices {
+            if let killAt = launches[index].killAt { events.append((time: killAt, index: index, kill: true)) }
+        }
+        events.sort { ($0.time, $0.kill ? 1 : 0) < ($1.time, $1.kill ? 1 : 0) }
         let clock = ContinuousClock()
         let begin = clock.now
         var running = [RunningCLICommand?](repeating: nil, count: launches.count)
-        for index in launches.indices.sorted(by: { launches[$0].offset < launches[$1].offset }) {
-            try await clock.sleep(until: begin.advanced(by: .milliseconds(launches[index].offset)))
-            running[index] = try CLIHarness.start(launches[index].arguments, input: launches[index].input)
+        for event in events {
+            try await clock.sleep(until: begin.advanced(by: .milliseconds(event.time)))
+            if event.kill {
+                running[event.index]?.sigkill()
+            } else {
+                running[event.index] = try CLIHarness.start(launches[event.index].arguments, input: launches[event.index].input)
+            }
         }
         var results: [CLIResult] = []
         for command in running {

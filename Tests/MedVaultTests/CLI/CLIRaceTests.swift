@@ -1,5 +1,5 @@
 import Foundation
-import MedVault
+@testable import MedVault
 import MedVaultCore
 import MedVaultKeys
 import Testing
@@ -174,6 +174,77 @@ struct CLIRaceTests {
                 #expect(listed.contains { $0.hasPrefix(short) && $0.contains(name) }, "seed \(seed): \(name) is not listed")
             }
             print("patients add ∥ rotate-key, seed \(seed): \(added.count) patients added, \(generation - 1) rotations, \(refusedRotations) refused as in use")
+            try await CLIRace.expectInfoAndVerify(folder, password: password, generation: generation, "seed \(seed)")
+        } }
+    }
+
+    @Test("rotate-key killed with SIGKILL at a random moment while patients add commands wait (15 rounds): the adds that exited 0 are kept, the rotation is finished or undone")
+    func rotateKeyKilledWhileAddsWait() async throws {
+        var random = SeededGenerator.fromEnvironment()
+        let seed = random.seed
+        let replay = random
+        try await replay.reportingSeed { try await withTemporaryDirectory { directory in
+            let folder = directory.file("clinic")
+            _ = try await CLIHarness.initVault(folder)
+            let password = CLIHarness.password
+            // Enough rows that the rotation's copy takes a while: kills land inside it.
+            var generation: UInt64 = 1
+            var added = try await CLIRace.withVault(folder, password: password, generation: generation, "seed \(seed)") {
+                try await VaultFixtures.insertRawPatients($0, count: 500)
+                return try await Self.patientNames($0)
+            }
+            var killed = 0
+            var finishedByOpener = 0
+            for round in 1...15 {
+                let context = "seed \(seed), round \(round)"
+                let adds = Int.random(in: 1...2, using: &random)
+                var launches = [CLIRace.Launch(offset: 0, arguments: ["rotate-key", folder.path, "--password-stdin"],
+                                               input: password + "\n", killAt: Int.random(in: 20...900, using: &random))]
+                for index in 0..<adds {
+                    launches.append(.init(offset: Int.random(in: 0...150, using: &random), arguments: [
+                        "patients", "add", folder.path, "--password-stdin", "--first-name", "Carrera",
+                        "--last-name", "Muerte \(round) alta \(index)", "--birth-date", "1980-01-01",
+                    ], input: password + "\n"))
+                }
+                let results = try await CLIRace.run(launches)
+                let rotation: CLIRace.Outcome?
+                if results[0].killedBySignal {
+                    killed += 1
+                    rotation = nil
+                    #expect(results[0].standardOutput.isEmpty, "\(context): a killed rotate-key reported success")
+                } else {
+                    rotation = CLIRace.outcome(of: results[0], "\(context), rotate-key")
+                }
+                for index in 1...adds {
+                    if CLIRace.outcome(of: results[index], "\(context), patients add") == .succeeded {
+                        let printed = results[index].standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+                        let id = try #require(UUID(uuidString: printed), "\(context): add printed no id")
+                        added[id] = "Muerte \(round) alta \(index - 1)"
+                    }
+                }
+                // A killed rotation may have got as far as the swap: the next opener (a
+                // waiting add, or this check) finished it (one generation more) or undid
+                // it (none).
+                let before = generation
+                let observed = try await Vault.open(at: folder, password: try Password(password), options: VaultFixtures.options)
+                let info = try await observed.info()
+                let stored = try await Self.patientNames(observed)
+                let layout = observed.layout
+                await observed.lock()
+                if rotation == .succeeded {
+                    generation += 1
+                } else if results[0].killedBySignal, info.databaseKeyGeneration == generation + 1 {
+                    generation += 1
+                    finishedByOpener += 1
+                }
+                #expect(info.databaseKeyGeneration == generation,
+                        "\(context): generation \(info.databaseKeyGeneration) after \(before) and a \(String(describing: rotation)) rotation")
+                #expect(stored == added, "\(context): stored patients differ from the adds that exited 0")
+                #expect(!FileManager.default.fileExists(atPath: layout.database.path + ".rekey"),
+                        "\(context): the killed rotation's copy was left behind")
+                #expect(try !KeyringFile.read(at: layout.keyring).hasPendingRotation, "\(context)")
+            }
+            print("rotate-key killed while adds wait, seed \(seed): \(killed) of 15 rotate-key killed, \(finishedByOpener) of them after the swap (finished by a later opener), \(generation - 1) generations")
             try await CLIRace.expectInfoAndVerify(folder, password: password, generation: generation, "seed \(seed)")
         } }
     }
