@@ -31,7 +31,8 @@ enum CLIRace {
         (0..<count).map { _ in Int.random(in: 0...spread, using: &random) }
     }
 
-    /// Starts every launch at its offset, then waits for all of them.
+    /// Starts every launch at its offset (and kills those with a ``Launch/killAt`` then),
+    /// then waits for all of them.
     ///
     /// - Returns: The results, in the order of `launches`.
     static func run(_ launches: [Launch]) async throws -> [CLIResult] {
@@ -67,6 +68,10 @@ enum CLIRace {
                         _ context: String) -> Outcome? {
         let errors = result.errorLinesWithoutWarnings
         let command = "\(context): medvault exited \(result.status) with \(errors)"
+        guard !result.killedBySignal else {
+            Issue.record("\(context): medvault died of signal \(result.status)")
+            return nil
+        }
         switch result.status {
         case 0:
             #expect(errors.isEmpty, "\(command)")
