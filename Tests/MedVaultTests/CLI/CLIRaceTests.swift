@@ -194,7 +194,7 @@ struct CLIRaceTests {
                 return try await Self.patientNames($0)
             }
             var killed = 0
-            var finishedByOpener = 0
+            var killedAfterSwap = 0
             for round in 1...15 {
                 let context = "seed \(seed), round \(round)"
                 let adds = Int.random(in: 1...2, using: &random)
@@ -235,7 +235,7 @@ struct CLIRaceTests {
                     generation += 1
                 } else if results[0].killedBySignal, info.databaseKeyGeneration == generation + 1 {
                     generation += 1
-                    finishedByOpener += 1
+                    killedAfterSwap += 1
                 }
                 #expect(info.databaseKeyGeneration == generation,
                         "\(context): generation \(info.databaseKeyGeneration) after \(before) and a \(String(describing: rotation)) rotation")
@@ -244,7 +244,7 @@ struct CLIRaceTests {
                         "\(context): the killed rotation's copy was left behind")
                 #expect(try !KeyringFile.read(at: layout.keyring).hasPendingRotation, "\(context)")
             }
-            print("rotate-key killed while adds wait, seed \(seed): \(killed) of 15 rotate-key killed, \(finishedByOpener) of them after the swap (finished by a later opener), \(generation - 1) generations")
+            print("rotate-key killed while adds wait, seed \(seed): \(killed) of 15 rotate-key killed, \(killedAfterSwap) of them after the database swap (one generation more), \(generation - 1) generations")
             try await CLIRace.expectInfoAndVerify(folder, password: password, generation: generation, "seed \(seed)")
         } }
     }
