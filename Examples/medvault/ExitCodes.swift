@@ -27,6 +27,11 @@ enum ExitCodes {
     static let invalidInput: Int32 = 7
     /// Another failure: I/O, disk full, SQLCipher unavailable, cancelled.
     static let failure: Int32 = 8
+    /// Another process (or another open `Vault`) is using the vault in a way that
+    /// conflicts: it has the vault open while this command needs it alone (rotate-key),
+    /// or its key change did not end within the lock timeout. Nothing changed; running
+    /// the command again later may succeed.
+    static let vaultInUse: Int32 = 9
     /// Bad command-line usage (argument-parser's `EX_USAGE`), including no password
     /// source when standard input is not a terminal.
     static let usage: Int32 = ExitCode.validationFailure.rawValue
@@ -41,6 +46,7 @@ enum ExitCodes {
         Row(status: unreadable, meaning: "corrupted files, not a MedVault database, or a newer schema"),
         Row(status: invalidInput, meaning: "refused input (invalid field, empty/mismatched password, bad recovery key, vault exists)"),
         Row(status: failure, meaning: "other storage failure (I/O, disk full, cancelled)"),
+        Row(status: vaultInUse, meaning: "vault in use by another process; nothing changed, try again later"),
         Row(status: usage, meaning: "usage error (bad arguments, no password source)"),
     ]
 
@@ -65,6 +71,8 @@ enum ExitCodes {
             return unreadable
         case .validation, .invalidArgument, .duplicate, .conflict, .immutable:
             return invalidInput
+        case .vaultInUse:
+            return vaultInUse
         default:
             return failure
         }

@@ -38,6 +38,9 @@ enum Output {
             return "wrong password"
         case .wrongRecoveryKey:
             return "wrong recovery key"
+        case .vaultInUse:
+            // The reason says what the other process is doing and ends "try again …".
+            return "the vault is in use: \(error.reason)"
         case .invalidArgument where error.field == "recoveryKey":
             return "invalid recovery key: \(error.reason)"
         case .fileNotFound, .permissionDenied, .corrupted, .notADatabase, .schemaTooNew, .duplicate:

@@ -3,7 +3,10 @@ import Testing
 
 /// What one run of the `medvault` binary produced.
 struct CLIResult: Sendable {
+    /// The exit status, or the signal's number when ``killedBySignal``.
     let status: Int32
+    /// Whether a signal ended the process (its ``status`` is then the signal's number).
+    var killedBySignal = false
     let standardOutput: String
     let standardError: String
 
@@ -34,52 +37,14 @@ enum CLIHarness {
     static func run(
         _ arguments: [String], input: String? = nil, fastKDF: Bool = true, timeoutSeconds: Double = 60
     ) async throws -> CLIResult {
-        let scratch = try TemporaryDirectory()
-        defer { scratch.remove() }
-        let inputURL = scratch.file("stdin")
-        let outputURL = scratch.file("stdout")
-        let errorURL = scratch.file("stderr")
-        try Data((input ?? "").utf8).write(to: inputURL)
-        try Data().write(to: outputURL)
-        try Data().write(to: errorURL)
+        let command = try start(arguments, input: input, fastKDF: fastKDF)
+        return try await command.finish(timeoutSeconds: timeoutSeconds)
+    }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try binary())
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["MEDVAULT_TEST_FAST_KDF"] = fastKDF ? "1" : nil
-        process.environment = environment
-        let inputHandle = input == nil
-            ? try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/null"))
-            : try FileHandle(forReadingFrom: inputURL)
-        let outputHandle = try FileHandle(forWritingTo: outputURL)
-        let errorHandle = try FileHandle(forWritingTo: errorURL)
-        defer {
-            try? inputHandle.close()
-            try? outputHandle.close()
-            try? errorHandle.close()
-        }
-        process.standardInput = inputHandle
-        process.standardOutput = outputHandle
-        process.standardError = errorHandle
-        try process.run()
-
-        let deadline = Date().addingTimeInterval(timeoutSeconds)
-        while process.isRunning {
-            if Date() > deadline {
-                process.terminate()
-                process.waitUntilExit()
-                Issue.record("medvault \(arguments.joined(separator: " ")) did not finish in \(timeoutSeconds) s")
-                break
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        process.waitUntilExit()
-        return CLIResult(
-            status: process.terminationStatus,
-            standardOutput: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
-            standardError: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self)
-        )
+    /// Starts `medvault arguments…` and returns at once, so that several commands can
+    /// run at the same time; ``RunningCLICommand/finish(timeoutSeconds:)`` awaits it.
+    static func start(_ arguments: [String], input: String? = nil, fastKDF: Bool = true) throws -> RunningCLICommand {
+        try RunningCLICommand(arguments: arguments, input: input, fastKDF: fastKDF, binary: try binary())
     }
 
     /// Creates a vault in `folder` with ``password`` and returns the printed recovery key.
@@ -99,5 +64,79 @@ enum CLIHarness {
             }
         }
         return nil
+    }
+}
+
+/// A `medvault` subprocess that ``CLIHarness/start(_:input:fastKDF:)`` started: its
+/// standard input comes from a file (or /dev/null), its outputs go to files.
+final class RunningCLICommand {
+    let arguments: [String]
+    private let process = Process()
+    private let scratch: TemporaryDirectory
+    private let handles: [FileHandle]
+
+    fileprivate init(arguments: [String], input: String?, fastKDF: Bool, binary: String) throws {
+        self.arguments = arguments
+        scratch = try TemporaryDirectory()
+        do {
+            let inputURL = scratch.file("stdin")
+            try Data((input ?? "").utf8).write(to: inputURL)
+            try Data().write(to: scratch.file("stdout"))
+            try Data().write(to: scratch.file("stderr"))
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = arguments
+            var environment = ProcessInfo.processInfo.environment
+            environment["MEDVAULT_TEST_FAST_KDF"] = fastKDF ? "1" : nil
+            process.environment = environment
+            let inputHandle = input == nil
+                ? try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/null"))
+                : try FileHandle(forReadingFrom: inputURL)
+            let outputHandle = try FileHandle(forWritingTo: scratch.file("stdout"))
+            let errorHandle = try FileHandle(forWritingTo: scratch.file("stderr"))
+            handles = [inputHandle, outputHandle, errorHandle]
+            process.standardInput = inputHandle
+            process.standardOutput = outputHandle
+            process.standardError = errorHandle
+            try process.run()
+        } catch {
+            scratch.remove()
+            throw error
+        }
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        for handle in handles { try? handle.close() }
+        scratch.remove()
+    }
+
+    /// Kills the command with SIGKILL now (if it is still running).
+    func sigkill() {
+        if process.isRunning { _ = kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// Waits for the command to exit (killing it after `timeoutSeconds`) and returns
+    /// what it printed.
+    func finish(timeoutSeconds: Double = 60) async throws -> CLIResult {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while process.isRunning {
+            if Date() > deadline {
+                process.terminate()
+                process.waitUntilExit()
+                Issue.record("medvault \(arguments.joined(separator: " ")) did not finish in \(timeoutSeconds) s")
+                break
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        process.waitUntilExit()
+        return CLIResult(
+            status: process.terminationStatus,
+            killedBySignal: process.terminationReason == .uncaughtSignal,
+            standardOutput: String(decoding: try Data(contentsOf: scratch.file("stdout")), as: UTF8.self),
+            standardError: String(decoding: try Data(contentsOf: scratch.file("stderr")), as: UTF8.self)
+        )
     }
 }
