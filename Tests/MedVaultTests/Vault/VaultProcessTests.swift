@@ -129,7 +129,7 @@ struct VaultProcessTests {
             #expect(acknowledged.subtracting(try await Self.patientIDs(reopened)).isEmpty, "seed \(seed)")
             #expect(try await reopened.info().databaseKeyGeneration == generation, "seed \(seed)")
             let verification = try await reopened.verify()
-            #expect(verification.isSound, "seed \(seed): \(verification.problems)")
+            #expect(verification.problemsBesidesTestKDF.isEmpty, "seed \(seed): \(verification.problems)")
             await reopened.lock()
         } }
     }
