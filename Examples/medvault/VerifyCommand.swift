@@ -1,5 +1,6 @@
 import ArgumentParser
 import MedVault
+import MedVaultCore
 
 /// `medvault verify <vault>`: integrity and cipher checks.
 struct VerifyCommand: VaultCommand {
@@ -23,7 +24,15 @@ struct VerifyCommand: VaultCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let verification = try await withOpenVault { opened in try await opened.verify() }
+            let verification: VaultVerification
+            do {
+                verification = try await withOpenVault { opened in try await opened.verify() }
+            } catch let error as MedVaultError where error.code == .corrupted || error.code == .notADatabase {
+                // The keyring opened but the database did not: a damaged, truncated or
+                // extended file is a finding of `verify`, not a failure to run it.
+                Output.line("PROBLEM  the database cannot be opened: \(error.reason)")
+                throw CLIError(status: ExitCodes.problemsFound, message: "verification found 1 problem")
+            }
             for check in verification.checks {
                 Output.line("checked  \(check)")
             }

@@ -65,7 +65,8 @@ public final class Vault: Sendable {
 
     // MARK: - Creating
 
-    /// Creates a vault in `folder` (created if missing, with mode 0700).
+    /// Creates a vault in `folder` (created if missing, with mode 0700; an existing
+    /// folder of this user is made private, 0700).
     ///
     /// Runs Argon2id once for the password slot.
     ///
@@ -83,12 +84,7 @@ public final class Vault: Sendable {
         if manager.fileExists(atPath: layout.keyring.path) || manager.fileExists(atPath: layout.database.path) {
             throw MedVaultError(.duplicate, reason: "the folder already holds a vault")
         }
-        do {
-            try manager.createDirectory(at: layout.folder, withIntermediateDirectories: true,
-                                        attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw MedVaultError(.permissionDenied, reason: "the vault's folder could not be created")
-        }
+        try VaultFolder.prepare(layout.folder)
         let kdf = options.kdf
         var cipher = CipherSettings.medVaultDefault
         cipher.pageSize = UInt32(options.database.cipherPageSize)
