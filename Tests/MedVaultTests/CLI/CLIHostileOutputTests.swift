@@ -61,6 +61,24 @@ struct CLIHostileOutputTests {
         }
     }
 
+    @Test("export to standard output writes hostile characters as JSON \\u escapes: same value, no raw hazard")
+    func exportEscapes() async throws {
+        try await withTemporaryDirectory { directory in
+            let folder = directory.file("clinic")
+            _ = try await CLIHarness.initVault(folder)
+            let id = try await insertHostilePatient(folder)
+            let export = try await CLIHarness.run(
+                ["export", folder.path, id.uuidString, "--password-stdin"], input: input)
+            #expect(export.status == 0, "\(export.standardError)")
+            expectNoRawHazards(export.standardOutput)
+            let object = try JSONSerialization.jsonObject(with: Data(export.standardOutput.utf8)) as? [String: Any]
+            let patient = try #require(object?["patient"] as? [String: Any])
+            #expect(patient["firstName"] as? String == Self.hostileFirst)
+            #expect(patient["lastName"] as? String == Self.hostileLast)
+            #expect(patient["email"] as? String == "e\u{9B}31m@x.org")
+        }
+    }
+
     @Test("patients add refuses an ESC in a name with the field's name, not its value")
     func addRefusesHostileName() async throws {
         try await withTemporaryDirectory { directory in
