@@ -41,7 +41,7 @@ enum Output {
             return "wrong recovery key"
         case .invalidArgument where error.field == "recoveryKey":
             return "invalid recovery key: \(error.reason)"
-        case .fileNotFound, .permissionDenied, .corrupted, .notADatabase, .schemaTooNew, .duplicate:
+        case .fileNotFound, .permissionDenied, .corrupted, .notADatabase, .schemaTooNew, .duplicate, .storage, .diskFull:
             guard let path else { return error.reason }
             return "\(path): \(error.reason)"
         default:

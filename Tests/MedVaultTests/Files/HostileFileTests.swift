@@ -155,6 +155,30 @@ struct HostileFileTests {
         }
     }
 
+    @Test("Key rotation refuses a folder planted as its copy's journal, by name; the vault keeps working")
+    func rotationCopyCompanion() async throws {
+        try await withTemporaryDirectory { dir in
+            let folder = dir.file("clinic")
+            let created = try await Vault.create(at: folder, password: VaultFixtures.password(), options: VaultFixtures.options)
+            let vault = created.vault
+            try await VaultFixtures.insertRawPatients(vault, count: 3)
+            let journal = folder.path + "/records.medvault.rekey-journal"
+            try FileManager.default.createDirectory(atPath: journal, withIntermediateDirectories: false)
+            let error = await #expect(throws: MedVaultError.self) { try await vault.rotateDatabaseKey() }
+            #expect(error?.reason.contains("records.medvault.rekey-journal is a folder") == true, "\(String(describing: error))")
+            #expect(try await VaultFixtures.patientCount(vault) == 3)
+            await vault.lock()
+        }
+    }
+
+    @Test("Syncing a folder that cannot be opened is an error, not ignored")
+    func syncFolderFailure() {
+        let error = #expect(throws: MedVaultError.self) {
+            try DatabaseFile.syncFolder(of: URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/records.medvault"))
+        }
+        #expect(error?.code == .fileNotFound)
+    }
+
     @Test("create tightens an existing 0777 folder to 0700")
     func createTightensFolder() async throws {
         try await withTemporaryDirectory { dir in
