@@ -66,7 +66,8 @@ public final class Vault: Sendable {
     // MARK: - Creating
 
     /// Creates a vault in `folder` (created if missing, with mode 0700; an existing
-    /// folder of this user is made private, 0700).
+    /// folder of this user is made private, 0700; another user's folder is refused
+    /// with `permissionDenied`).
     ///
     /// Runs Argon2id once for the password slot.
     ///

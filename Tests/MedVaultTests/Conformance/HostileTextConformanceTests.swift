@@ -86,6 +86,9 @@ struct HostileTextConformanceTests {
             let generic = MT.medication(patientID: patientID, genericName: text)
             #expect(await MT.error { _ = try await f.store.create(generic) }?.field == "genericName")
         }
+        var categorised = MT.medication(patientID: patientID)
+        categorised.form = MedicationForm(rawValue: "tablet\u{1B}[5m")
+        #expect(await MT.error { _ = try await f.store.create(categorised) }?.field == "form")
         var instructed = MT.medication(patientID: patientID)
         instructed.instructions = "Con comida.\n\tNo conducir."
         #expect(try await f.store.create(instructed).instructions == instructed.instructions)

@@ -22,6 +22,9 @@ public enum MedicationValidation {
         try checkCharacters(medication.name, field: "name")
         try checkCharacters(medication.genericName, field: "genericName")
         try checkCharacters(medication.instructions, field: "instructions", multiline: true)
+        try checkCharacters(medication.dosage.unit.rawValue, field: "dosage.unit")
+        try checkCharacters(medication.form.rawValue, field: "form")
+        try checkCharacters(medication.route.rawValue, field: "route")
         if !medication.dosage.amount.isPositive {
             throw MedVaultError.validation("dosage.amount", "must be greater than zero")
         }
@@ -96,6 +99,7 @@ public enum MedicationValidation {
         if log.skipReason != nil, log.status != .skipped {
             throw MedVaultError.validation("skipReason", "is only allowed on a skipped dose")
         }
+        try checkCharacters(log.skipReason?.rawValue, field: "skipReason")
         try checkCharacters(log.notes, field: "notes", multiline: true)
     }
 
