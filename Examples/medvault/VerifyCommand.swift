@@ -9,9 +9,11 @@ struct VerifyCommand: VaultCommand {
         abstract: "Check the vault's integrity, cipher settings and file permissions.",
         discussion: """
             Runs SQLite's integrity and foreign-key checks, checks that SQLCipher is in use \
-            with the cipher settings the keyring records, that the schema is current, that \
-            no key rotation is left pending, and that the files are private to their owner. \
-            Exits with status 1 when a problem is found.
+            with the cipher settings the keyring records, that every page decrypts, that the \
+            file's length matches its page count, that the schema is current, that no key \
+            rotation is left pending, that the folder and files are private to their owner \
+            and that no -wal/-shm/-journal is a link or a special file. Exits with status 1 \
+            when a problem is found, also when the database is too damaged to open.
 
             Example:
               medvault verify ./clinic

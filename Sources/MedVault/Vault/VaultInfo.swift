@@ -73,9 +73,13 @@ extension Vault {
     }
 
     /// Checks the vault: SQLCipher is in use with the recorded cipher settings, the
-    /// database passes `PRAGMA integrity_check` and `PRAGMA foreign_key_check`, the
-    /// schema is the one this build writes, no rotation is left pending, and the files
-    /// are private to their owner.
+    /// database passes `PRAGMA integrity_check` and `PRAGMA foreign_key_check`, every
+    /// page it reads decrypts and authenticates, the file's length is its page count
+    /// (no garbage appended, no tail lost), the schema is the one this build writes, no
+    /// rotation is left pending, the folder and files are private to their owner, and
+    /// no `-wal`, `-shm` or `-journal` is a link or a special file.
+    ///
+    /// A damaged page is a problem line, not an error: the other file checks still run.
     ///
     /// - Returns: The checks run and the problems found.
     /// - Throws: `locked`; storage errors that prevent checking at all.
