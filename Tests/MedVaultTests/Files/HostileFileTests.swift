@@ -200,12 +200,20 @@ struct HostileFileTests {
             let vault = created.vault
             #expect(try await vault.verify().isSound)
             #expect(chmod(folder.path, 0o777) == 0)
+            let victim = dir.file("victim")
+            try Data("untouched".utf8).write(to: victim)
             try FileManager.default.createSymbolicLink(atPath: folder.path + "/records.medvault.keyring-journal",
-                                                       withDestinationPath: "/etc/passwd")
+                                                       withDestinationPath: victim.path)
+            // Swapped while open (SQLite keeps its mapping of the real one).
+            let shm = folder.path + "/records.medvault-shm"
+            try FileManager.default.removeItem(atPath: shm)
+            try FileManager.default.createSymbolicLink(atPath: shm, withDestinationPath: victim.path)
             let verification = try await vault.verify()
             await vault.lock()
             #expect(verification.problems.contains { $0.contains("folder is open to other users (mode 777)") })
             #expect(verification.problems.contains { $0.contains("records.medvault.keyring-journal is a symbolic link") })
+            #expect(verification.problems.contains { $0.contains("records.medvault-shm is a symbolic link") })
+            #expect(try Data(contentsOf: victim) == Data("untouched".utf8))
         }
     }
 }
