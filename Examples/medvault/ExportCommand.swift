@@ -48,7 +48,7 @@ struct ExportCommand: VaultCommand {
             }
             let data = try export.jsonData()
             guard let destination, let output else {
-                FileHandle.standardOutput.write(data)
+                FileHandle.standardOutput.write(Self.terminalSafe(data))
                 return
             }
             try writingOutput { try PrivateFileWriter.write(data, to: destination) }
@@ -58,6 +58,25 @@ struct ExportCommand: VaultCommand {
                         + "\(sessions) session\(sessions == 1 ? "" : "s"), "
                         + "\(medications) medication\(medications == 1 ? "" : "s").")
         }
+    }
+
+    /// The JSON document with DEL, C1 controls and bidi formatting characters written as
+    /// `\uXXXX` escapes: the same JSON value, but safe to show on a terminal. (The
+    /// encoder already escapes C0 controls inside strings; outside strings it writes no
+    /// control character but the newline, which is kept.)
+    static func terminalSafe(_ data: Data) -> Data {
+        let text = String(decoding: data, as: UTF8.self)
+        guard text.unicodeScalars.contains(where: { TextSafety.isRefusedInLine($0) && $0 != "\n" }) else { return data }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if TextSafety.isRefusedInLine(scalar) && scalar != "\n" {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                result += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return Data(result.utf8)
     }
 
     /// Runs a step on the output file; its errors name the output's path, not the vault's.

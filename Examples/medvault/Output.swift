@@ -10,14 +10,15 @@ enum Output {
         print(text)
     }
 
-    /// Prints `medvault: error: <message>` on standard error.
+    /// Prints `medvault: error: <message>` on standard error, as one line: control and
+    /// bidi characters (from a path, say) are escaped.
     static func error(_ message: String) {
-        standardError("medvault: error: \(message)\n")
+        standardError("medvault: error: \(TextSafety.escaped(message))\n")
     }
 
-    /// Prints `medvault: warning: <message>` on standard error.
+    /// Prints `medvault: warning: <message>` on standard error, as one line.
     static func warning(_ message: String) {
-        standardError("medvault: warning: \(message)\n")
+        standardError("medvault: warning: \(TextSafety.escaped(message))\n")
     }
 
     /// Writes `text` to standard error, unbuffered.
@@ -43,7 +44,7 @@ enum Output {
             return "the vault is in use: \(error.reason)"
         case .invalidArgument where error.field == "recoveryKey":
             return "invalid recovery key: \(error.reason)"
-        case .fileNotFound, .permissionDenied, .corrupted, .notADatabase, .schemaTooNew, .duplicate:
+        case .fileNotFound, .permissionDenied, .corrupted, .notADatabase, .schemaTooNew, .duplicate, .storage, .diskFull:
             guard let path else { return error.reason }
             return "\(path): \(error.reason)"
         default:

@@ -8,8 +8,11 @@ enum PatientTable {
     static func lines(_ patients: [Patient], emptyMessage: String) -> [String] {
         guard !patients.isEmpty else { return [emptyMessage] }
         let header = ["ID", "LAST NAME", "FIRST NAME", "BORN", "STATUS"]
+        // Stored names are escaped: a name with ESC, a line break or a bidi override
+        // (from an older vault or another app) must not forge a row or restyle the terminal.
         let rows = patients.map { patient in
-            [shortID(patient.id), patient.lastName, patient.firstName, patient.dateOfBirth.iso8601, status(of: patient)]
+            [shortID(patient.id), TextSafety.escaped(patient.lastName), TextSafety.escaped(patient.firstName),
+             patient.dateOfBirth.iso8601, status(of: patient)]
         }
         return columns([header] + rows)
     }

@@ -36,18 +36,20 @@ struct PatientsShowCommand: VaultCommand {
         }
     }
 
-    /// The report: the patient's fields, then the history.
+    /// The report: the patient's fields, then the history. Every stored text is escaped
+    /// (``TextSafety/escaped(_:)``): one line per field, whatever the vault holds.
     static func lines(patient: Patient, history: [SessionHistoryEntry]) -> [String] {
+        let safe = TextSafety.escaped
         var fields: [(String, String)] = [
             ("Patient", patient.id.uuidString.lowercased()),
-            ("Name", patient.fullName),
+            ("Name", safe(patient.fullName)),
             ("Birth date", patient.dateOfBirth.iso8601),
         ]
         let optional: [(String, String?)] = [
             ("Sex", patient.biologicalSex?.rawValue), ("National ID", patient.nationalId),
             ("Email", patient.email), ("Phone", patient.phoneNumber), ("Address", patient.address),
         ]
-        fields += optional.compactMap { label, value in value.map { (label, $0) } }
+        fields += optional.compactMap { label, value in value.map { (label, safe($0)) } }
         fields.append(("Status", PatientTable.status(of: patient)))
         fields.append(("Created", PatientTable.dayAndTime(patient.createdAt)))
         var lines = Output.table(fields)
@@ -60,14 +62,14 @@ struct PatientsShowCommand: VaultCommand {
         lines.append("History: \(history.count) \(noun), newest first")
         for entry in history {
             let session = entry.session
-            lines.append("  " + [PatientTable.dayAndTime(session.date), session.type.rawValue,
-                                 "\(session.durationMinutes) min", session.status.rawValue].joined(separator: "  "))
+            lines.append("  " + [PatientTable.dayAndTime(session.date), safe(session.type.rawValue),
+                                 "\(session.durationMinutes) min", safe(session.status.rawValue)].joined(separator: "  "))
             if let complaint = session.chiefComplaint {
-                lines.append("      Chief complaint: \(complaint)")
+                lines.append("      Chief complaint: \(safe(complaint))")
             }
             for diagnosis in entry.diagnoses {
-                let detail = [diagnosis.diagnosisType.rawValue, diagnosis.severity?.rawValue].compactMap { $0 }
-                lines.append("      \(diagnosis.snapshot.code)  \(diagnosis.snapshot.title)  (\(detail.joined(separator: ", ")))")
+                let detail = [diagnosis.diagnosisType.rawValue, diagnosis.severity?.rawValue].compactMap { $0.map(safe) }
+                lines.append("      \(safe(diagnosis.snapshot.code))  \(safe(diagnosis.snapshot.title))  (\(detail.joined(separator: ", ")))")
             }
         }
         return lines

@@ -37,15 +37,16 @@ extension VaultCommand {
         }
     }
 
-    /// Reads the password, opens the vault, runs `body`, and locks the vault, also when
-    /// `body` fails.
+    /// Reads the password (unless `password` was read already), opens the vault, runs
+    /// `body`, and locks the vault, also when `body` fails.
     func withOpenVault<Result>(
         reader: PasswordReader? = nil,
+        password: Password? = nil,
         _ body: (Vault) async throws -> Result
     ) async throws -> Result {
         try requireVault()
         let reader = reader ?? makeReader()
-        let password = try reader.password()
+        let password = try password ?? reader.password()
         let opened = try await Vault.open(at: vault.folder, password: password, options: vault.options)
         return try await Self.lockingAfter(opened, body)
     }

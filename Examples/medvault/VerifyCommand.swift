@@ -1,5 +1,6 @@
 import ArgumentParser
 import MedVault
+import MedVaultCore
 
 /// `medvault verify <vault>`: integrity and cipher checks.
 struct VerifyCommand: VaultCommand {
@@ -8,9 +9,11 @@ struct VerifyCommand: VaultCommand {
         abstract: "Check the vault's integrity, cipher settings and file permissions.",
         discussion: """
             Runs SQLite's integrity and foreign-key checks, checks that SQLCipher is in use \
-            with the cipher settings the keyring records, that the schema is current, that \
-            no key rotation is left pending, and that the files are private to their owner. \
-            Exits with status 1 when a problem is found.
+            with the cipher settings the keyring records, that every page decrypts, that the \
+            file's length matches its page count, that the schema is current, that no key \
+            rotation is left pending, that the folder and files are private to their owner \
+            and that no -wal/-shm/-journal is a link or a special file. Exits with status 1 \
+            when a problem is found, also when the database is too damaged to open.
 
             Example:
               medvault verify ./clinic
@@ -23,7 +26,15 @@ struct VerifyCommand: VaultCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let verification = try await withOpenVault { opened in try await opened.verify() }
+            let verification: VaultVerification
+            do {
+                verification = try await withOpenVault { opened in try await opened.verify() }
+            } catch let error as MedVaultError where error.code == .corrupted || error.code == .notADatabase {
+                // The keyring opened but the database did not: a damaged, truncated or
+                // extended file is a finding of `verify`, not a failure to run it.
+                Output.line("PROBLEM  the database cannot be opened: \(error.reason)")
+                throw CLIError(status: ExitCodes.problemsFound, message: "verification found 1 problem")
+            }
             for check in verification.checks {
                 Output.line("checked  \(check)")
             }

@@ -214,7 +214,15 @@ public final class DatabaseConnection {
 
     func failure(_ code: Int32, _ context: String) -> MedVaultError {
         SQLiteResult.error(sqlite3_extended_errcode(handle) == 0 ? code : sqlite3_extended_errcode(handle),
-                           connection: handle, context: context)
+                           connection: handle, context: context, file: databaseFile)
+    }
+
+    /// The main database file of this connection, named in failure messages.
+    var databaseFile: URL? {
+        guard let path = sqlite3_db_filename(handle, "main").map({ String(cString: $0) }), !path.isEmpty else {
+            return nil
+        }
+        return URL(fileURLWithPath: path)
     }
 }
 

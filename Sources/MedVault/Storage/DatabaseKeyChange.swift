@@ -35,13 +35,19 @@ enum DatabaseKeyChange {
         of source: URL, oldKey: SecureBytes, to destination: URL, newKey: SecureBytes,
         configuration: DatabaseConfiguration, progress: @escaping (Double) -> Bool
     ) throws {
+        // The source's companions are opened by SQLite below; a planted link is refused.
+        try DatabaseFile.checkCompanions(of: source)
         unlinkAll(destination)
         do {
             // Created empty and private first: connections are opened without
             // SQLITE_OPEN_CREATE, and an empty file is a new database to SQLite.
-            let descriptor = open(destination.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { throw DatabaseFile.fileError(errno, "creating the re-encrypted copy") }
+            let descriptor = open(destination.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard descriptor >= 0 else {
+                throw DatabaseFile.fileError(errno, "creating the re-encrypted copy \(destination.lastPathComponent)")
+            }
             close(descriptor)
+            // A companion that could not be removed above (a folder) is refused, not followed.
+            try DatabaseFile.checkCompanions(of: destination)
             let connection = try DatabaseConnection.open(path: source.path, key: oldKey, role: .writer,
                                                          configuration: configuration)
             defer { connection.close() }
@@ -71,6 +77,8 @@ enum DatabaseKeyChange {
     /// - Throws: `wrongKey` when the key does not open it, `corrupted` when the check
     ///   finds a problem.
     static func verify(_ url: URL, key: SecureBytes, configuration: DatabaseConfiguration) throws {
+        try checkRegularFile(url)
+        try DatabaseFile.checkCompanions(of: url)
         let connection = try DatabaseConnection.open(path: url.path, key: key, role: .reader,
                                                      configuration: configuration)
         defer { connection.close() }
@@ -89,7 +97,7 @@ enum DatabaseKeyChange {
         guard rename(copy.path, database.path) == 0 else {
             throw DatabaseFile.fileError(errno, "replacing the database with its re-encrypted copy")
         }
-        DatabaseFile.syncFolder(of: database)
+        try DatabaseFile.syncFolder(of: database)
     }
 
     /// Removes a copy left behind by an interrupted rotation.
@@ -104,8 +112,17 @@ enum DatabaseKeyChange {
         return stat(url.path, &status) == 0 ? Int(status.st_size) : 0
     }
 
+    /// Refuses a copy that is a link or not a regular file (planted after the export).
+    private static func checkRegularFile(_ url: URL) throws {
+        var status = stat()
+        guard lstat(url.path, &status) == 0 else { throw DatabaseFile.fileError(errno, "examining \(url.lastPathComponent)") }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            throw MedVaultError(.storage, reason: "\(url.lastPathComponent) is not a regular file; MedVault refuses to open it")
+        }
+    }
+
     private static func syncFile(_ url: URL) throws {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { throw DatabaseFile.fileError(errno, "syncing the re-encrypted copy") }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else { throw DatabaseFile.fileError(errno, "syncing the re-encrypted copy") }

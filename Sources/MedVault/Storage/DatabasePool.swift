@@ -123,7 +123,15 @@ public final class DatabasePool: Sendable {
             }
             throw error
         }
-        if inspection.isNew { DatabaseFile.syncFolder(of: url) }
+        if inspection.isNew {
+            do {
+                try DatabaseFile.syncFolder(of: url)
+            } catch {
+                await pool.close()
+                DatabaseFile.removeNewlyCreated(url)
+                throw error
+            }
+        }
         return pool
     }
 

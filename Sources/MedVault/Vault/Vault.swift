@@ -70,7 +70,9 @@ public final class Vault: Sendable {
 
     // MARK: - Creating
 
-    /// Creates a vault in `folder` (created if missing, with mode 0700).
+    /// Creates a vault in `folder` (created if missing, with mode 0700; an existing
+    /// folder of this user is made private, 0700; another user's folder is refused
+    /// with `permissionDenied`).
     ///
     /// Runs Argon2id once for the password slot.
     ///
@@ -88,12 +90,7 @@ public final class Vault: Sendable {
         if manager.fileExists(atPath: layout.keyring.path) || manager.fileExists(atPath: layout.database.path) {
             throw MedVaultError(.duplicate, reason: "the folder already holds a vault")
         }
-        do {
-            try manager.createDirectory(at: layout.folder, withIntermediateDirectories: true,
-                                        attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw MedVaultError(.permissionDenied, reason: "the vault's folder could not be created")
-        }
+        try VaultFolder.prepare(layout.folder)
         let kdf = options.kdf
         let cipher = options.database.cipherSettings
         let creation = try await BlockingWork.run { [cipher] in try Keyring.create(password: password, kdf: kdf, cipher: cipher) }

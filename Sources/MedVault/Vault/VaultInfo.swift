@@ -1,6 +1,11 @@
 import Foundation
 import MedVaultCore
 import MedVaultKeys
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// What `medvault info` shows about a vault: formats, settings and counts, never a
 /// record's content.
@@ -73,10 +78,15 @@ extension Vault {
 
     /// Checks the vault: SQLCipher is in use with the recorded cipher settings (each one
     /// read back from SQLCipher: cipher, page size, HMAC, `kdf_iter`, `fast_kdf_iter` and,
-    /// on SQLCipher 4, the HMAC and KDF algorithms), the
-    /// database passes `PRAGMA integrity_check` and `PRAGMA foreign_key_check`, the
-    /// schema is the one this build writes, no rotation is left pending, and the files
-    /// are private to their owner.
+    /// on SQLCipher 4, the HMAC and KDF algorithms), the database passes
+    /// `PRAGMA integrity_check` and `PRAGMA foreign_key_check`, every page it reads
+    /// decrypts and authenticates, the file's length is its page count (no garbage
+    /// appended, no tail lost), the schema is the one this build writes, password slots
+    /// meet the production floor, no rotation is left pending, no temporary keyring was
+    /// left behind, the folder and files are private to their owner, and no `-wal`,
+    /// `-shm` or `-journal` is a link or a special file.
+    ///
+    /// A damaged page is a problem line, not an error: the other file checks still run.
     ///
     /// - Returns: The checks run and the problems found.
     /// - Throws: `locked`; storage errors that prevent checking at all.
@@ -87,12 +97,15 @@ extension Vault {
         var checks: [String] = []
         let expectedSchema = MedVaultSchema.migrator.latestVersion
         // Long: the integrity and foreign-key checks read the whole database.
-        let result = try await database.read(duration: .long) { db in
-            (cipher: try db.cipherVersion(),
-             settings: try db.readCipherSettings(),
-             integrity: try db.fetchAll("PRAGMA integrity_check") { row in row.text(at: 0) },
-             foreignKeyViolations: try db.fetchAll("PRAGMA foreign_key_check") { row in row.text(at: 0) }.count,
-             schema: try db.fetchOne("PRAGMA user_version") { row in Int(row.int64(at: 0)) } ?? 0)
+        let result: VerificationReadings
+        do {
+            result = try await database.read(duration: .long) { db in try Self.verificationReadings(db) }
+        } catch let error as MedVaultError where error.code == .corrupted {
+            // A damaged page stops the checks: report it, with the other file checks.
+            checks.append("database pages readable")
+            problems.append("the database has damaged pages that do not decrypt or authenticate: restore a backup")
+            appendFileProblems(into: &problems, checks: &checks)
+            return VaultVerification(problems: problems, checks: checks)
         }
         checks.append("SQLCipher \(result.cipher) in use")
         if result.cipher.isEmpty { problems.append("the database is not opened through SQLCipher") }
@@ -118,6 +131,58 @@ extension Vault {
         for name in KeyringFile.temporaryFiles(besides: layout.keyring) {
             problems.append("temporary keyring \(name) was left by an interrupted write; opening the vault again removes it")
         }
+        checks.append("database length \(result.pageCount) pages")
+        let pageSize = max(1, result.pageSize)
+        let fileSize = Self.fileSize(layout.database)
+        if fileSize > result.pageCount * pageSize {
+            problems.append("the database file has \((fileSize - result.pageCount * pageSize) / pageSize) pages past its end: "
+                            + "bytes were appended to it")
+        } else if fileSize < result.pageCount * pageSize && !result.walHoldsPages {
+            problems.append("the database file is shorter than its \(result.pageCount) pages: it lost its tail")
+        }
+        appendFileProblems(into: &problems, checks: &checks)
+        return VaultVerification(problems: problems, checks: checks)
+    }
+
+    /// What ``verify()`` reads from the database.
+    struct VerificationReadings: Sendable {
+        var cipher: String
+        var settings: CipherSettingsReadBack
+        var pageSize: Int
+        var integrity: [String]
+        var foreignKeyViolations: Int
+        var schema: Int
+        var pageCount: Int
+        /// The WAL holds committed pages not yet copied into the file (it may be shorter).
+        var walHoldsPages: Bool
+    }
+
+    static func verificationReadings(_ db: DatabaseConnection) throws -> VerificationReadings {
+        func integer(_ sql: String) throws -> Int {
+            try db.fetchOne(sql) { row in Int(row.int64(at: 0)) } ?? 0
+        }
+        let pageCount = try integer("PRAGMA page_count")
+        let walFile = db.databaseFile.map { $0.path + "-wal" } ?? ""
+        return VerificationReadings(
+            cipher: try db.cipherVersion(),
+            settings: try db.readCipherSettings(),
+            pageSize: try integer("PRAGMA cipher_page_size"),
+            integrity: try db.fetchAll("PRAGMA integrity_check") { row in row.text(at: 0) },
+            foreignKeyViolations: try db.fetchAll("PRAGMA foreign_key_check") { row in row.text(at: 0) }.count,
+            schema: try integer("PRAGMA user_version"),
+            pageCount: pageCount,
+            walHoldsPages: fileSize(URL(fileURLWithPath: walFile)) > 32)
+    }
+
+    static func fileSize(_ url: URL) -> Int {
+        var status = stat()
+        return lstat(url.path, &status) == 0 ? Int(status.st_size) : 0
+    }
+
+    /// Folder and file permissions, and companions that are links or not regular files.
+    private func appendFileProblems(into problems: inout [String], checks: inout [String]) {
+        checks.append("folder permissions")
+        if let problem = VaultFolder.permissionProblem(layout.folder) { problems.append(problem) }
         checks.append("file permissions")
         for file in [layout.database, layout.keyring] {
             let mode = (try? FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int) ?? 0
@@ -125,7 +190,14 @@ extension Vault {
                 problems.append("\(file.lastPathComponent) is readable by other users (mode \(String(mode, radix: 8)))")
             }
         }
-        return VaultVerification(problems: problems, checks: checks)
+        checks.append("no linked or special companion files")
+        for file in [layout.database, layout.keyring] {
+            for suffix in DatabaseFile.companionSuffixes {
+                if let problem = DatabaseFile.companionProblem(file.path + suffix) {
+                    problems.append("\(file.lastPathComponent)\(suffix) \(problem)")
+                }
+            }
+        }
     }
 
     /// One problem line per password slot below the production floor.

@@ -59,7 +59,7 @@ public struct Diagnosis: Sendable, Hashable, Codable, Identifiable {
         ClinicalValidation.checkCategory(diagnosisType.rawValue, field: "diagnosisType", into: &errors)
         ClinicalValidation.checkCategory(severity?.rawValue, field: "severity", into: &errors)
         ClinicalValidation.checkOptional(clinicalNotes, field: "clinicalNotes",
-                                         maximum: ClinicalValidation.maximumLongTextLength, into: &errors)
+                                         maximum: ClinicalValidation.maximumLongTextLength, multiline: true, into: &errors)
         return errors
     }
 

@@ -27,33 +27,58 @@ enum ClinicalValidation {
         return text
     }
 
-    /// Appends an error when a required text is blank or longer than `maximum`.
+    /// Appends an error when a required text is blank, longer than `maximum`, or holds
+    /// characters ``TextSafety`` refuses (in a single line, or in a note when `multiline`).
     static func checkRequired(
-        _ text: String, field: String, maximum: Int, into errors: inout [MedVaultError]
+        _ text: String, field: String, maximum: Int, multiline: Bool = false, into errors: inout [MedVaultError]
     ) {
         if isBlank(text) {
             errors.append(.validation(field, "must not be blank"))
         } else if text.count > maximum {
             errors.append(.validation(field, "is too long"))
+        } else {
+            checkCharacters(text, field: field, multiline: multiline, into: &errors)
         }
     }
 
-    /// Appends an error when an optional text is longer than `maximum`.
+    /// Appends an error when an optional text is longer than `maximum` or holds
+    /// characters ``TextSafety`` refuses.
     static func checkOptional(
-        _ text: String?, field: String, maximum: Int, into errors: inout [MedVaultError]
+        _ text: String?, field: String, maximum: Int, multiline: Bool = false, into errors: inout [MedVaultError]
     ) {
-        if let text, text.count > maximum {
+        guard let text else { return }
+        if text.count > maximum {
             errors.append(.validation(field, "is too long"))
+        } else {
+            checkCharacters(text, field: field, multiline: multiline, into: &errors)
         }
     }
 
-    /// Appends an error when a category's raw value is blank or too long.
+    /// Appends an error when `text` holds a control or bidi formatting character
+    /// (single line), or a control character other than newline, CR and tab (note).
+    static func checkCharacters(
+        _ text: String?, field: String, multiline: Bool = false, into errors: inout [MedVaultError]
+    ) {
+        guard let text else { return }
+        if multiline {
+            if text.unicodeScalars.contains(where: TextSafety.isRefusedInNote) {
+                errors.append(.validation(field, "must not contain control characters other than newlines and tabs"))
+            }
+        } else if text.unicodeScalars.contains(where: TextSafety.isRefusedInLine) {
+            errors.append(.validation(field, "must not contain control characters, line breaks or bidirectional formatting characters"))
+        }
+    }
+
+    /// Appends an error when a category's raw value is blank, too long or holds
+    /// characters refused in a single line.
     static func checkCategory(_ rawValue: String?, field: String, into errors: inout [MedVaultError]) {
         guard let rawValue else { return }
         if isBlank(rawValue) {
             errors.append(.validation(field, "must not be blank"))
         } else if rawValue.count > maximumCategoryLength {
             errors.append(.validation(field, "is too long"))
+        } else {
+            checkCharacters(rawValue, field: field, into: &errors)
         }
     }
 
@@ -73,7 +98,7 @@ enum ClinicalValidation {
     static func isEmail(_ email: String) -> Bool {
         guard email.count <= 254,
               email.unicodeScalars.allSatisfy({ !CharacterSet.whitespacesAndNewlines.contains($0)
-                  && !CharacterSet.controlCharacters.contains($0) })
+                  && !CharacterSet.controlCharacters.contains($0) && !TextSafety.isRefusedInLine($0) })
         else { return false }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[0].count <= 64 else { return false }

@@ -128,7 +128,9 @@ public struct Patient: Sendable, Hashable, Codable, Identifiable {
     /// - `phoneNumber`: digits with optional `+`, spaces, `-`, `.`, parentheses; 3 to 20 digits.
     /// - `address`: at most 1,000 characters.
     ///
-    /// Blank optional fields are valid: they are stored as `nil`.
+    /// No text field may hold a control character, a line break or a bidirectional
+    /// formatting character (``TextSafety/isRefusedInLine(_:)``). Blank optional fields
+    /// are valid: they are stored as `nil`.
     public func validationErrors(at now: Date) -> [MedVaultError] {
         var errors: [MedVaultError] = []
         ClinicalValidation.checkRequired(firstName, field: "firstName",

@@ -48,7 +48,8 @@ public struct Professional: Sendable, Hashable, Codable, Identifiable {
     ///
     /// Fields: `fullName`, `licenseNumber`, `specialty` (non-blank, at most 200
     /// characters), `email` (syntax), `preferredLanguage` (a BCP 47-like tag: letters,
-    /// digits and `-`, 2 to 35 characters).
+    /// digits and `-`, 2 to 35 characters). No control, line-break or bidi formatting
+    /// character in any of them (``TextSafety``).
     public func validationErrors() -> [MedVaultError] {
         var errors: [MedVaultError] = []
         ClinicalValidation.checkRequired(fullName, field: "fullName",

@@ -65,7 +65,8 @@ public struct ClinicalSession: Sendable, Hashable, Codable, Identifiable {
     ///
     /// - `type`, `status`: non-blank raw values of at most 64 characters.
     /// - `durationMinutes`: 1 to 1,440.
-    /// - `notes`, `chiefComplaint`, `treatmentPlan`: at most 200,000 characters.
+    /// - `notes`, `chiefComplaint`, `treatmentPlan`: at most 200,000 characters; newlines
+    ///   and tabs allowed, no other control character (see ``TextSafety``).
     ///
     /// Rules that need storage (the patient exists and is active, status changes)
     /// are the repository's.
@@ -77,8 +78,8 @@ public struct ClinicalSession: Sendable, Hashable, Codable, Identifiable {
         }
         ClinicalValidation.checkCategory(status.rawValue, field: "status", into: &errors)
         for (text, field) in [(notes, "notes"), (chiefComplaint, "chiefComplaint"), (treatmentPlan, "treatmentPlan")] {
-            ClinicalValidation.checkOptional(text, field: field,
-                                             maximum: ClinicalValidation.maximumLongTextLength, into: &errors)
+            ClinicalValidation.checkOptional(text, field: field, maximum: ClinicalValidation.maximumLongTextLength,
+                                             multiline: true, into: &errors)
         }
         return errors
     }

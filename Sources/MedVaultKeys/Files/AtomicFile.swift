@@ -29,11 +29,11 @@ enum AtomicFile {
         }
         do {
             defer { close(descriptor) }
-            guard fchmod(descriptor, 0o600) == 0 else { throw posixError(errno) }
+            guard fchmod(descriptor, 0o600) == 0 else { throw posixError(errno, file: url) }
             try writeAll(descriptor, bytes)
-            guard fsync(descriptor) == 0 else { throw posixError(errno) }
+            guard fsync(descriptor) == 0 else { throw posixError(errno, file: url) }
         }
-        guard rename(temporary, url.path) == 0 else { throw posixError(errno) }
+        guard rename(temporary, url.path) == 0 else { throw posixError(errno, file: url) }
         renamed = true
         try syncDirectory(directory)
     }
@@ -47,10 +47,14 @@ enum AtomicFile {
 
     /// Reads a whole file.
     ///
-    /// - Throws: `.fileNotFound`, `.permissionDenied`, `.corrupted` (too large) or `.storage`.
+    /// The file is opened with `O_NOFOLLOW | O_NONBLOCK` and must be a regular file: a
+    /// symbolic link, a named pipe (which would block forever), a device or a folder
+    /// planted in its place is refused before a byte is read.
+    ///
+    /// - Throws: `.fileNotFound`, `.permissionDenied`, `.corrupted` (too large),
+    ///   `.storage` (not a regular file, I/O error).
     static func read(_ url: URL) throws -> [UInt8] {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw posixError(errno) }
+        let descriptor = try openRegularFile(url)
         defer { close(descriptor) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
@@ -58,7 +62,7 @@ enum AtomicFile {
             let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw posixError(errno)
+                throw posixError(errno, file: url)
             }
             if count == 0 { break }
             bytes += chunk[0..<count]
@@ -70,15 +74,18 @@ enum AtomicFile {
     }
 
     /// Reads a whole file into secure memory (for secrets); `nil` when it does not exist.
+    ///
+    /// Like ``read(_:)``, refuses anything but a regular file without following links.
     static func readSecret(_ url: URL) throws -> SecureBytes? {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { return nil }
-            throw posixError(errno)
+        let descriptor: Int32
+        do {
+            descriptor = try openRegularFile(url)
+        } catch let error as MedVaultError where error.code == .fileNotFound {
+            return nil
         }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw posixError(errno) }
+        guard fstat(descriptor, &status) == 0 else { throw posixError(errno, file: url) }
         let size = Int(status.st_size)
         guard size <= 4096 else { throw MedVaultError(.corrupted, reason: "stored secret is too large") }
         return try SecureBytes(count: size) { buffer in
@@ -87,7 +94,7 @@ enum AtomicFile {
                 let count = systemRead(descriptor, buffer.baseAddress.map { $0 + done }, size - done)
                 if count < 0 {
                     if errno == EINTR { continue }
-                    throw posixError(errno)
+                    throw posixError(errno, file: url)
                 }
                 if count == 0 { throw MedVaultError(.corrupted, reason: "stored secret was truncated while read") }
                 done += count
@@ -95,19 +102,50 @@ enum AtomicFile {
         }
     }
 
+    /// Opens `url` for reading without following a link or blocking on a pipe, and
+    /// checks (on the open descriptor) that it is a regular file.
+    private static func openRegularFile(_ url: URL) throws -> Int32 {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard descriptor >= 0 else { throw posixError(errno, file: url) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw posixError(code, file: url)
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw notRegular(url)
+        }
+        return descriptor
+    }
+
+    private static func notRegular(_ url: URL) -> MedVaultError {
+        MedVaultError(.storage, reason: "\(url.lastPathComponent) is not a regular file; MedVault refuses to use it")
+    }
+
     /// Overwrites the file with random bytes, fsyncs, unlinks it and fsyncs its folder.
+    ///
+    /// The file is opened with `O_NOFOLLOW` and must be a regular file with a single
+    /// link: a symbolic or hard link planted in its place is refused, and whatever it
+    /// points at is left untouched.
     static func destroy(_ url: URL) throws {
-        let descriptor = open(url.path, O_WRONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw posixError(errno) }
+        let descriptor = open(url.path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard descriptor >= 0 else { throw posixError(errno, file: url) }
         do {
             defer { close(descriptor) }
             var status = stat()
-            guard fstat(descriptor, &status) == 0 else { throw posixError(errno) }
+            guard fstat(descriptor, &status) == 0 else { throw posixError(errno, file: url) }
+            guard (status.st_mode & S_IFMT) == S_IFREG else { throw notRegular(url) }
+            guard status.st_nlink == 1 else {
+                throw MedVaultError(.storage, reason: "\(url.lastPathComponent) has other hard links; "
+                                    + "MedVault refuses to overwrite a file shared with another name")
+            }
             let noise = SecureBytes.random(count: Int(status.st_size))
             try noise.withUnsafeBytes { try writeAll(descriptor, $0) }
-            guard fsync(descriptor) == 0 else { throw posixError(errno) }
+            guard fsync(descriptor) == 0 else { throw posixError(errno, file: url) }
         }
-        guard unlink(url.path) == 0 else { throw posixError(errno) }
+        guard unlink(url.path) == 0 else { throw posixError(errno, file: url) }
         try syncDirectory(url.deletingLastPathComponent().path)
     }
 
@@ -137,14 +175,19 @@ enum AtomicFile {
         guard fsync(descriptor) == 0 || errno == EINVAL else { throw posixError(errno) }
     }
 
-    static func posixError(_ code: Int32, creating: Bool = false) -> MedVaultError {
+    static func posixError(_ code: Int32, creating: Bool = false, file: URL? = nil) -> MedVaultError {
+        let name = file.map { "\($0.lastPathComponent): " } ?? ""
         switch code {
         case ENOENT:
-            return MedVaultError(.fileNotFound, reason: creating ? "the folder does not exist" : "the file does not exist")
+            return MedVaultError(.fileNotFound, reason: creating ? "the folder does not exist" : "\(name)the file does not exist")
         case EACCES, EPERM, EROFS:
-            return MedVaultError(.permissionDenied, reason: "the operating system refused access to the file")
+            return MedVaultError(.permissionDenied, reason: "\(name)the operating system refused access to the file")
+        case ELOOP:
+            return MedVaultError(.storage, reason: "\(name)the file is a symbolic link, which MedVault does not follow")
+        case ENOSPC, EDQUOT:
+            return MedVaultError(.diskFull, reason: "\(name)the disk is full: free space and try again")
         default:
-            return MedVaultError(.storage, reason: "file operation failed (errno \(code))")
+            return MedVaultError(.storage, reason: "\(name)file operation failed (errno \(code))")
         }
     }
 }

@@ -9,7 +9,9 @@ import Foundation
 public enum MedicationValidation {
     /// Checks a medication before it is created or updated.
     ///
-    /// - Throws: A validation error for a blank name or generic name, a dosage amount
+    /// - Throws: A validation error for a blank name or generic name, a name or generic
+    ///   name with a control or bidi formatting character, instructions with a control
+    ///   character other than newline or tab (see ``TextSafety``), a dosage amount
     ///   not above zero, an end date before the start date, a frequency out of range,
     ///   or a negative inventory.
     public static func validate(_ medication: Medication) throws {
@@ -17,6 +19,12 @@ public enum MedicationValidation {
         if let generic = medication.genericName, isBlank(generic) {
             throw MedVaultError.validation("genericName", "must not be blank when present")
         }
+        try checkCharacters(medication.name, field: "name")
+        try checkCharacters(medication.genericName, field: "genericName")
+        try checkCharacters(medication.instructions, field: "instructions", multiline: true)
+        try checkCharacters(medication.dosage.unit.rawValue, field: "dosage.unit")
+        try checkCharacters(medication.form.rawValue, field: "form")
+        try checkCharacters(medication.route.rawValue, field: "route")
         if !medication.dosage.amount.isPositive {
             throw MedVaultError.validation("dosage.amount", "must be greater than zero")
         }
@@ -58,12 +66,16 @@ public enum MedicationValidation {
 
     /// Checks a schedule before it is created or updated.
     ///
-    /// - Throws: A validation error for no times, a time outside 00:00–23:59, or a
+    /// - Throws: A validation error for no times, a time outside 00:00–23:59, a time
+    ///   label with a control or bidi formatting character, or a
     ///   time zone identifier this system does not know.
     public static func validate(_ schedule: MedicationSchedule) throws {
         if schedule.times.isEmpty { throw MedVaultError.validation("times", "must not be empty") }
         if !schedule.times.allSatisfy(\.isValid) {
             throw MedVaultError.validation("times", "must be times within 00:00-23:59")
+        }
+        for time in schedule.times {
+            try checkCharacters(time.label, field: "times.label")
         }
         if schedule.timeZone == nil {
             throw MedVaultError.validation("timeZoneIdentifier", "is not a known time zone")
@@ -87,6 +99,15 @@ public enum MedicationValidation {
         if log.skipReason != nil, log.status != .skipped {
             throw MedVaultError.validation("skipReason", "is only allowed on a skipped dose")
         }
+        try checkCharacters(log.skipReason?.rawValue, field: "skipReason")
+        try checkCharacters(log.notes, field: "notes", multiline: true)
+    }
+
+    /// Throws when `text` holds characters ``TextSafety`` refuses in a line (or in a note).
+    static func checkCharacters(_ text: String?, field: String, multiline: Bool = false) throws {
+        var errors: [MedVaultError] = []
+        ClinicalValidation.checkCharacters(text, field: field, multiline: multiline, into: &errors)
+        try ClinicalValidation.throwFirst(errors)
     }
 
     static func isBlank(_ text: String) -> Bool {
