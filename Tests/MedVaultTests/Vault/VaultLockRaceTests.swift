@@ -14,7 +14,18 @@ struct VaultLockRaceTests {
     static let delays: [Duration] = [0, 1, 3, 8, 15, 25, 40, 60, 90, 130, 180].map { .milliseconds($0) }
     /// Fractions of an uninterrupted run's duration at which lock() fires: from before
     /// the operation starts to well after it ends, whatever the machine's load.
-    static let fractions: [Double] = [0, 0.05, 0.15, 0.3, 0.5, 0.7, 0.9, 3]
+    /// The last one, infinity, fires lock() only once the operation has returned, so
+    /// that a completed operation is seen even on a machine slower than at the baseline.
+    static let fractions: [Double] = [0, 0.05, 0.15, 0.3, 0.5, 0.7, 0.9, .infinity]
+
+    /// Sleeps `fraction` × `baseline`, or until `task` has finished for infinity.
+    static func wait<Value>(_ fraction: Double, of baseline: Duration, or task: Task<Value, any Error>) async throws {
+        if fraction.isInfinite {
+            _ = await task.result
+        } else {
+            try await Task.sleep(for: baseline * fraction)
+        }
+    }
 
     /// How long `operation` takes here and now, uninterrupted.
     static func duration(of operation: () async throws -> Void) async throws -> Duration {
@@ -56,14 +67,14 @@ struct VaultLockRaceTests {
             await vault.lock()
             return duration
         }
-        for delay in Self.fractions.map({ baseline * $0 }) {
+        for delay in Self.fractions {
             try await withTemporaryDirectory { dir in
                 let old = try Password("old password \(delay)")
                 let new = try Password("new password \(delay)")
                 let created = try await Vault.create(at: dir.url, password: old, options: Vault.Options(kdf: Self.realKDF))
                 let vault = created.vault
                 let change = Task { try await vault.changePassword(from: old, to: new) }
-                try await Task.sleep(for: delay)
+                try await Self.wait(delay, of: baseline, or: change)
                 await vault.lock()
                 let result = await change.result
                 let newOpens = await Self.opens(dir.url, password: new)
@@ -159,14 +170,14 @@ struct VaultLockRaceTests {
             await created.vault.lock()
             return duration
         }
-        for delay in Self.fractions.map({ baseline * $0 }) {
+        for delay in Self.fractions {
             try await withTemporaryDirectory { dir in
                 let password = try VaultFixtures.password()
                 let created = try await Vault.create(at: dir.url, password: password, options: VaultFixtures.options)
                 try await VaultFixtures.insertRawPatients(created.vault, count: 3000)
                 let vault = created.vault
                 let rotate = Task { try await vault.rotateDatabaseKey() }
-                try await Task.sleep(for: delay)
+                try await Self.wait(delay, of: baseline, or: rotate)
                 await vault.lock()
                 let result = await rotate.result
                 let reopened = try await Vault.open(at: dir.url, password: password, options: VaultFixtures.options)
