@@ -123,6 +123,15 @@ struct SchemaMigrationTests {
         }
     }
 
+    @Test("Migration 3's frozen folding still agrees with the live search folding")
+    func frozenFoldingAgreesWithSearchText() {
+        // When this fails, SearchText changed: the tokens migration 3 stored no longer
+        // match what searches fold. Add a migration that re-indexes; never edit migration 3.
+        for text in ["José García-Núñez", "ÅSTRÖM o'Brien", "600 123 456", "ana@ex.com", "Łódź İstanbul ß", "日本 ﬁ"] {
+            #expect(PatientSearchSchema.foldedTokens(of: text) == SearchText.tokens(of: text), "\(text)")
+        }
+    }
+
     @Test("An empty migration name is refused before anything runs")
     func emptyNameIsRefused() async throws {
         try await withTemporaryDirectory { dir in
