@@ -45,6 +45,11 @@ struct SchemaMigrationTests {
             let state = try await LegacySchema.state(pool)
             #expect(state.names == Self.allNames)
             #expect(state.version == 3)
+            // The upgraded schema is exactly a new vault's.
+            let dump = try await pool.read { db in
+                try SchemaDump.dump(db, names: try MedVaultSchema.migrator.appliedMigrationNames(db))
+            }
+            #expect(dump == (try String(contentsOf: SchemaDump.goldenURL, encoding: .utf8)))
             let patients = SQLCipherPatientRepository(pool: pool)
             #expect(try await patients.get(ana.id).lastName == "Núñez")
             #expect(try await patients.search("nunez").map(\.id) == [ana.id])
