@@ -7,8 +7,9 @@ import MedVaultKeys
 /// The schema is MedVault's own: a database is created once through
 /// `DatabasePool.open(…, migrator: MedVaultSchema.migrator)`, and its DDL is read back
 /// from `sqlite_master` (FTS4 shadow tables left out: creating the virtual table makes
-/// them) with its `user_version`. Raw files get that script, so a file built by raw C
-/// is exactly what MedVault would have created, and MedVault opens it as its own.
+/// them) with its `user_version` and its record of applied migrations. Raw files get
+/// that script, so a file built by raw C is exactly what MedVault would have created,
+/// and MedVault opens it as its own.
 struct ClinicFixture: Sendable {
     /// The DDL, in creation order, and the schema version.
     let script: String
@@ -30,9 +31,16 @@ struct ClinicFixture: Sendable {
         let statements = entries.filter { entry in
             !entry.name.hasPrefix("sqlite_") && !virtualTables.contains { entry.name.hasPrefix($0 + "_") }
         }.map { $0.sql + ";" }
+        // The migrations' record, so MedVault finds its history applied.
+        let applied = try db.prepare("SELECT name FROM \(SchemaMigrator.appliedMigrationsTable) ORDER BY rowid")
+        var records: [String] = []
+        while try applied.step() {
+            let name = applied.text(at: 0).replacingOccurrences(of: "'", with: "''")
+            records.append("INSERT INTO \(SchemaMigrator.appliedMigrationsTable) (name) VALUES ('\(name)');")
+        }
         let version = try db.scalarInt64("PRAGMA user_version") ?? 0
         guard version > 0, statements.count > 5 else { throw BenchmarkError("could not capture MedVault's schema") }
-        return ClinicFixture(script: statements.joined(separator: "\n"), userVersion: version)
+        return ClinicFixture(script: (statements + records).joined(separator: "\n"), userVersion: version)
     }
 
     /// A new file at `url` with the schema, through raw C (writer role, WAL).

@@ -38,7 +38,7 @@ func commitLoop(database: String, hexKey: String) async throws {
         }
     }
     let migrator = SchemaMigrator([
-        .init(version: 1, name: "notes") { db in
+        .init("notes") { db in
             try db.executeScript("CREATE TABLE note(n INTEGER PRIMARY KEY, body TEXT NOT NULL);")
         },
     ])

@@ -1,5 +1,6 @@
-/// Tables of the clinical records: professional, patients, sessions, diagnoses,
-/// attachments, and the patient search index.
+/// Migration 1, "clinical records": professional, patients, sessions, diagnoses,
+/// attachments, and the first patient search index. Frozen: released vaults applied
+/// exactly this SQL, so it is never edited; later changes are new migrations.
 ///
 /// Conventions: instants are integer milliseconds UTC; calendar dates ISO `YYYY-MM-DD`
 /// text; identifiers 16-byte blobs (their byte order is the order of their upper-case
@@ -13,7 +14,7 @@
 /// ICD-11 snapshot, session or date. Their messages (`medvault: <code>: <fixed text>`)
 /// become ``MedVaultError``s with that code.
 enum ClinicalSchema {
-    static func create(_ db: DatabaseConnection) throws {
+    static func createClinicalRecords(_ db: DatabaseConnection) throws {
         try db.executeScript(professional + patient + session + diagnosis + attachment)
     }
 
@@ -33,6 +34,10 @@ enum ClinicalSchema {
 
         """
 
+    // `patient_search`, the FTS4 table below, is no longer used: migration 3
+    // (``PatientSearchSchema``) replaced it by `patient_search_token` and drops it. It
+    // stays here because migration 1 is frozen: every vault made before migration 3
+    // was created by exactly this SQL, and a new vault replays the same history.
     private static let patient = """
         CREATE TABLE patient (
             rowid INTEGER PRIMARY KEY,  -- the search index's docid

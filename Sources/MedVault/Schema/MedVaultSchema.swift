@@ -1,12 +1,21 @@
 /// The schema of a MedVault database: every migration, in order.
 ///
-/// Until the first release, migrations may still be edited in place; from then on,
-/// a released migration is never changed and each change is a new one.
+/// The history is frozen: a released migration is never edited or renamed, and none
+/// calls code that can change later (repository SQL, row mapping, search folding):
+/// each carries its own copy of what it needs. Each change to the schema is a new
+/// migration, appended here under a new name. The names are recorded in each database
+/// (see ``SchemaMigrator``); `PRAGMA user_version` counts them (3 today).
 public enum MedVaultSchema {
-    /// The migrator every `Vault` opens its database with.
+    /// MedVault's own migrations: the schema every `Vault` brings its database to.
     public static let migrator = SchemaMigrator([
-        .init(version: 1, name: "clinical records", apply: ClinicalSchema.create),
-        .init(version: 2, name: "medications", apply: MedicationSchema.create),
-        .init(version: 3, name: "ordered patient search index", apply: PatientSearchSchema.create),
+        .init("clinical records", apply: ClinicalSchema.createClinicalRecords),
+        .init("medications", apply: MedicationSchema.createMedicationPlan),
+        .init("ordered patient search index", apply: PatientSearchSchema.orderPatientSearchIndex),
     ])
+
+    /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a
+    /// `Vault` opened with these options migrates its database with.
+    public static func migrator(appending app: AppMigrations) -> SchemaMigrator {
+        migrator.appending(app)
+    }
 }

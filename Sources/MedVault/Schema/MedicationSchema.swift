@@ -1,5 +1,5 @@
-/// Tables of the medication plan: medications, schedules, dose logs, and the
-/// medication search index (migration 2).
+/// Migration 2, "medications": medications, schedules, dose logs, and the
+/// medication search index. Frozen, like every released migration.
 ///
 /// Storage conventions, as in ``ClinicalSchema``: identifiers are 16-byte blobs,
 /// instants integer milliseconds UTC, calendar dates ISO `YYYY-MM-DD` text,
@@ -19,7 +19,7 @@
 /// - `medication_search` is a plain FTS4 table (its own copy of the two names, docid
 ///   = `medication.rowid`) kept in sync by triggers, inside the writing transaction.
 enum MedicationSchema {
-    static func create(_ db: DatabaseConnection) throws {
+    static func createMedicationPlan(_ db: DatabaseConnection) throws {
         try db.executeScript("""
             CREATE TABLE medication (
                 rowid INTEGER PRIMARY KEY,  -- the search index's docid

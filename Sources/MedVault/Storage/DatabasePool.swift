@@ -22,7 +22,7 @@ import MedVaultKeys
 /// cancelled.
 ///
 /// Most apps never touch a pool directly: the `Vault` opens one with the data key
-/// from the keyring. Use it for your own tables or for tools.
+/// from the keyring. Use it for your own tables (create them with ``AppMigrations``) or for tools.
 ///
 /// ```swift
 /// let pool = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing,

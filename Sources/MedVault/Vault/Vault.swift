@@ -114,7 +114,7 @@ public final class Vault: Sendable {
         do {
             pool = try await DatabasePool.open(
                 at: layout.database, key: creation.databaseKey, mode: .createIfMissing,
-                migrator: MedVaultSchema.migrator, configuration: options.database
+                migrator: MedVaultSchema.migrator(appending: options.appMigrations), configuration: options.database
             )
         } catch {
             presence.release()
@@ -222,7 +222,7 @@ public final class Vault: Sendable {
                 // A copy left by a rotation that was abandoned before it was recorded.
                 DatabaseKeyChange.unlinkAll(DatabaseKeyChange.copyURL(for: layout.database))
                 pool = try await DatabasePool.open(at: layout.database, key: databaseKey, mode: .openExisting,
-                                                   migrator: MedVaultSchema.migrator, configuration: options.database,
+                                                   migrator: MedVaultSchema.migrator(appending: options.appMigrations), configuration: options.database,
                                                    keyIsAuthenticated: true)
             }
             if alone {
@@ -252,7 +252,7 @@ public final class Vault: Sendable {
     ) async throws -> (DatabasePool, Keyring) {
         func open(_ key: SecureBytes, authenticated: Bool) async throws -> DatabasePool {
             try await DatabasePool.open(at: layout.database, key: key, mode: .openExisting,
-                                        migrator: MedVaultSchema.migrator, configuration: options.database,
+                                        migrator: MedVaultSchema.migrator(appending: options.appMigrations), configuration: options.database,
                                         keyIsAuthenticated: authenticated)
         }
         do {

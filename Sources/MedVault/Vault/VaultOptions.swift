@@ -18,6 +18,9 @@ extension Vault {
         /// key operation (a password change, a key rotation) to finish before failing
         /// with `vaultInUse`. Default 30 seconds.
         public var lockTimeout: Duration
+        /// The app's own migrations, for its own tables, run after MedVault's every time
+        /// the vault is created or opened (see ``AppMigrations``). Default: none.
+        public var appMigrations: AppMigrations
 
         /// Creates options; every argument has a sensible default.
         public init(
@@ -25,13 +28,15 @@ extension Vault {
             database: DatabaseConfiguration = DatabaseConfiguration(),
             clock: RecordClock = .system,
             maximumAttachmentByteCount: Int = 100 * 1024 * 1024,
-            lockTimeout: Duration = .seconds(30)
+            lockTimeout: Duration = .seconds(30),
+            appMigrations: AppMigrations = AppMigrations()
         ) {
             self.kdf = kdf
             self.database = database
             self.clock = clock
             self.maximumAttachmentByteCount = maximumAttachmentByteCount
             self.lockTimeout = lockTimeout
+            self.appMigrations = appMigrations
         }
     }
 

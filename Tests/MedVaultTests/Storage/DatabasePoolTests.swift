@@ -80,7 +80,7 @@ struct DatabasePoolTests {
     func typedValuesRoundTrip() async throws {
         try await withTemporaryDirectory { dir in
             let migrator = SchemaMigrator([
-                .init(version: 1, name: "values") { db in
+                .init("values") { db in
                     try db.executeScript("CREATE TABLE v(i INTEGER, d REAL, t TEXT, b BLOB, u BLOB, ms INTEGER, day TEXT, o TEXT);")
                 },
             ])
@@ -138,16 +138,16 @@ struct DatabasePoolTests {
         }
     }
 
-    @Test("Migrations run once each, tracked in user_version")
+    @Test("Migrations run once each, tracked by name and counted in user_version")
     func migrationsAreTracked() async throws {
         try await withTemporaryDirectory { dir in
             let url = dir.file("m.db")
             let key = StorageFixtures.randomKey()
             let v1 = SchemaMigrator([
-                .init(version: 1, name: "a") { db in try db.executeScript("CREATE TABLE a(x);") },
+                .init("a") { db in try db.executeScript("CREATE TABLE a(x);") },
             ])
             let v2 = SchemaMigrator(v1.migrations + [
-                .init(version: 2, name: "b") { db in try db.executeScript("CREATE TABLE b(x);") },
+                .init("b") { db in try db.executeScript("CREATE TABLE b(x);") },
             ])
             let first = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing, migrator: v1)
             await first.close()
@@ -157,7 +157,9 @@ struct DatabasePoolTests {
                  try db.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { row in row.text(at: 0) })
             }
             #expect(state.0 == 2)
-            #expect(state.1 == ["a", "b"])
+            #expect(state.1 == ["a", "b", "medvault_migrations"])
+            let applied = try await second.read { db in try v2.appliedMigrationNames(db) }
+            #expect(applied == ["a", "b"])
             await second.close()
         }
     }
@@ -168,8 +170,8 @@ struct DatabasePoolTests {
             let url = dir.file("m.db")
             let key = StorageFixtures.randomKey()
             let broken = SchemaMigrator([
-                .init(version: 1, name: "a") { db in try db.executeScript("CREATE TABLE a(x);") },
-                .init(version: 2, name: "broken") { db in
+                .init("a") { db in try db.executeScript("CREATE TABLE a(x);") },
+                .init("broken") { db in
                     try db.executeScript("CREATE TABLE b(x);")
                     try db.executeScript("THIS IS NOT SQL;")
                 },
@@ -185,7 +187,8 @@ struct DatabasePoolTests {
             let tables = try await pool.read { db in
                 try db.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { row in row.text(at: 0) }
             }
-            #expect(tables == ["a"])
+            #expect(tables == ["a", "medvault_migrations"])
+            #expect(try await pool.read { db in try broken.appliedMigrationNames(db) } == ["a"])
             await pool.close()
         }
     }
@@ -196,8 +199,8 @@ struct DatabasePoolTests {
             let url = dir.file("new.db")
             let key = StorageFixtures.randomKey()
             let newer = SchemaMigrator([
-                .init(version: 1, name: "a") { db in try db.executeScript("CREATE TABLE a(x);") },
-                .init(version: 2, name: "b") { db in try db.executeScript("CREATE TABLE b(x);") },
+                .init("a") { db in try db.executeScript("CREATE TABLE a(x);") },
+                .init("b") { db in try db.executeScript("CREATE TABLE b(x);") },
             ])
             let pool = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing, migrator: newer)
             await pool.close()
@@ -211,13 +214,13 @@ struct DatabasePoolTests {
         }
     }
 
-    @Test("Migration versions with a gap are refused")
-    func migrationGapIsRefused() async throws {
+    @Test("Repeated or empty migration names are refused")
+    func migrationNameClashIsRefused() async throws {
         try await withTemporaryDirectory { dir in
-            let gap = SchemaMigrator([.init(version: 2, name: "b") { _ in }])
+            let clash = SchemaMigrator([.init("b") { _ in }, .init("b") { _ in }])
             let error = await #expect(throws: MedVaultError.self) {
                 _ = try await DatabasePool.open(at: dir.file("g.db"), key: StorageFixtures.randomKey(),
-                                                mode: .createIfMissing, migrator: gap)
+                                                mode: .createIfMissing, migrator: clash)
             }
             #expect(error?.code == .invalidArgument)
         }

@@ -183,7 +183,7 @@ struct MigrationPlacementTests {
     /// A migrator whose migrations record the thread they ran on.
     private static func recordingMigrator(_ threads: ThreadNames) -> SchemaMigrator {
         SchemaMigrator([
-            .init(version: 1, name: "notes") { db in
+            .init("notes") { db in
                 threads.append(Thread.current.name ?? "")
                 try db.executeScript("CREATE TABLE note(n INTEGER PRIMARY KEY, body TEXT NOT NULL);")
             },

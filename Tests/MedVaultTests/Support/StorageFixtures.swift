@@ -7,7 +7,7 @@ import MedVaultKeys
 enum StorageFixtures {
     /// A fixed schema: one table of numbered notes.
     static let notesMigrator = SchemaMigrator([
-        .init(version: 1, name: "notes") { db in
+        .init("notes") { db in
             try db.executeScript("""
                 CREATE TABLE note(n INTEGER PRIMARY KEY, body TEXT NOT NULL);
                 """)

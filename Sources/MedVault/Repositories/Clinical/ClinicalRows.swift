@@ -1,155 +1,247 @@
 import Foundation
 import MedVaultCore
 
-/// How each clinical value maps to its table: the column list every `SELECT` uses,
-/// the arguments of its `INSERT`, and the decoding of a row.
+/// How each clinical value maps to its table: a column enum per table (the column
+/// list every `SELECT` uses, the arguments of its `INSERT` and `UPDATE`), and the
+/// decoding of a row by column name.
 ///
 /// Decoding never trusts the file blindly: a NULL in a required column or a malformed
 /// stored value throws ``MedVaultError/Code/corrupted`` (see ``Row``).
 enum ClinicalRows {
     // MARK: - Patient
 
-    static let patientColumns = """
-        id, first_name, last_name, date_of_birth, biological_sex, national_id, email, phone_number, \
-        address, deleted_at, created_at, updated_at, version
-        """
+    /// `patient`'s columns (its `rowid`, the search index's docid, is selected apart).
+    enum PatientColumn: Int32, TableColumn {
+        case id, firstName, lastName, sortKey, dateOfBirth, biologicalSex, nationalId, email, phoneNumber,
+             address, deletedAt, createdAt, updatedAt, version
 
-    /// Column list with a table alias (`p.id, p.first_name, …`).
-    static func patientColumns(alias: String) -> String {
-        patientColumns.split(separator: ",")
-            .map { "\(alias).\($0.trimmingCharacters(in: .whitespaces))" }
-            .joined(separator: ", ")
+        static func value(of p: Patient, _ column: Self) -> any DatabaseValueConvertible {
+            switch column {
+            case .id: p.id
+            case .firstName: p.firstName
+            case .lastName: p.lastName
+            case .sortKey: p.sortKey
+            case .dateOfBirth: p.dateOfBirth
+            case .biologicalSex: p.biologicalSex?.rawValue
+            case .nationalId: p.nationalId
+            case .email: p.email
+            case .phoneNumber: p.phoneNumber
+            case .address: p.address
+            case .deletedAt: p.deletedAt
+            case .createdAt: p.createdAt
+            case .updatedAt: p.updatedAt
+            case .version: p.version
+            }
+        }
     }
 
-    static let insertPatient = """
-        INSERT INTO patient (id, first_name, last_name, sort_key, date_of_birth, biological_sex, national_id, \
-        email, phone_number, address, deleted_at, created_at, updated_at, version) \
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
+    static let insertPatient = "INSERT INTO patient (\(PatientColumn.selection)) VALUES (\(PatientColumn.placeholders))"
+
+    /// What an update may change; `deleted_at` and `created_at` are the repository's.
+    static let updatedPatientColumns: [PatientColumn] = [
+        .firstName, .lastName, .sortKey, .dateOfBirth, .biologicalSex, .nationalId, .email, .phoneNumber,
+        .address, .updatedAt, .version,
+    ]
 
     static func insertArguments(_ p: Patient) -> [DatabaseValue] {
-        [p.id.databaseValue, .text(p.firstName), .text(p.lastName), .text(p.sortKey),
-         p.dateOfBirth.databaseValue, p.biologicalSex?.rawValue.databaseValue ?? .null,
-         p.nationalId.databaseValue, p.email.databaseValue, p.phoneNumber.databaseValue,
-         p.address.databaseValue, p.deletedAt.databaseValue, p.createdAt.databaseValue,
-         p.updatedAt.databaseValue, .integer(p.version)]
+        PatientColumn.arguments(p)
     }
 
-    static func patient(_ row: Row, from start: Int32 = 0) throws -> Patient {
-        var p = Patient(id: try row[start], firstName: try row[start + 1], lastName: try row[start + 2],
-                        dateOfBirth: try row[start + 3])
-        p.biologicalSex = (try row[start + 4] as String?).map(BiologicalSex.init(rawValue:))
-        p.nationalId = try row[start + 5]
-        p.email = try row[start + 6]
-        p.phoneNumber = try row[start + 7]
-        p.address = try row[start + 8]
-        p.deletedAt = try row[start + 9]
-        p.createdAt = try row[start + 10]
-        p.updatedAt = try row[start + 11]
-        p.version = try row[start + 12]
+    /// The patient columns followed by `rowid`, for ``patientAndRowid(_:)``.
+    static let patientAndRowidColumns = "\(PatientColumn.selection), rowid"
+
+    /// A row selected with ``patientAndRowidColumns``.
+    static func patientAndRowid(_ row: Row) throws -> (rowid: Int64, patient: Patient) {
+        (row.int64(at: Int32(PatientColumn.allCases.count)), try patient(row))
+    }
+
+    static func patient(_ row: Row) throws -> Patient {
+        typealias C = PatientColumn
+        var p = Patient(id: try row[C.id], firstName: try row[C.firstName], lastName: try row[C.lastName],
+                        dateOfBirth: try row[C.dateOfBirth])
+        p.biologicalSex = (try row[C.biologicalSex] as String?).map(BiologicalSex.init(rawValue:))
+        p.nationalId = try row[C.nationalId]
+        p.email = try row[C.email]
+        p.phoneNumber = try row[C.phoneNumber]
+        p.address = try row[C.address]
+        p.deletedAt = try row[C.deletedAt]
+        p.createdAt = try row[C.createdAt]
+        p.updatedAt = try row[C.updatedAt]
+        p.version = try row[C.version]
         return p
     }
 
     // MARK: - Session
 
-    static let sessionColumns = """
-        id, patient_id, date_ms, type, duration_minutes, status, created_at, updated_at, version, \
-        chief_complaint, treatment_plan, notes
-        """
+    /// `clinical_session`'s columns.
+    enum SessionColumn: Int32, TableColumn {
+        case id, patientId, dateMs, type, durationMinutes, status, createdAt, updatedAt, version,
+             chiefComplaint, treatmentPlan, notes
+
+        static func value(of s: ClinicalSession, _ column: Self) -> any DatabaseValueConvertible {
+            switch column {
+            case .id: s.id
+            case .patientId: s.patientID
+            case .dateMs: s.date
+            case .type: s.type.rawValue
+            case .durationMinutes: s.durationMinutes
+            case .status: s.status.rawValue
+            case .createdAt: s.createdAt
+            case .updatedAt: s.updatedAt
+            case .version: s.version
+            case .chiefComplaint: s.chiefComplaint
+            case .treatmentPlan: s.treatmentPlan
+            case .notes: s.notes
+            }
+        }
+    }
 
     static let insertSession = """
-        INSERT INTO clinical_session (\(sessionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO clinical_session (\(SessionColumn.selection)) VALUES (\(SessionColumn.placeholders))
         """
 
+    /// What an update may change: not the id, the patient or the creation date.
+    static let updatedSessionColumns: [SessionColumn] = [
+        .dateMs, .type, .durationMinutes, .status, .updatedAt, .version, .chiefComplaint, .treatmentPlan, .notes,
+    ]
+
     static func insertArguments(_ s: ClinicalSession) -> [DatabaseValue] {
-        [s.id.databaseValue, s.patientID.databaseValue, s.date.databaseValue, .text(s.type.rawValue),
-         .integer(Int64(s.durationMinutes)), .text(s.status.rawValue), s.createdAt.databaseValue,
-         s.updatedAt.databaseValue, .integer(s.version), s.chiefComplaint.databaseValue,
-         s.treatmentPlan.databaseValue, s.notes.databaseValue]
+        SessionColumn.arguments(s)
     }
 
     static func session(_ row: Row) throws -> ClinicalSession {
-        var s = ClinicalSession(id: try row[0], patientID: try row[1], date: try row[2],
-                                type: SessionType(rawValue: try row[3]), durationMinutes: try row[4],
-                                status: SessionStatus(rawValue: try row[5]))
-        s.createdAt = try row[6]
-        s.updatedAt = try row[7]
-        s.version = try row[8]
-        s.chiefComplaint = try row[9]
-        s.treatmentPlan = try row[10]
-        s.notes = try row[11]
+        typealias C = SessionColumn
+        var s = ClinicalSession(id: try row[C.id], patientID: try row[C.patientId], date: try row[C.dateMs],
+                                type: SessionType(rawValue: try row[C.type]),
+                                durationMinutes: try row[C.durationMinutes],
+                                status: SessionStatus(rawValue: try row[C.status]))
+        s.createdAt = try row[C.createdAt]
+        s.updatedAt = try row[C.updatedAt]
+        s.version = try row[C.version]
+        s.chiefComplaint = try row[C.chiefComplaint]
+        s.treatmentPlan = try row[C.treatmentPlan]
+        s.notes = try row[C.notes]
         return s
     }
 
     // MARK: - Diagnosis
 
-    static let diagnosisColumns = """
-        id, session_id, code, title, title_es, uri, release_version, diagnosis_type, severity, \
-        diagnosed_at, created_at, updated_at, version, clinical_notes
-        """
+    /// `diagnosis`'s columns.
+    enum DiagnosisColumn: Int32, TableColumn {
+        case id, sessionId, code, title, titleEs, uri, releaseVersion, diagnosisType, severity,
+             diagnosedAt, createdAt, updatedAt, version, clinicalNotes
 
-    /// Column list with a table alias (`d.id, d.session_id, …`).
-    static func diagnosisColumns(alias: String) -> String {
-        diagnosisColumns.split(separator: ",")
-            .map { "\(alias).\($0.trimmingCharacters(in: .whitespaces))" }
-            .joined(separator: ", ")
+        static func value(of d: Diagnosis, _ column: Self) -> any DatabaseValueConvertible {
+            switch column {
+            case .id: d.id
+            case .sessionId: d.sessionID
+            case .code: d.snapshot.code
+            case .title: d.snapshot.title
+            case .titleEs: d.snapshot.titleEs
+            case .uri: d.snapshot.uri
+            case .releaseVersion: d.snapshot.releaseVersion
+            case .diagnosisType: d.diagnosisType.rawValue
+            case .severity: d.severity?.rawValue
+            case .diagnosedAt: d.diagnosedAt
+            case .createdAt: d.createdAt
+            case .updatedAt: d.updatedAt
+            case .version: d.version
+            case .clinicalNotes: d.clinicalNotes
+            }
+        }
     }
 
     static let insertDiagnosis = """
-        INSERT INTO diagnosis (\(diagnosisColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO diagnosis (\(DiagnosisColumn.selection)) VALUES (\(DiagnosisColumn.placeholders))
         """
 
+    /// The amendable columns: the snapshot's, the session and the date are guarded by triggers.
+    static let updatedDiagnosisColumns: [DiagnosisColumn] = [
+        .diagnosisType, .severity, .clinicalNotes, .updatedAt, .version,
+    ]
+
     static func insertArguments(_ d: Diagnosis) -> [DatabaseValue] {
-        [d.id.databaseValue, d.sessionID.databaseValue, .text(d.snapshot.code), .text(d.snapshot.title),
-         d.snapshot.titleEs.databaseValue, .text(d.snapshot.uri), .text(d.snapshot.releaseVersion),
-         .text(d.diagnosisType.rawValue), d.severity?.rawValue.databaseValue ?? .null,
-         d.diagnosedAt.databaseValue, d.createdAt.databaseValue, d.updatedAt.databaseValue,
-         .integer(d.version), d.clinicalNotes.databaseValue]
+        DiagnosisColumn.arguments(d)
     }
 
     static func diagnosis(_ row: Row) throws -> Diagnosis {
-        let snapshot = ICD11Snapshot(code: try row[2], title: try row[3], titleEs: try row[4], uri: try row[5],
-                                     releaseVersion: try row[6])
-        var d = Diagnosis(id: try row[0], sessionID: try row[1], snapshot: snapshot,
-                          diagnosisType: DiagnosisType(rawValue: try row[7]),
-                          severity: (try row[8] as String?).map(DiagnosisSeverity.init(rawValue:)),
-                          clinicalNotes: try row[13], diagnosedAt: try row[9])
-        d.createdAt = try row[10]
-        d.updatedAt = try row[11]
-        d.version = try row[12]
+        typealias C = DiagnosisColumn
+        let snapshot = ICD11Snapshot(code: try row[C.code], title: try row[C.title], titleEs: try row[C.titleEs],
+                                     uri: try row[C.uri], releaseVersion: try row[C.releaseVersion])
+        var d = Diagnosis(id: try row[C.id], sessionID: try row[C.sessionId], snapshot: snapshot,
+                          diagnosisType: DiagnosisType(rawValue: try row[C.diagnosisType]),
+                          severity: (try row[C.severity] as String?).map(DiagnosisSeverity.init(rawValue:)),
+                          clinicalNotes: try row[C.clinicalNotes], diagnosedAt: try row[C.diagnosedAt])
+        d.createdAt = try row[C.createdAt]
+        d.updatedAt = try row[C.updatedAt]
+        d.version = try row[C.version]
         return d
     }
 
     // MARK: - Professional
 
-    static let professionalColumns = """
-        id, full_name, license_number, specialty, email, preferred_language, created_at, updated_at, version
-        """
+    /// `professional`'s columns (its `singleton` key is always 1, written apart).
+    enum ProfessionalColumn: Int32, TableColumn {
+        case id, fullName, licenseNumber, specialty, email, preferredLanguage, createdAt, updatedAt, version
+
+        static func value(of p: Professional, _ column: Self) -> any DatabaseValueConvertible {
+            switch column {
+            case .id: p.id
+            case .fullName: p.fullName
+            case .licenseNumber: p.licenseNumber
+            case .specialty: p.specialty
+            case .email: p.email
+            case .preferredLanguage: p.preferredLanguage
+            case .createdAt: p.createdAt
+            case .updatedAt: p.updatedAt
+            case .version: p.version
+            }
+        }
+    }
 
     static func professional(_ row: Row) throws -> Professional {
-        var p = Professional(id: try row[0], fullName: try row[1], licenseNumber: try row[2],
-                             specialty: try row[3], email: try row[4], preferredLanguage: try row[5])
-        p.createdAt = try row[6]
-        p.updatedAt = try row[7]
-        p.version = try row[8]
+        typealias C = ProfessionalColumn
+        var p = Professional(id: try row[C.id], fullName: try row[C.fullName], licenseNumber: try row[C.licenseNumber],
+                             specialty: try row[C.specialty], email: try row[C.email],
+                             preferredLanguage: try row[C.preferredLanguage])
+        p.createdAt = try row[C.createdAt]
+        p.updatedAt = try row[C.updatedAt]
+        p.version = try row[C.version]
         return p
     }
 
     // MARK: - Attachment
 
-    static let attachmentColumns = """
-        id, session_id, file_name, mime_type, byte_count, sha256, created_at, updated_at, version
-        """
+    /// The columns of a complete attachment as its repository reads it.
+    enum AttachmentColumn: Int32, TableColumn {
+        case id, sessionId, fileName, mimeType, byteCount, sha256, createdAt, updatedAt, version
+
+        static func value(of a: Attachment, _ column: Self) -> any DatabaseValueConvertible {
+            switch column {
+            case .id: a.id
+            case .sessionId: a.sessionID
+            case .fileName: a.fileName
+            case .mimeType: a.mimeType
+            case .byteCount: a.byteCount
+            case .sha256: Data(a.sha256.bytes)
+            case .createdAt: a.createdAt
+            case .updatedAt: a.updatedAt
+            case .version: a.version
+            }
+        }
+    }
 
     static func attachment(_ row: Row) throws -> Attachment {
+        typealias C = AttachmentColumn
         let digest: SHA256Digest
         do {
-            digest = try SHA256Digest(bytes: [UInt8](row.blob(at: 5)))
+            digest = try SHA256Digest(bytes: [UInt8](row.blob(at: C.sha256.rawValue)))
         } catch {
             throw MedVaultError(.corrupted, reason: "a stored attachment digest is malformed")
         }
-        return Attachment(id: try row[0], sessionID: try row[1], fileName: try row[2], mimeType: try row[3],
-                          byteCount: try row[4], sha256: digest, createdAt: try row[6], updatedAt: try row[7],
-                          version: try row[8])
+        return Attachment(id: try row[C.id], sessionID: try row[C.sessionId], fileName: try row[C.fileName],
+                          mimeType: try row[C.mimeType], byteCount: try row[C.byteCount], sha256: digest,
+                          createdAt: try row[C.createdAt], updatedAt: try row[C.updatedAt],
+                          version: try row[C.version])
     }
 }

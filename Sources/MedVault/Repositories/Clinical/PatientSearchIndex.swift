@@ -67,7 +67,7 @@ enum PatientSearchIndex {
         SELECT sort_key, patient_id, patient_rowid FROM patient_search_token \
         WHERE token >= ? AND token < ? ORDER BY sort_key, patient_id
         """
-    static let patientByRowid = "SELECT \(ClinicalRows.patientColumns) FROM patient WHERE rowid = ?"
+    static let patientByRowid = "SELECT \(ClinicalRows.PatientColumn.selection) FROM patient WHERE rowid = ?"
 
     /// The first `limit` patients in patient order that `filter` includes and whose
     /// searchable fields match every token of `queryTokens` as a prefix.

@@ -182,7 +182,7 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
     // MARK: - Reading
 
     static let selectByID = """
-        SELECT \(ClinicalRows.attachmentColumns) FROM attachment WHERE id = ? AND is_complete = 1
+        SELECT \(ClinicalRows.AttachmentColumn.selection) FROM attachment WHERE id = ? AND is_complete = 1
         """
 
     public func get(_ id: UUID) async throws -> Attachment {
@@ -200,7 +200,7 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
                                   { _ in true }) != nil
             else { throw ClinicalSQL.notFound("sessionID") }
             return try db.fetchAll("""
-                SELECT \(ClinicalRows.attachmentColumns) FROM attachment \
+                SELECT \(ClinicalRows.AttachmentColumn.selection) FROM attachment \
                 WHERE session_id = ? AND is_complete = 1 ORDER BY created_at, id
                 """, [sessionID.databaseValue]) { try ClinicalRows.attachment($0) }
         }

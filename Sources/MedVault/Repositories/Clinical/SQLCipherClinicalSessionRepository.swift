@@ -31,7 +31,11 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         self.clock = clock
     }
 
-    static let selectByID = "SELECT \(ClinicalRows.sessionColumns) FROM clinical_session WHERE id = ?"
+    static let selectByID = "SELECT \(ClinicalRows.SessionColumn.selection) FROM clinical_session WHERE id = ?"
+    static let update = """
+        UPDATE clinical_session SET \(ClinicalRows.SessionColumn.assignments(ClinicalRows.updatedSessionColumns)) \
+        WHERE id = ?
+        """
 
     // MARK: - Writing
 
@@ -87,13 +91,8 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
             value.createdAt = stored.createdAt
             value.updatedAt = clock.now()
             value.version = stored.version + 1
-            try db.execute("""
-                UPDATE clinical_session SET date_ms = ?, type = ?, duration_minutes = ?, status = ?, \
-                updated_at = ?, version = ?, chief_complaint = ?, treatment_plan = ?, notes = ? WHERE id = ?
-                """, [value.date.databaseValue, .text(value.type.rawValue), .integer(Int64(value.durationMinutes)),
-                      .text(value.status.rawValue), value.updatedAt.databaseValue, .integer(value.version),
-                      value.chiefComplaint.databaseValue, value.treatmentPlan.databaseValue,
-                      value.notes.databaseValue, value.id.databaseValue])
+            try db.execute(Self.update, ClinicalRows.SessionColumn.arguments(value, ClinicalRows.updatedSessionColumns)
+                           + [value.id.databaseValue])
             return value
         }
     }
@@ -140,7 +139,7 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         -> SessionHistoryPage
     {
         try ClinicalSQL.checkLimit(limit)
-        var sql = "SELECT \(ClinicalRows.sessionColumns) FROM clinical_session WHERE patient_id = ?"
+        var sql = "SELECT \(ClinicalRows.SessionColumn.selection) FROM clinical_session WHERE patient_id = ?"
         var arguments: [DatabaseValue] = [patientID.databaseValue]
         if let cursor {
             // (date_ms, id) < (?, ?) without row values; the first term bounds the index range.
@@ -174,7 +173,7 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         }
         return try await pool.read { db in
             try db.fetchAll("""
-                SELECT \(ClinicalRows.sessionColumns) FROM clinical_session \
+                SELECT \(ClinicalRows.SessionColumn.selection) FROM clinical_session \
                 WHERE date_ms >= ? AND date_ms < ? ORDER BY date_ms, id
                 """, [.integer(startMS), .integer(endMS)]) { try ClinicalRows.session($0) }
         }

@@ -30,13 +30,17 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
         self.clock = clock
     }
 
-    static let selectByID = "SELECT \(ClinicalRows.diagnosisColumns) FROM diagnosis WHERE id = ?"
+    static let selectByID = "SELECT \(ClinicalRows.DiagnosisColumn.selection) FROM diagnosis WHERE id = ?"
+    static let update = """
+        UPDATE diagnosis SET \(ClinicalRows.DiagnosisColumn.assignments(ClinicalRows.updatedDiagnosisColumns)) \
+        WHERE id = ?
+        """
     static let selectOfSession = """
-        SELECT \(ClinicalRows.diagnosisColumns) FROM diagnosis WHERE session_id = ? ORDER BY diagnosed_at, id
+        SELECT \(ClinicalRows.DiagnosisColumn.selection) FROM diagnosis WHERE session_id = ? ORDER BY diagnosed_at, id
         """
 
     static let selectOfPatient = """
-        SELECT \(ClinicalRows.diagnosisColumns(alias: "d")) FROM clinical_session s \
+        SELECT \(ClinicalRows.DiagnosisColumn.selection(alias: "d")) FROM clinical_session s \
         JOIN diagnosis d ON d.session_id = s.id WHERE s.patient_id = ? \
         ORDER BY d.diagnosed_at DESC, d.id DESC
         """
@@ -91,12 +95,8 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
             value.updatedAt = clock.now()
             value.version = stored.version + 1
             // Only the amendable columns: the snapshot's are guarded by a trigger.
-            try db.execute("""
-                UPDATE diagnosis SET diagnosis_type = ?, severity = ?, clinical_notes = ?, updated_at = ?, \
-                version = ? WHERE id = ?
-                """, [.text(value.diagnosisType.rawValue), value.severity?.rawValue.databaseValue ?? .null,
-                      value.clinicalNotes.databaseValue, value.updatedAt.databaseValue, .integer(value.version),
-                      value.id.databaseValue])
+            try db.execute(Self.update, ClinicalRows.DiagnosisColumn.arguments(value, ClinicalRows.updatedDiagnosisColumns)
+                           + [value.id.databaseValue])
             return value
         }
     }

@@ -33,7 +33,11 @@ public struct SQLCipherPatientRepository: PatientRepository {
         self.clock = clock
     }
 
-    static let selectByID = "SELECT rowid, \(ClinicalRows.patientColumns) FROM patient WHERE id = ?"
+    static let selectByID = "SELECT \(ClinicalRows.patientAndRowidColumns) FROM patient WHERE id = ?"
+    static let update = """
+        UPDATE patient SET \(ClinicalRows.PatientColumn.assignments(ClinicalRows.updatedPatientColumns)) \
+        WHERE rowid = ?
+        """
     // MARK: - Writing
 
     @discardableResult
@@ -78,15 +82,8 @@ public struct SQLCipherPatientRepository: PatientRepository {
             value.deletedAt = stored.deletedAt
             value.version = stored.version + 1
             value.updatedAt = clock.now()
-            try db.execute("""
-                UPDATE patient SET first_name = ?, last_name = ?, sort_key = ?, date_of_birth = ?, \
-                biological_sex = ?, national_id = ?, email = ?, phone_number = ?, address = ?, \
-                updated_at = ?, version = ? WHERE rowid = ?
-                """, [.text(value.firstName), .text(value.lastName), .text(value.sortKey),
-                      value.dateOfBirth.databaseValue, value.biologicalSex?.rawValue.databaseValue ?? .null,
-                      value.nationalId.databaseValue, value.email.databaseValue, value.phoneNumber.databaseValue,
-                      value.address.databaseValue, value.updatedAt.databaseValue, .integer(value.version),
-                      .integer(rowid)])
+            try db.execute(Self.update, ClinicalRows.PatientColumn.arguments(value, ClinicalRows.updatedPatientColumns)
+                           + [.integer(rowid)])
             if PatientSearchIndex.tokens(of: value) != PatientSearchIndex.tokens(of: stored)
                 || value.sortKey != stored.sortKey {
                 try PatientSearchIndex.replace(value, rowid: rowid, in: db)
@@ -123,9 +120,7 @@ public struct SQLCipherPatientRepository: PatientRepository {
 
     /// The stored patient with `id` and its rowid (the search index's `patient_rowid`).
     static func fetch(_ id: UUID, _ db: DatabaseConnection) throws -> (rowid: Int64, patient: Patient)? {
-        try db.fetchOne(selectByID, [id.databaseValue]) { row in
-            (row.int64(at: 0), try ClinicalRows.patient(row, from: 1))
-        }
+        try db.fetchOne(selectByID, [id.databaseValue], ClinicalRows.patientAndRowid)
     }
 
     // MARK: - Reading
@@ -141,7 +136,7 @@ public struct SQLCipherPatientRepository: PatientRepository {
 
     public func list(filter: PatientFilter, after cursor: PatientCursor?, limit: Int) async throws -> PatientPage {
         try ClinicalSQL.checkLimit(limit)
-        var sql = "SELECT \(ClinicalRows.patientColumns) FROM patient WHERE \(Self.filterSQL(filter))"
+        var sql = "SELECT \(ClinicalRows.PatientColumn.selection) FROM patient WHERE \(Self.filterSQL(filter))"
         var arguments: [DatabaseValue] = []
         if let cursor {
             // (sort_key, id) > (?, ?) without row values; the first term bounds the index range.

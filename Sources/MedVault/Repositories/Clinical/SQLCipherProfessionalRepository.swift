@@ -27,7 +27,11 @@ public struct SQLCipherProfessionalRepository: ProfessionalRepository {
         self.clock = clock
     }
 
-    static let select = "SELECT \(ClinicalRows.professionalColumns) FROM professional WHERE singleton = 1"
+    static let select = "SELECT \(ClinicalRows.ProfessionalColumn.selection) FROM professional WHERE singleton = 1"
+    static let save = """
+        INSERT OR REPLACE INTO professional (singleton, \(ClinicalRows.ProfessionalColumn.selection)) \
+        VALUES (1, \(ClinicalRows.ProfessionalColumn.placeholders))
+        """
 
     public func get() async throws -> Professional? {
         try await pool.read { db in
@@ -54,12 +58,7 @@ public struct SQLCipherProfessionalRepository: ProfessionalRepository {
                 value.version = 1
             }
             value.updatedAt = now
-            try db.execute("""
-                INSERT OR REPLACE INTO professional (singleton, \(ClinicalRows.professionalColumns)) \
-                VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [value.id.databaseValue, .text(value.fullName), .text(value.licenseNumber),
-                      .text(value.specialty), value.email.databaseValue, .text(value.preferredLanguage),
-                      value.createdAt.databaseValue, value.updatedAt.databaseValue, .integer(value.version)])
+            try db.execute(Self.save, ClinicalRows.ProfessionalColumn.arguments(value))
             return value
         }
     }

@@ -1,0 +1,361 @@
+-- MedVault schema: the golden file of SchemaGoldenTests.
+-- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
+-- applied migrations: clinical records | medications | ordered patient search index
+
+-- index attachment_by_session on attachment
+CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
+
+-- index clinical_session_agenda on clinical_session
+CREATE INDEX clinical_session_agenda ON clinical_session(date_ms, id)
+
+-- index clinical_session_history on clinical_session
+CREATE INDEX clinical_session_history ON clinical_session(patient_id, date_ms, id)
+
+-- index diagnosis_by_session on diagnosis
+CREATE INDEX diagnosis_by_session ON diagnosis(session_id, diagnosed_at, id)
+
+-- index dose_log_by_patient_time on dose_log
+CREATE INDEX dose_log_by_patient_time ON dose_log(patient_id, scheduled_at, medication_id)
+
+-- index medication_by_patient on medication
+CREATE INDEX medication_by_patient ON medication(patient_id)
+
+-- index medication_schedule_by_medication on medication_schedule
+CREATE INDEX medication_schedule_by_medication ON medication_schedule(medication_id, created_at, id)
+
+-- index patient_list on patient
+CREATE INDEX patient_list ON patient(deleted_at IS NULL, sort_key, id)
+
+-- index patient_order on patient
+CREATE INDEX patient_order ON patient(sort_key, id)
+
+-- index patient_search_token_patient on patient_search_token
+CREATE INDEX patient_search_token_patient ON patient_search_token(patient_rowid)
+
+-- index sqlite_autoindex_attachment_1 on attachment
+(automatic)
+
+-- index sqlite_autoindex_attachment_chunk_1 on attachment_chunk
+(automatic)
+
+-- index sqlite_autoindex_clinical_session_1 on clinical_session
+(automatic)
+
+-- index sqlite_autoindex_diagnosis_1 on diagnosis
+(automatic)
+
+-- index sqlite_autoindex_dose_log_1 on dose_log
+(automatic)
+
+-- index sqlite_autoindex_dose_log_2 on dose_log
+(automatic)
+
+-- index sqlite_autoindex_medication_1 on medication
+(automatic)
+
+-- index sqlite_autoindex_medication_schedule_1 on medication_schedule
+(automatic)
+
+-- index sqlite_autoindex_medication_search_segdir_1 on medication_search_segdir
+(automatic)
+
+-- index sqlite_autoindex_medvault_migrations_1 on medvault_migrations
+(automatic)
+
+-- index sqlite_autoindex_patient_1 on patient
+(automatic)
+
+-- index sqlite_autoindex_professional_1 on professional
+(automatic)
+
+-- table attachment on attachment
+CREATE TABLE attachment (
+id BLOB NOT NULL UNIQUE CHECK (length(id) = 16),
+session_id BLOB NOT NULL REFERENCES clinical_session(id) ON DELETE CASCADE,
+file_name TEXT NOT NULL,
+mime_type TEXT NOT NULL,
+byte_count INTEGER NOT NULL DEFAULT 0 CHECK (byte_count >= 0),
+sha256 BLOB CHECK (sha256 IS NULL OR length(sha256) = 32),
+is_complete INTEGER NOT NULL DEFAULT 0 CHECK (is_complete IN (0, 1)),
+created_at INTEGER NOT NULL,
+updated_at INTEGER NOT NULL,
+version INTEGER NOT NULL,
+CHECK (is_complete = 0 OR sha256 IS NOT NULL)
+)
+
+-- table attachment_chunk on attachment_chunk
+CREATE TABLE attachment_chunk (
+attachment_id BLOB NOT NULL REFERENCES attachment(id) ON DELETE CASCADE,
+seq INTEGER NOT NULL,
+data BLOB NOT NULL,
+PRIMARY KEY (attachment_id, seq)
+)
+
+-- table clinical_session on clinical_session
+CREATE TABLE clinical_session (
+id BLOB NOT NULL UNIQUE CHECK (length(id) = 16),
+patient_id BLOB NOT NULL REFERENCES patient(id),
+date_ms INTEGER NOT NULL,
+type TEXT NOT NULL,
+duration_minutes INTEGER NOT NULL CHECK (duration_minutes BETWEEN 1 AND 1440),
+status TEXT NOT NULL,
+created_at INTEGER NOT NULL,
+updated_at INTEGER NOT NULL,
+version INTEGER NOT NULL,
+chief_complaint TEXT,
+treatment_plan TEXT,
+notes TEXT
+)
+
+-- table diagnosis on diagnosis
+CREATE TABLE diagnosis (
+id BLOB NOT NULL UNIQUE CHECK (length(id) = 16),
+session_id BLOB NOT NULL REFERENCES clinical_session(id),
+code TEXT NOT NULL,
+title TEXT NOT NULL,
+title_es TEXT,
+uri TEXT NOT NULL,
+release_version TEXT NOT NULL,
+diagnosis_type TEXT NOT NULL,
+severity TEXT,
+diagnosed_at INTEGER NOT NULL,
+created_at INTEGER NOT NULL,
+updated_at INTEGER NOT NULL,
+version INTEGER NOT NULL,
+clinical_notes TEXT
+)
+
+-- table dose_log on dose_log
+CREATE TABLE dose_log (
+rowid INTEGER PRIMARY KEY,
+id BLOB NOT NULL UNIQUE CHECK (length(id) = 16),
+medication_id BLOB NOT NULL REFERENCES medication(id),
+patient_id BLOB NOT NULL,
+scheduled_at INTEGER NOT NULL,
+taken_at INTEGER,
+status TEXT NOT NULL CHECK (status IN ('taken', 'late', 'skipped', 'missed')),
+skip_reason TEXT,
+notes TEXT,
+created_at INTEGER NOT NULL,
+updated_at INTEGER NOT NULL,
+version INTEGER NOT NULL CHECK (version >= 1),
+UNIQUE (medication_id, scheduled_at),
+CHECK ((taken_at IS NOT NULL) = (status IN ('taken', 'late'))),
+CHECK (skip_reason IS NULL OR status = 'skipped')
+)
+
+-- table medication on medication
+CREATE TABLE medication (
+rowid INTEGER PRIMARY KEY, -- the search index's docid
+id BLOB NOT NULL UNIQUE CHECK (length(id) = 16),
+patient_id BLOB NOT NULL REFERENCES patient(id),
+name TEXT NOT NULL,
+generic_name TEXT,
+dosage_amount INTEGER NOT NULL CHECK (dosage_amount > 0),
+dosage_unit TEXT NOT NULL,
+form TEXT NOT NULL,
+route TEXT NOT NULL,
+frequency_kind TEXT NOT NULL,
+frequency_count INTEGER,
+frequency_times TEXT,
+frequency_time_labels TEXT,
+instructions TEXT,
+start_date TEXT NOT NULL,
+end_date TEXT,
+is_active INTEGER NOT NULL CHECK (is_active IN (0, 1)),
+requires_prescription INTEGER NOT NULL CHECK (requires_prescription IN (0, 1)),
+inventory_current INTEGER CHECK (inventory_current >= 0),
+inventory_minimum INTEGER CHECK (inventory_minimum >= 0),
+inventory_package_size INTEGER CHECK (inventory_package_size > 0),
+inventory_expiration_date TEXT,
+created_at INTEGER NOT NULL,
+updated_at INTEGER NOT NULL,
+version INTEGER NOT NULL CHECK (version >= 1),
+CHECK ((inventory_current IS NULL) = (inventory_minimum IS NULL))
+)
+
+-- table medication_schedule on medication_schedule
+CREATE TABLE medication_schedule (
+rowid INTEGER PRIMARY KEY,
+id BLOB NOT NULL UNIQUE CHECK (length(id) = 16),
+medication_id BLOB NOT NULL REFERENCES medication(id),
+times TEXT NOT NULL,
+time_labels TEXT,
+days_of_week INTEGER NOT NULL CHECK (days_of_week BETWEEN 0 AND 127),
+time_zone TEXT NOT NULL,
+created_at INTEGER NOT NULL,
+updated_at INTEGER NOT NULL,
+version INTEGER NOT NULL CHECK (version >= 1)
+)
+
+-- table medication_search on medication_search
+CREATE VIRTUAL TABLE medication_search USING fts4(
+name, generic_name, tokenize=unicode61 "remove_diacritics=1"
+)
+
+-- table medication_search_content on medication_search_content
+CREATE TABLE 'medication_search_content'(docid INTEGER PRIMARY KEY, 'c0name', 'c1generic_name')
+
+-- table medication_search_docsize on medication_search_docsize
+CREATE TABLE 'medication_search_docsize'(docid INTEGER PRIMARY KEY, size BLOB)
+
+-- table medication_search_segdir on medication_search_segdir
+CREATE TABLE 'medication_search_segdir'(level INTEGER,idx INTEGER,start_block INTEGER,leaves_end_block INTEGER,end_block INTEGER,root BLOB,PRIMARY KEY(level, idx))
+
+-- table medication_search_segments on medication_search_segments
+CREATE TABLE 'medication_search_segments'(blockid INTEGER PRIMARY KEY, block BLOB)
+
+-- table medication_search_stat on medication_search_stat
+CREATE TABLE 'medication_search_stat'(id INTEGER PRIMARY KEY, value BLOB)
+
+-- table medvault_migrations on medvault_migrations
+CREATE TABLE medvault_migrations (name TEXT NOT NULL PRIMARY KEY)
+
+-- table patient on patient
+CREATE TABLE patient (
+rowid INTEGER PRIMARY KEY, -- the search index's docid
+id BLOB NOT NULL UNIQUE CHECK (length(id) = 16),
+first_name TEXT NOT NULL,
+last_name TEXT NOT NULL,
+sort_key TEXT NOT NULL,
+date_of_birth TEXT NOT NULL,
+biological_sex TEXT,
+national_id TEXT,
+email TEXT,
+phone_number TEXT,
+address TEXT,
+deleted_at INTEGER,
+created_at INTEGER NOT NULL,
+updated_at INTEGER NOT NULL,
+version INTEGER NOT NULL
+)
+
+-- table patient_search_token on patient_search_token
+CREATE TABLE patient_search_token (
+token TEXT NOT NULL, -- one folded token (SearchText.tokens)
+sort_key TEXT NOT NULL, -- = patient.sort_key
+patient_id BLOB NOT NULL, -- = patient.id, the tie-break of patient order
+patient_rowid INTEGER NOT NULL, -- = patient.rowid, to read the row
+PRIMARY KEY (token, sort_key, patient_id)
+) WITHOUT ROWID
+
+-- table professional on professional
+CREATE TABLE professional (
+singleton INTEGER PRIMARY KEY CHECK (singleton = 1), -- one per vault
+id BLOB NOT NULL UNIQUE CHECK (length(id) = 16),
+full_name TEXT NOT NULL,
+license_number TEXT NOT NULL,
+specialty TEXT NOT NULL,
+email TEXT,
+preferred_language TEXT NOT NULL,
+created_at INTEGER NOT NULL,
+updated_at INTEGER NOT NULL,
+version INTEGER NOT NULL
+)
+
+-- trigger attachment_chunk_sealed on attachment_chunk
+CREATE TRIGGER attachment_chunk_sealed BEFORE INSERT ON attachment_chunk
+WHEN (SELECT is_complete FROM attachment WHERE id = NEW.attachment_id) = 1 BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a stored attachment never changes');
+END
+
+-- trigger attachment_completed_session on attachment
+CREATE TRIGGER attachment_completed_session BEFORE DELETE ON attachment
+WHEN OLD.is_complete = 1
+AND (SELECT status FROM clinical_session WHERE id = OLD.session_id) = 'completed' BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a completed session is part of the medical record');
+END
+
+-- trigger attachment_session_exists on attachment
+CREATE TRIGGER attachment_session_exists BEFORE INSERT ON attachment
+WHEN NOT EXISTS (SELECT 1 FROM clinical_session WHERE id = NEW.session_id) BEGIN
+SELECT RAISE(ABORT, 'medvault: notFound: no such session');
+END
+
+-- trigger clinical_session_completed_kept on clinical_session
+CREATE TRIGGER clinical_session_completed_kept BEFORE DELETE ON clinical_session
+WHEN OLD.status = 'completed' BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a completed session is part of the medical record');
+END
+
+-- trigger clinical_session_completed_status on clinical_session
+CREATE TRIGGER clinical_session_completed_status BEFORE UPDATE OF status ON clinical_session
+WHEN OLD.status = 'completed' AND NEW.status IS NOT 'completed' BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a completed session is part of the medical record');
+END
+
+-- trigger clinical_session_patient_active on clinical_session
+CREATE TRIGGER clinical_session_patient_active BEFORE INSERT ON clinical_session BEGIN
+SELECT CASE (SELECT deleted_at IS NULL FROM patient WHERE id = NEW.patient_id)
+WHEN 1 THEN NULL
+WHEN 0 THEN RAISE(ABORT, 'medvault: validation: the patient is inactive')
+ELSE RAISE(ABORT, 'medvault: notFound: no such patient')
+END;
+END
+
+-- trigger clinical_session_patient_fixed on clinical_session
+CREATE TRIGGER clinical_session_patient_fixed BEFORE UPDATE OF id, patient_id ON clinical_session
+WHEN NEW.patient_id IS NOT OLD.patient_id OR NEW.id IS NOT OLD.id BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a session cannot move to another patient');
+END
+
+-- trigger diagnosis_fixed on diagnosis
+CREATE TRIGGER diagnosis_fixed BEFORE UPDATE OF id, session_id, diagnosed_at ON diagnosis BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis keeps its session and date');
+END
+
+-- trigger diagnosis_never_deleted on diagnosis
+CREATE TRIGGER diagnosis_never_deleted BEFORE DELETE ON diagnosis BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis is part of the medical record');
+END
+
+-- trigger diagnosis_session_exists on diagnosis
+CREATE TRIGGER diagnosis_session_exists BEFORE INSERT ON diagnosis
+WHEN NOT EXISTS (SELECT 1 FROM clinical_session WHERE id = NEW.session_id) BEGIN
+SELECT RAISE(ABORT, 'medvault: notFound: no such session');
+END
+
+-- trigger diagnosis_snapshot_immutable on diagnosis
+CREATE TRIGGER diagnosis_snapshot_immutable
+BEFORE UPDATE OF code, title, title_es, uri, release_version ON diagnosis BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis snapshot never changes');
+END
+
+-- trigger medication_keeps_its_patient on medication
+CREATE TRIGGER medication_keeps_its_patient
+BEFORE UPDATE OF patient_id ON medication
+WHEN NEW.patient_id IS NOT OLD.patient_id
+BEGIN
+SELECT RAISE(ABORT, 'medvault: validation: a medication cannot move to another patient');
+END
+
+-- trigger medication_search_delete on medication
+CREATE TRIGGER medication_search_delete AFTER DELETE ON medication
+BEGIN
+DELETE FROM medication_search WHERE docid = OLD.rowid;
+END
+
+-- trigger medication_search_insert on medication
+CREATE TRIGGER medication_search_insert AFTER INSERT ON medication
+BEGIN
+INSERT INTO medication_search(docid, name, generic_name)
+VALUES (NEW.rowid, NEW.name, NEW.generic_name);
+END
+
+-- trigger medication_search_update on medication
+CREATE TRIGGER medication_search_update AFTER UPDATE OF name, generic_name ON medication
+BEGIN
+UPDATE medication_search SET name = NEW.name, generic_name = NEW.generic_name
+WHERE docid = NEW.rowid;
+END
+
+-- trigger patient_id_fixed on patient
+CREATE TRIGGER patient_id_fixed BEFORE UPDATE OF rowid, id ON patient
+WHEN NEW.id IS NOT OLD.id OR NEW.rowid IS NOT OLD.rowid BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a patient keeps its identifier');
+END
+
+-- trigger patient_never_deleted on patient
+CREATE TRIGGER patient_never_deleted BEFORE DELETE ON patient BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a patient is never deleted, only deactivated');
+END
