@@ -1,12 +1,13 @@
 import Foundation
 
-/// Stores a patient's medications and their schedules.
+/// Stores a patient's medications.
 ///
-/// Record conventions: ``create(_:)`` stores version 1 with `createdAt == updatedAt
-/// == now`; ``update(_:)`` requires the stored version (else
-/// ``MedVaultError/Code/conflict`` and nothing is written) and returns version + 1.
-/// Invalid input throws ``MedVaultError/Code/validation`` naming the field, and
-/// changes nothing. Lists are sorted by folded name, then identifier.
+/// Record conventions, the same as every MedVault repository: ``create(_:)`` stores
+/// version 1 with `createdAt == updatedAt == now`; ``update(_:)`` requires the stored
+/// version (else ``MedVaultError/Code/conflict`` and nothing is written) and returns
+/// version + 1; ``get(_:)`` throws ``MedVaultError/Code/notFound`` where ``find(_:)``
+/// returns `nil`. Invalid input throws ``MedVaultError/Code/validation`` naming the
+/// field, and changes nothing. Lists are sorted by folded name, then identifier.
 ///
 /// For example:
 ///
@@ -21,28 +22,33 @@ public protocol MedicationRepository: Sendable {
     ///
     /// - Parameter medication: The medication; its record fields are ignored.
     /// - Returns: The stored value (version 1).
-    /// - Throws: ``MedVaultError/Code/validation`` (see ``MedicationValidation``),
+    /// - Throws: ``MedVaultError/Code/validation`` (see ``Medication/validated()``),
     ///   ``MedVaultError/Code/duplicate`` when the identifier exists, or a storage error.
-    ///   A SQL implementation also refuses an unknown patient.
+    ///   A store that knows patients refuses an unknown one with
+    ///   ``MedVaultError/Code/notFound``, field `patientID`.
+    @discardableResult
     func create(_ medication: Medication) async throws -> Medication
 
     /// Saves changes to a stored medication (including its inventory: a restock is an update).
     ///
     /// - Parameter medication: The medication, with the ``Medication/version`` it read.
     /// - Returns: The stored value, version + 1.
-    /// - Throws: ``MedVaultError/Code/notFound``, ``MedVaultError/Code/conflict`` for a
-    ///   stale version, ``MedVaultError/Code/validation`` (also when `patientID` changed).
+    /// - Throws: ``MedVaultError/Code/notFound``, ``MedVaultError/Code/validation``
+    ///   (also when `patientID` changed), ``MedVaultError/Code/conflict`` for a stale version.
+    @discardableResult
     func update(_ medication: Medication) async throws -> Medication
 
-    /// The medication with this identifier, or `nil`.
-    func medication(id: UUID) async throws -> Medication?
+    /// The medication with this identifier, active or not.
+    ///
+    /// - Throws: ``MedVaultError/Code/notFound``.
+    func get(_ id: UUID) async throws -> Medication
 
     /// A patient's medications.
     ///
     /// - Parameters:
     ///   - patientID: The patient.
     ///   - filter: Active (the usual view), inactive or all.
-    func medications(forPatient patientID: UUID, filter: MedicationFilter) async throws -> [Medication]
+    func list(patientID: UUID, filter: MedicationFilter) async throws -> [Medication]
 
     /// Medications whose name or generic name matches `query`, case- and
     /// accent-insensitively, by token prefix (``SearchText``): "ibupro" finds "Ibuprofeno".
@@ -56,24 +62,29 @@ public protocol MedicationRepository: Sendable {
     ///
     /// - Returns: The stored value, version + 1 (unchanged if already inactive).
     /// - Throws: ``MedVaultError/Code/notFound``.
-    func deactivate(id: UUID) async throws -> Medication
+    @discardableResult
+    func deactivate(_ id: UUID) async throws -> Medication
+}
 
-    /// Stores a new schedule for a medication.
+extension MedicationRepository {
+    /// The medication with this identifier, or `nil` when there is none.
     ///
-    /// - Returns: The stored value (version 1).
-    /// - Throws: ``MedVaultError/Code/notFound`` for an unknown medication,
-    ///   ``MedVaultError/Code/duplicate``, ``MedVaultError/Code/validation``.
-    func createSchedule(_ schedule: MedicationSchedule) async throws -> MedicationSchedule
+    /// - Throws: A storage error (never ``MedVaultError/Code/notFound``).
+    public func find(_ id: UUID) async throws -> Medication? {
+        do {
+            return try await get(id)
+        } catch let error as MedVaultError where error.code == .notFound {
+            return nil
+        }
+    }
 
-    /// Saves changes to a stored schedule, with optimistic versioning like ``update(_:)``.
-    ///
-    /// - Throws: ``MedVaultError/Code/notFound``, ``MedVaultError/Code/conflict``,
-    ///   ``MedVaultError/Code/validation`` (also when `medicationID` changed).
-    func updateSchedule(_ schedule: MedicationSchedule) async throws -> MedicationSchedule
+    /// A patient's active medications.
+    public func list(patientID: UUID) async throws -> [Medication] {
+        try await list(patientID: patientID, filter: .active)
+    }
 
-    /// A medication's schedules, oldest first (by `createdAt`, then identifier).
-    func schedules(forMedication medicationID: UUID) async throws -> [MedicationSchedule]
-
-    /// The schedules of all of a patient's medications (one read for a day's plan).
-    func schedules(forPatient patientID: UUID) async throws -> [MedicationSchedule]
+    /// The number of a patient's medications passing `filter` (active by default).
+    public func count(patientID: UUID, filter: MedicationFilter = .active) async throws -> Int {
+        try await list(patientID: patientID, filter: filter).count
+    }
 }

@@ -1,29 +1,48 @@
 import Foundation
 
-/// Medications and dose logs kept together, so that logging a dose can change the
-/// inventory in the same transaction, plus the clock the store reads "now" from.
+/// A patient's medication plan: the medications (this protocol is their
+/// ``MedicationRepository``), their ``schedules`` and ``doseLogs``, kept together
+/// so that logging a dose can change the inventory in the same transaction, plus
+/// the clock the store reads "now" from.
 ///
 /// The day-plan, adherence and inventory queries (``doses(forPatient:on:in:graceWindow:)``,
 /// ``adherence(forPatient:from:through:in:graceWindow:)``, ``lowInventory(forPatient:)``,
 /// ``expiring(forPatient:withinDays:in:)``…) are written once, in an extension, on
-/// top of the repository requirements, ``doseInputs(forPatient:medicationID:in:)`` and
-/// the pure ``DoseExpansion``, ``DoseResolution`` and ``AdherenceCalculator``: every
+/// top of the repositories, ``doseInputs(forPatient:medicationID:in:)`` and the pure
+/// ``DoseExpansion``, ``DoseResolution`` and ``AdherenceCalculator``: every
 /// implementation answers them identically.
 ///
+/// For example:
+///
+/// ```swift
+/// let medication = try await store.create(ibuprofen)
+/// try await store.schedules.create(MedicationSchedule(
+///     medicationID: medication.id, times: [TimeOfDay(hour: 8)], timeZoneIdentifier: "Europe/Madrid"))
+/// try await store.doseLogs.create(DoseLog(medicationID: medication.id, scheduledAt: at,
+///                                         status: .taken, takenAt: at))
+/// let today = try await store.doses(forPatient: patientID, on: day, in: madrid)
+/// ```
+///
 /// Implementations: ``InMemoryMedicationStore`` (for tests and previews) and the
-/// SQLCipher store in the `MedVault` module.
-public protocol MedicationStore: MedicationRepository, DoseLogRepository {
+/// SQLCipher store in the `MedVault` module (`Vault.medications`).
+public protocol MedicationStore: MedicationRepository {
+    /// The medications' schedules.
+    var schedules: any MedicationScheduleRepository { get }
+
+    /// What happened to doses; creating a log of a taken dose decrements the inventory.
+    var doseLogs: any DoseLogRepository { get }
+
     /// The clock that stamps records and decides which doses are already missed.
     var clock: RecordClock { get }
 
     /// What the day-plan and adherence queries need, read from one state of the store.
     ///
-    /// The default implementation composes ``medications(forPatient:filter:)``,
-    /// ``schedules(forPatient:)`` (or ``schedules(forMedication:)``) and
-    /// ``logs(forPatient:in:)`` (or ``history(forMedication:in:)``): three reads, which
-    /// a concurrent write may separate. A store that can read them in one transaction
-    /// overrides it (the SQLCipher store does: one read transaction, one snapshot).
-    /// An override must return exactly what the default returns on the same data.
+    /// The default implementation composes ``MedicationRepository/list(patientID:filter:)``,
+    /// ``MedicationScheduleRepository/list(patientID:)`` (or `list(medicationID:)`) and
+    /// ``DoseLogRepository/list(patientID:in:)`` (or `list(medicationID:in:)`): three
+    /// reads, which a concurrent write may separate. A store that can read them in one
+    /// transaction overrides it (the SQLCipher store does: one read transaction, one
+    /// snapshot). An override must return exactly what the default returns on the same data.
     ///
     /// For example:
     ///
@@ -46,18 +65,18 @@ public protocol MedicationStore: MedicationRepository, DoseLogRepository {
 
 extension MedicationStore {
     /// The default ``doseInputs(forPatient:medicationID:in:)``: three reads through
-    /// the repository requirements.
+    /// the repositories.
     public func doseInputs(forPatient patientID: UUID, medicationID: UUID?, in range: Range<Date>) async throws -> DoseInputs {
-        let medications = try await self.medications(forPatient: patientID, filter: .all)
+        let medications = try await list(patientID: patientID, filter: .all)
         guard let medicationID else {
             return DoseInputs(medications: medications,
-                              schedules: try await schedules(forPatient: patientID),
-                              logs: try await logs(forPatient: patientID, in: range))
+                              schedules: try await schedules.list(patientID: patientID),
+                              logs: try await doseLogs.list(patientID: patientID, in: range))
         }
         let own = medications.filter { $0.id == medicationID }
         guard !own.isEmpty else { return DoseInputs() }
         return DoseInputs(medications: own,
-                          schedules: try await schedules(forMedication: medicationID),
-                          logs: try await history(forMedication: medicationID, in: range))
+                          schedules: try await schedules.list(medicationID: medicationID),
+                          logs: try await doseLogs.list(medicationID: medicationID, in: range))
     }
 }

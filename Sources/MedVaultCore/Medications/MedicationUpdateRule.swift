@@ -10,14 +10,13 @@ public enum MedicationUpdateRule {
     /// - Throws: `validation` (a field, or `patientID` when it changed); `conflict` when
     ///   `new.version` is not `current.version`.
     public static func updated(_ new: Medication, replacing current: Medication, now: Date) throws -> Medication {
-        try MedicationValidation.validate(new)
+        var stored = try new.validated()
         guard new.patientID == current.patientID else {
             throw MedVaultError.validation("patientID", "cannot change")
         }
         guard new.version == current.version else {
-            throw MedVaultError(.conflict, reason: "the medication changed since it was read")
+            throw MedVaultError.recordConflict
         }
-        var stored = new
         stored.createdAt = current.createdAt
         stored.updatedAt = now
         stored.version = current.version + 1
@@ -30,14 +29,13 @@ public enum MedicationUpdateRule {
     ///   when `new.version` is not `current.version`.
     public static func updated(_ new: MedicationSchedule, replacing current: MedicationSchedule,
                                now: Date) throws -> MedicationSchedule {
-        try MedicationValidation.validate(new)
+        var stored = try new.validated()
         guard new.medicationID == current.medicationID else {
             throw MedVaultError.validation("medicationID", "cannot change")
         }
         guard new.version == current.version else {
-            throw MedVaultError(.conflict, reason: "the schedule changed since it was read")
+            throw MedVaultError.recordConflict
         }
-        var stored = new
         stored.createdAt = current.createdAt
         stored.updatedAt = now
         stored.version = current.version + 1
