@@ -9,22 +9,14 @@ package enum MedicationRecordRule {
     ///
     /// - Throws: ``MedVaultError/Code/validation`` (``Medication/validated()``).
     package static func created(_ medication: Medication, now: Date) throws -> Medication {
-        var stored = try medication.validated()
-        stored.createdAt = now
-        stored.updatedAt = now
-        stored.version = 1
-        return stored
+        try medication.validated().stampedAsNew(at: now)
     }
 
     /// The schedule to store for a new one: validated, version 1, created and updated now.
     ///
     /// - Throws: ``MedVaultError/Code/validation`` (``MedicationSchedule/validated()``).
     package static func created(_ schedule: MedicationSchedule, now: Date) throws -> MedicationSchedule {
-        var stored = try schedule.validated()
-        stored.createdAt = now
-        stored.updatedAt = now
-        stored.version = 1
-        return stored
+        try schedule.validated().stampedAsNew(at: now)
     }
 
     /// The dose log to store for a new one: validated, instants in whole
@@ -32,11 +24,7 @@ package enum MedicationRecordRule {
     ///
     /// - Throws: ``MedVaultError/Code/validation`` (``DoseLog/validated()``).
     package static func created(_ log: DoseLog, now: Date) throws -> DoseLog {
-        var stored = try log.validated()
-        stored.createdAt = now
-        stored.updatedAt = now
-        stored.version = 1
-        return stored
+        try log.validated().stampedAsNew(at: now)
     }
 
     /// The medication to store when deactivating `current`, or `nil` when it is
