@@ -27,7 +27,7 @@ func runDemo(in folder: URL) async throws {
             endDate: try seed.endDate.map { try CalendarDate(iso8601: $0) },
             requiresPrescription: !seed.frequency.isAsNeeded, inventory: seed.inventory))
         if !seed.times.isEmpty {
-            _ = try await store.createSchedule(MedicationSchedule(
+            _ = try await store.schedules.create(MedicationSchedule(
                 medicationID: medication.id, times: seed.times, timeZoneIdentifier: MedicationData.timeZone))
         }
         let logs = try seed.logs.map { log in
@@ -35,7 +35,7 @@ func runDemo(in folder: URL) async throws {
                     status: log.status, takenAt: try log.takenAt.map { try instant(log.day, $0, zone) },
                     skipReason: log.skipReason, notes: log.notes)
         }
-        _ = try await store.log(batch: logs)
+        _ = try await store.doseLogs.create(logs)
         medications.append(medication)
     }
     let byID = Dictionary(uniqueKeysWithValues: medications.map { ($0.id, $0) })
@@ -43,7 +43,7 @@ func runDemo(in folder: URL) async throws {
     print("MedVault medication demo — \(patient.fullName), \(DemoFormat.weekdayAndTime(now, zone)) \(MedicationData.timeZone)")
     print("")
     print("Medications")
-    DemoFormat.rows(try await store.medications(forPatient: patient.id, filter: .active).map { medication in
+    DemoFormat.rows(try await store.list(patientID: patient.id, filter: .active).map { medication in
         let schedule = MedicationData.medications.first { $0.name == medication.name }?.times ?? []
         return [medication.name, DemoFormat.quantity(medication.dosage.amount, medication.dosage.unit),
                 DemoFormat.frequency(medication.frequency, schedule),

@@ -43,11 +43,11 @@ extension PatientRecordExport {
         }
         var medicationRecords: [MedicationRecord] = []
         let allTime = Date(timeIntervalSince1970: -62_135_596_800) ..< Date(timeIntervalSince1970: 253_402_300_800)
-        for medication in try await medications.medications(forPatient: patientID, filter: .all) {
+        for medication in try await medications.list(patientID: patientID, filter: .all) {
             medicationRecords.append(MedicationRecord(
                 medication: medication,
-                schedules: try await medications.schedules(forMedication: medication.id),
-                doseLogs: try await medications.history(forMedication: medication.id, in: allTime)
+                schedules: try await medications.schedules.list(medicationID: medication.id),
+                doseLogs: try await medications.doseLogs.list(medicationID: medication.id, in: allTime)
             ))
         }
         return PatientRecordExport(exportedAt: exportedAt, patient: patient,

@@ -58,13 +58,13 @@ actor InMemoryClinicalStore {
 
     // MARK: - Patients
 
-    static let conflict = MedVaultError(.conflict, reason: "the record changed since it was read")
+    static let conflict = MedVaultError.recordConflict
 
     static func notFound(_ field: String? = nil) -> MedVaultError {
-        MedVaultError(.notFound, field: field, reason: "no such record")
+        MedVaultError.recordNotFound(field)
     }
 
-    static let duplicate = MedVaultError(.duplicate, field: "id", reason: "a record with this id exists")
+    static let duplicate = MedVaultError.duplicateRecord
 
     static func checkLimit(_ limit: Int) throws {
         guard limit >= 1 else {

@@ -58,10 +58,10 @@ enum CLIRecordFixtures {
                 patientID: patientID, name: "Sertralina 50 mg", dosage: Dosage(amount: 1, unit: .tablets),
                 frequency: .timesPerDay(1), startDate: try CalendarDate(iso8601: "2026-02-02"),
                 inventory: MedicationInventory(current: 30, minimum: 7)))
-            _ = try await vault.medications.createSchedule(MedicationSchedule(
+            _ = try await vault.medications.schedules.create(MedicationSchedule(
                 medicationID: medication.id, times: [TimeOfDay(hour: 9, label: "desayuno")],
                 timeZoneIdentifier: "Europe/Madrid"))
-            _ = try await vault.medications.log(batch: [
+            _ = try await vault.medications.doseLogs.create([
                 DoseLog(medicationID: medication.id, scheduledAt: try instant("2026-02-03T08:00:00.000Z"),
                         status: .taken, takenAt: try instant("2026-02-03T08:04:00.500Z")),
                 DoseLog(medicationID: medication.id, scheduledAt: try instant("2026-02-04T08:00:00.000Z"),

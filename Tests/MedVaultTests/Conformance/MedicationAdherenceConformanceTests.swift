@@ -37,7 +37,7 @@ struct MedicationAdherenceConformanceTests {
         logs.append(DoseLog(medicationID: medication.id, scheduledAt: at(2, 13), status: .taken, takenAt: at(2, 13)))
         let asNeeded = try await f.store.create(MT.medication(patientID: patientID, name: "Rescate", frequency: .asNeeded))
         logs.append(DoseLog(medicationID: asNeeded.id, scheduledAt: at(1, 15), status: .taken, takenAt: at(1, 15)))
-        _ = try await f.store.log(batch: logs)
+        _ = try await f.store.doseLogs.create(logs)
 
         let expected = AdherenceStats(expected: 14, taken: 8, late: 2, skipped: 2, missed: 2, pending: 0)
         let byMedication = try await f.store.adherence(forMedication: medication.id, from: first, through: last, in: zone)
@@ -48,7 +48,7 @@ struct MedicationAdherenceConformanceTests {
         #expect(try await f.store.adherence(forMedication: asNeeded.id, from: first, through: last, in: zone).rate == nil)
 
         // A single day, with a pending dose: Monday 2026-03-09 at noon.
-        _ = try await f.store.log(DoseLog(medicationID: medication.id, scheduledAt: MT.local(MT.day("2026-03-09"), 8, 0, zone),
+        _ = try await f.store.doseLogs.create(DoseLog(medicationID: medication.id, scheduledAt: MT.local(MT.day("2026-03-09"), 8, 0, zone),
                                           status: .taken, takenAt: MT.local(MT.day("2026-03-09"), 8, 0, zone)))
         let today = try await f.store.adherence(forPatient: patientID, from: MT.day("2026-03-09"), through: MT.day("2026-03-09"), in: zone)
         #expect(today == AdherenceStats(expected: 1, taken: 1, pending: 1))

@@ -1,5 +1,5 @@
 import Foundation
-import MedVaultCore
+@_spi(Testing) import MedVaultCore
 import Testing
 
 /// One implementation of ``MedicationStore`` under test, with the hooks the shared
@@ -122,7 +122,7 @@ extension MedicationFixture {
     ) async throws -> (patientID: UUID, medication: Medication) {
         let patientID = try await registerPatient()
         let stored = try await store.create(medication(patientID))
-        _ = try await store.createSchedule(MedicationSchedule(
+        _ = try await store.schedules.create(MedicationSchedule(
             medicationID: stored.id, times: times, daysOfWeek: days, timeZoneIdentifier: zone.identifier
         ))
         return (patientID, stored)

@@ -63,10 +63,10 @@ struct MedicationDoseConformanceTests {
         #expect(try await statuses(.zero) == [.missed, .pending, .pending])
 
         // Taken within the window: taken; after it: late (whatever "now" is).
-        _ = try await f.store.log(DoseLog(medicationID: medication.id, scheduledAt: dueAt, status: .taken,
+        _ = try await f.store.doseLogs.create(DoseLog(medicationID: medication.id, scheduledAt: dueAt, status: .taken,
                                           takenAt: dueAt.addingTimeInterval(3600)))
         let noon = MT.local(today, 12, 0, MT.newYork)
-        _ = try await f.store.log(DoseLog(medicationID: medication.id, scheduledAt: noon, status: .taken,
+        _ = try await f.store.doseLogs.create(DoseLog(medicationID: medication.id, scheduledAt: noon, status: .taken,
                                           takenAt: noon.addingTimeInterval(3601)))
         clock.now = MT.local(today, 23, 0, MT.newYork)
         let doses = try await f.store.doses(forPatient: patientID, on: today, in: MT.newYork)
@@ -103,17 +103,17 @@ struct MedicationDoseConformanceTests {
         // As needed: no expected dose, but a logged intake is listed as unexpected.
         var asNeeded = MT.medication(patientID: patientID, name: "Paracetamol", frequency: .asNeeded)
         asNeeded = try await f.store.create(asNeeded)
-        _ = try await f.store.createSchedule(MedicationSchedule(
+        _ = try await f.store.schedules.create(MedicationSchedule(
             medicationID: asNeeded.id, times: [TimeOfDay(hour: 10)], timeZoneIdentifier: zone.identifier))
         let intake = MT.local(MT.day("2026-05-08"), 17, 45, zone)
-        _ = try await f.store.log(DoseLog(medicationID: asNeeded.id, scheduledAt: intake, status: .taken, takenAt: intake))
+        _ = try await f.store.doseLogs.create(DoseLog(medicationID: asNeeded.id, scheduledAt: intake, status: .taken, takenAt: intake))
         let friday = try await f.store.doses(forPatient: patientID, on: MT.day("2026-05-08"), in: zone)
         #expect(friday.map(\.isExpected) == [true, false])
         #expect(friday.last?.medicationID == asNeeded.id)
         #expect(friday.last?.status == .taken)
 
         // Inactive: nothing expected any more.
-        _ = try await f.store.deactivate(id: medication.id)
+        _ = try await f.store.deactivate(medication.id)
         #expect(try await f.store.doses(forPatient: patientID, on: MT.day("2026-05-11"), in: zone).isEmpty)
     }
 
@@ -139,13 +139,13 @@ struct MedicationDoseConformanceTests {
         let midnight = MT.local(day, 0, 0, MT.madrid)
         let nextMidnight = MT.local(day.adding(days: 1), 0, 0, MT.madrid)
         let late = MT.local(day, 23, 59, MT.madrid)
-        let stored = try await f.store.log(batch: [midnight, late, nextMidnight].map {
+        let stored = try await f.store.doseLogs.create([midnight, late, nextMidnight].map {
             DoseLog(medicationID: medication.id, scheduledAt: $0.addingTimeInterval(0.0004), status: .missed)
         }).map(\.log)
         #expect(stored[0].scheduledAt == midnight)   // truncated to whole milliseconds
-        #expect(try await f.store.logs(forPatient: patientID, on: day, in: MT.madrid) == Array(stored[0...1]))
-        #expect(try await f.store.logs(forPatient: UUID(), on: day, in: MT.madrid).isEmpty)
-        #expect(try await f.store.history(forMedication: medication.id, in: midnight..<nextMidnight) == Array(stored[0...1]))
-        #expect(try await f.store.history(forMedication: medication.id, in: midnight..<nextMidnight.addingTimeInterval(0.001)) == stored)
+        #expect(try await f.store.doseLogs.list(patientID: patientID, on: day, in: MT.madrid) == Array(stored[0...1]))
+        #expect(try await f.store.doseLogs.list(patientID: UUID(), on: day, in: MT.madrid).isEmpty)
+        #expect(try await f.store.doseLogs.list(medicationID: medication.id, in: midnight..<nextMidnight) == Array(stored[0...1]))
+        #expect(try await f.store.doseLogs.list(medicationID: medication.id, in: midnight..<nextMidnight.addingTimeInterval(0.001)) == stored)
     }
 }

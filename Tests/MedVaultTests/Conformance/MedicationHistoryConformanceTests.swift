@@ -55,7 +55,7 @@ struct MedicationHistoryConformanceTests {
             patientID: patientID, name: "C", frequency: .everyNHours(8, startingAt: TimeOfDay(hour: 6)), start: start))
         let d = try await f.store.create(MT.medication(patientID: patientID, name: "D", start: start))
         for (medication, hours) in [(a, [(8, 0), (14, 0), (20, 0)]), (d, [(2, 30), (12, 0), (18, 0)])] {
-            _ = try await f.store.createSchedule(MedicationSchedule(
+            _ = try await f.store.schedules.create(MedicationSchedule(
                 medicationID: medication.id, times: hours.map { TimeOfDay(hour: $0.0, minute: $0.1) },
                 timeZoneIdentifier: "Europe/Madrid"))
         }
@@ -101,7 +101,7 @@ struct MedicationHistoryConformanceTests {
         #expect(logs.count > 4_000)
 
         let clock = ContinuousClock()
-        let logging = try await clock.measure { _ = try await f.store.log(batch: logs) }
+        let logging = try await clock.measure { _ = try await f.store.doseLogs.create(logs) }
 
         func stats(_ outcomes: some Sequence<Outcome>) -> AdherenceStats {
             var s = AdherenceStats()

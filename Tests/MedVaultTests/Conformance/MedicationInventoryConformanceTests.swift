@@ -1,5 +1,5 @@
 import Foundation
-import MedVaultCore
+@_spi(Testing) import MedVaultCore
 import Testing
 
 /// Inventory arithmetic, its transaction with the dose log, and the inventory queries.
@@ -26,17 +26,17 @@ struct MedicationInventoryConformanceTests {
     @Test(arguments: MedicationBackend.all)
     func takingADoseDecrementsInventoryAndBumpsVersion(_ backend: MedicationBackend) async throws {
         let (f, medication) = try await setUp(backend, amount: 1.5)
-        let receipt = try await f.store.log(dose(medication, 0))
+        let receipt = try await f.store.doseLogs.create(dose(medication, 0))
         #expect(receipt.log.version == 1)
         #expect(receipt.shortfall == .zero)
         #expect(receipt.medication.inventory?.current == 8.5)
         #expect(receipt.medication.version == 2)
-        #expect(try await f.store.medication(id: medication.id) == receipt.medication)
+        #expect(try await f.store.find(medication.id) == receipt.medication)
 
-        let late = try await f.store.log(dose(medication, 1, .late))
+        let late = try await f.store.doseLogs.create(dose(medication, 1, .late))
         #expect(late.medication.inventory?.current == 7)
         for status in [DoseStatus.skipped, .missed] {
-            let receipt = try await f.store.log(dose(medication, status == .skipped ? 2 : 3, status))
+            let receipt = try await f.store.doseLogs.create(dose(medication, status == .skipped ? 2 : 3, status))
             #expect(receipt.medication == late.medication)   // nothing consumed, nothing changed
         }
         // The stale copy the caller held now conflicts.
@@ -47,9 +47,9 @@ struct MedicationInventoryConformanceTests {
     @Test(arguments: MedicationBackend.all)
     func arithmeticIsExact(_ backend: MedicationBackend) async throws {
         let (f, medication) = try await setUp(backend, amount: 0.1, current: 10)
-        let receipts = try await f.store.log(batch: (0..<100).map { dose(medication, $0) })
+        let receipts = try await f.store.doseLogs.create((0..<100).map { dose(medication, $0) })
         #expect(receipts.map(\.shortfall).allSatisfy { $0 == .zero })
-        let stored = try #require(try await f.store.medication(id: medication.id))
+        let stored = try #require(try await f.store.find(medication.id))
         #expect(stored.inventory?.current == .zero)
         #expect(stored.version == 101)
     }
@@ -57,26 +57,26 @@ struct MedicationInventoryConformanceTests {
     @Test(arguments: MedicationBackend.all)
     func aDoseBeyondTheStockIsRecordedAndTheShortfallReported(_ backend: MedicationBackend) async throws {
         let (f, medication) = try await setUp(backend, amount: 2, current: 0.5)
-        let receipt = try await f.store.log(dose(medication, 0))
+        let receipt = try await f.store.doseLogs.create(dose(medication, 0))
         #expect(receipt.shortfall == 1.5)
         #expect(receipt.medication.inventory?.current == .zero)
-        let again = try await f.store.log(dose(medication, 1))
+        let again = try await f.store.doseLogs.create(dose(medication, 1))
         #expect(again.shortfall == 2)
         #expect(again.medication.inventory?.current == .zero)
-        #expect(try await f.store.history(forMedication: medication.id, in: Date.distantPast..<Date.distantFuture).count == 2)
+        #expect(try await f.store.doseLogs.list(medicationID: medication.id, in: Date.distantPast..<Date.distantFuture).count == 2)
     }
 
     @Test(arguments: MedicationBackend.all)
     func aFailureAfterTheLogWriteLeavesNeitherChange(_ backend: MedicationBackend) async throws {
         let (f, medication) = try await setUp(backend)
         await f.failNextWrite(.afterDoseLogWrite)
-        let failure = await MT.error { _ = try await f.store.log(dose(medication, 0)) }
+        let failure = await MT.error { _ = try await f.store.doseLogs.create(dose(medication, 0)) }
         #expect(failure?.code == .storage)
-        #expect(try await f.store.history(forMedication: medication.id, in: Date.distantPast..<Date.distantFuture).isEmpty)
-        #expect(try await f.store.medication(id: medication.id) == medication)
+        #expect(try await f.store.doseLogs.list(medicationID: medication.id, in: Date.distantPast..<Date.distantFuture).isEmpty)
+        #expect(try await f.store.find(medication.id) == medication)
 
         // The hook fires once: the same log then succeeds.
-        let receipt = try await f.store.log(dose(medication, 0))
+        let receipt = try await f.store.doseLogs.create(dose(medication, 0))
         #expect(receipt.medication.inventory?.current == 9)
     }
 
@@ -87,16 +87,16 @@ struct MedicationInventoryConformanceTests {
         // inventory changes were written inside the transaction.
         let batch = [dose(medication, 0), dose(medication, 1), DoseLog(
             medicationID: medication.id, scheduledAt: dose(medication, 0).scheduledAt, status: .missed)]
-        let failure = await MT.error { _ = try await f.store.log(batch: batch) }
+        let failure = await MT.error { _ = try await f.store.doseLogs.create(batch) }
         #expect(failure?.code == .duplicate)
-        #expect(try await f.store.history(forMedication: medication.id, in: Date.distantPast..<Date.distantFuture).isEmpty)
-        #expect(try await f.store.medication(id: medication.id) == medication)
+        #expect(try await f.store.doseLogs.list(medicationID: medication.id, in: Date.distantPast..<Date.distantFuture).isEmpty)
+        #expect(try await f.store.find(medication.id) == medication)
 
         await f.failNextWrite(.afterDoseLogWrite)
-        let injected = await MT.error { _ = try await f.store.log(batch: Array(batch[0...1])) }
+        let injected = await MT.error { _ = try await f.store.doseLogs.create(Array(batch[0...1])) }
         #expect(injected?.code == .storage)
-        #expect(try await f.store.medication(id: medication.id) == medication)
-        #expect(try await f.store.log(batch: []).isEmpty)
+        #expect(try await f.store.find(medication.id) == medication)
+        #expect(try await f.store.doseLogs.create([]).isEmpty)
     }
 
     @Test(arguments: MedicationBackend.all)
@@ -106,7 +106,7 @@ struct MedicationInventoryConformanceTests {
         let patientID = try await f.registerPatient()
         func make(_ name: String, _ inventory: MedicationInventory?, active: Bool = true) async throws -> Medication {
             var medication = try await f.store.create(MT.medication(patientID: patientID, name: name, inventory: inventory))
-            if !active { medication = try await f.store.deactivate(id: medication.id) }
+            if !active { medication = try await f.store.deactivate(medication.id) }
             return medication
         }
         let atMinimum = try await make("A at minimum", MedicationInventory(current: 5, minimum: 5))

@@ -25,8 +25,8 @@ struct MedicationRecordConformanceTests {
         #expect(stored.version == 1)
         #expect(stored.createdAt == Self.start)
         #expect(stored.updatedAt == Self.start)
-        #expect(try await f.store.medication(id: draft.id) == stored)
-        #expect(try await f.store.medication(id: UUID()) == nil)
+        #expect(try await f.store.find(draft.id) == stored)
+        #expect(try await f.store.find(UUID()) == nil)
 
         let duplicate = await MT.error { _ = try await f.store.create(draft) }
         #expect(duplicate?.code == .duplicate)
@@ -40,7 +40,7 @@ struct MedicationRecordConformanceTests {
         draft.route = AdministrationRoute("transdermal")
         draft.dosage = Dosage(amount: 0.025, unit: DosageUnit("mcg-ish"))
         let stored = try await f.store.create(draft)
-        let read = try #require(try await f.store.medication(id: stored.id))
+        let read = try #require(try await f.store.find(stored.id))
         #expect(read.form.rawValue == "lozenge")
         #expect(read.route.rawValue == "transdermal")
         #expect(read.dosage.unit.rawValue == "mcg-ish")
@@ -63,7 +63,7 @@ struct MedicationRecordConformanceTests {
         stale.instructions = "Stale write"
         let conflict = await MT.error { _ = try await f.store.update(stale) }
         #expect(conflict?.code == .conflict)
-        #expect(try await f.store.medication(id: stored.id) == updated)
+        #expect(try await f.store.find(stored.id) == updated)
 
         let missing = await MT.error { _ = try await f.store.update(MT.medication(patientID: UUID())) }
         #expect(missing?.code == .notFound)
@@ -79,16 +79,16 @@ struct MedicationRecordConformanceTests {
         let c = try await f.store.create(MT.medication(patientID: patientID, name: "atorvastatina"))
         _ = try await f.store.create(MT.medication(patientID: other, name: "Paracetamol"))
 
-        #expect(try await f.store.medications(forPatient: patientID, filter: .active).map(\.id) == [a.id, c.id, b.id])
-        let deactivated = try await f.store.deactivate(id: c.id)
+        #expect(try await f.store.list(patientID: patientID, filter: .active).map(\.id) == [a.id, c.id, b.id])
+        let deactivated = try await f.store.deactivate(c.id)
         #expect(deactivated.isActive == false)
         #expect(deactivated.version == 2)
-        #expect(try await f.store.deactivate(id: c.id).version == 2)
-        #expect(try await f.store.medications(forPatient: patientID, filter: .active).map(\.id) == [a.id, b.id])
-        #expect(try await f.store.medications(forPatient: patientID, filter: .inactive).map(\.id) == [c.id])
-        #expect(try await f.store.medications(forPatient: patientID, filter: .all).map(\.id) == [a.id, c.id, b.id])
+        #expect(try await f.store.deactivate(c.id).version == 2)
+        #expect(try await f.store.list(patientID: patientID, filter: .active).map(\.id) == [a.id, b.id])
+        #expect(try await f.store.list(patientID: patientID, filter: .inactive).map(\.id) == [c.id])
+        #expect(try await f.store.list(patientID: patientID, filter: .all).map(\.id) == [a.id, c.id, b.id])
 
-        let missing = await MT.error { _ = try await f.store.deactivate(id: UUID()) }
+        let missing = await MT.error { _ = try await f.store.deactivate(UUID()) }
         #expect(missing?.code == .notFound)
     }
 
@@ -117,34 +117,34 @@ struct MedicationRecordConformanceTests {
         let (f, clock) = try await fixture(backend)
         let patientID = try await f.registerPatient()
         let medication = try await f.store.create(MT.medication(patientID: patientID))
-        let first = try await f.store.createSchedule(MedicationSchedule(
+        let first = try await f.store.schedules.create(MedicationSchedule(
             medicationID: medication.id, times: [TimeOfDay(hour: 8, label: "Desayuno")],
             daysOfWeek: [.monday, .friday], timeZoneIdentifier: "Europe/Madrid"))
         clock.now = Self.start.addingTimeInterval(1)
-        let second = try await f.store.createSchedule(MedicationSchedule(
+        let second = try await f.store.schedules.create(MedicationSchedule(
             medicationID: medication.id, times: [TimeOfDay(hour: 21)], timeZoneIdentifier: "America/New_York"))
         #expect(first.version == 1)
-        #expect(try await f.store.schedules(forMedication: medication.id) == [first, second])
-        #expect(try await f.store.schedules(forPatient: patientID) == [first, second])
-        #expect(try await f.store.schedules(forPatient: UUID()).isEmpty)
+        #expect(try await f.store.schedules.list(medicationID: medication.id) == [first, second])
+        #expect(try await f.store.schedules.list(patientID: patientID) == [first, second])
+        #expect(try await f.store.schedules.list(patientID: UUID()).isEmpty)
 
         var edited = first
         edited.times.append(TimeOfDay(hour: 14, minute: 30))
-        let updated = try await f.store.updateSchedule(edited)
+        let updated = try await f.store.schedules.update(edited)
         #expect(updated.version == 2)
-        #expect(try await f.store.schedules(forMedication: medication.id).first == updated)
+        #expect(try await f.store.schedules.list(medicationID: medication.id).first == updated)
 
-        let conflict = await MT.error { _ = try await f.store.updateSchedule(edited) }
+        let conflict = await MT.error { _ = try await f.store.schedules.update(edited) }
         #expect(conflict?.code == .conflict)
-        let duplicate = await MT.error { _ = try await f.store.createSchedule(first) }
+        let duplicate = await MT.error { _ = try await f.store.schedules.create(first) }
         #expect(duplicate?.code == .duplicate)
         let unknownMedication = await MT.error {
-            _ = try await f.store.createSchedule(MedicationSchedule(
+            _ = try await f.store.schedules.create(MedicationSchedule(
                 medicationID: UUID(), times: [TimeOfDay(hour: 8)], timeZoneIdentifier: "Europe/Madrid"))
         }
         #expect(unknownMedication?.code == .notFound)
         let unknownSchedule = await MT.error {
-            _ = try await f.store.updateSchedule(MedicationSchedule(
+            _ = try await f.store.schedules.update(MedicationSchedule(
                 medicationID: medication.id, times: [TimeOfDay(hour: 8)], timeZoneIdentifier: "Europe/Madrid"))
         }
         #expect(unknownSchedule?.code == .notFound)

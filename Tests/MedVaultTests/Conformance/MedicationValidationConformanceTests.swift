@@ -39,14 +39,14 @@ struct MedicationValidationConformanceTests {
             let created = await MT.error { _ = try await f.store.create(draft) }
             #expect(created?.code == .validation, "\(field)")
             #expect(created?.field == field)
-            #expect(try await f.store.medication(id: draft.id) == nil)
+            #expect(try await f.store.find(draft.id) == nil)
 
             var edited = valid
             change(&edited)
             let updated = await MT.error { _ = try await f.store.update(edited) }
             #expect(updated?.field == field)
         }
-        #expect(try await f.store.medication(id: valid.id) == valid)
+        #expect(try await f.store.find(valid.id) == valid)
 
         var moved = valid
         moved.patientID = try await f.registerPatient()
@@ -68,22 +68,22 @@ struct MedicationValidationConformanceTests {
         ]
         for (field, times, zone) in cases {
             let schedule = MedicationSchedule(medicationID: medication.id, times: times, timeZoneIdentifier: zone)
-            let error = await MT.error { _ = try await f.store.createSchedule(schedule) }
+            let error = await MT.error { _ = try await f.store.schedules.create(schedule) }
             #expect(error?.code == .validation)
             #expect(error?.field == field)
             #expect(error.map { !String(describing: $0).contains(Self.marker) } ?? false)
         }
-        #expect(try await f.store.schedules(forMedication: medication.id).isEmpty)
+        #expect(try await f.store.schedules.list(medicationID: medication.id).isEmpty)
 
-        let stored = try await f.store.createSchedule(MedicationSchedule(
+        let stored = try await f.store.schedules.create(MedicationSchedule(
             medicationID: medication.id, times: [TimeOfDay(hour: 8, minute: 0), TimeOfDay(hour: 23, minute: 59)],
             timeZoneIdentifier: "Europe/Madrid"))
         var bad = stored
         bad.timeZoneIdentifier = "Nowhere/Atlantis"
-        #expect(await MT.error { _ = try await f.store.updateSchedule(bad) }?.field == "timeZoneIdentifier")
+        #expect(await MT.error { _ = try await f.store.schedules.update(bad) }?.field == "timeZoneIdentifier")
         var moved = stored
         moved.medicationID = UUID()
-        #expect(await MT.error { _ = try await f.store.updateSchedule(moved) }?.field == "medicationID")
+        #expect(await MT.error { _ = try await f.store.schedules.update(moved) }?.field == "medicationID")
     }
 
     @Test(arguments: MedicationBackend.all)
@@ -100,15 +100,15 @@ struct MedicationValidationConformanceTests {
                                    skipReason: .forgot)),
         ]
         for (field, log) in cases {
-            let error = await MT.error { _ = try await f.store.log(log) }
+            let error = await MT.error { _ = try await f.store.doseLogs.create(log) }
             #expect(error?.code == .validation)
             #expect(error?.field == field)
         }
         let unknown = await MT.error {
-            _ = try await f.store.log(DoseLog(medicationID: UUID(), scheduledAt: at, status: .missed))
+            _ = try await f.store.doseLogs.create(DoseLog(medicationID: UUID(), scheduledAt: at, status: .missed))
         }
         #expect(unknown?.code == .notFound)
-        #expect(try await f.store.history(forMedication: medication.id, in: at.addingTimeInterval(-1)..<at.addingTimeInterval(1)).isEmpty)
+        #expect(try await f.store.doseLogs.list(medicationID: medication.id, in: at.addingTimeInterval(-1)..<at.addingTimeInterval(1)).isEmpty)
     }
 
     @Test(arguments: MedicationBackend.all)
@@ -136,13 +136,13 @@ struct MedicationValidationConformanceTests {
         await collect { var m = stored; m.genericName = " "; _ = try await f.store.create(m) } // validation
         let log = DoseLog(medicationID: stored.id, scheduledAt: MT.utc("2026-05-10T06:00:00Z"),
                           status: .skipped, skipReason: SkipReason(marker), notes: marker)
-        _ = try await f.store.log(log)
-        await collect { _ = try await f.store.log(log) }                                      // duplicate id
+        _ = try await f.store.doseLogs.create(log)
+        await collect { _ = try await f.store.doseLogs.create(log) }                                      // duplicate id
         await collect {
-            _ = try await f.store.log(DoseLog(medicationID: log.medicationID, scheduledAt: log.scheduledAt,
+            _ = try await f.store.doseLogs.create(DoseLog(medicationID: log.medicationID, scheduledAt: log.scheduledAt,
                                               status: .missed, notes: marker))
         }                                                                                       // duplicate dose
-        await collect { _ = try await f.store.log(DoseLog(medicationID: stored.id, scheduledAt: .now,
+        await collect { _ = try await f.store.doseLogs.create(DoseLog(medicationID: stored.id, scheduledAt: .now,
                                                           status: .taken, notes: marker)) }   // validation
         #expect(errors.count == 7)
         for error in errors {

@@ -55,7 +55,7 @@ struct PatientRecordExportTests {
         let medication = try await medications.create(Medication(
             patientID: stored.id, name: "Sertralina", dosage: Dosage(amount: 1, unit: .tablets),
             frequency: .asNeeded, startDate: try CalendarDate(iso8601: "2026-01-01")))
-        _ = try await medications.log(DoseLog(medicationID: medication.id, scheduledAt: base, status: .taken, takenAt: base))
+        _ = try await medications.doseLogs.create(DoseLog(medicationID: medication.id, scheduledAt: base, status: .taken, takenAt: base))
         try await records.patients.deactivate(stored.id)
 
         let export = try await PatientRecordExport.assemble(

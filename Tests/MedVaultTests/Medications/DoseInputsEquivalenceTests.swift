@@ -54,8 +54,8 @@ struct DoseInputsEquivalenceTests {
             let schedule = MedicationSchedule(medicationID: twins.medications[0].id, times: [TimeOfDay(hour: hour)],
                                               daysOfWeek: [], timeZoneIdentifier: zone.identifier)
             clock.now = sharedStamp
-            _ = try await twins.memory.createSchedule(schedule)
-            _ = try await twins.sql.createSchedule(schedule)
+            _ = try await twins.memory.schedules.create(schedule)
+            _ = try await twins.sql.schedules.create(schedule)
         }
         // Logs over ten days for every medication, one as-needed intake, and logs of
         // the other patient at the very same instants.
@@ -69,7 +69,7 @@ struct DoseInputsEquivalenceTests {
                                     skipReason: status == .skipped ? .forgot : nil))
             }
         }
-        _ = try await both { try await $0.log(batch: logs) }
+        _ = try await both { try await $0.doseLogs.create(logs) }
         return twins
     }
 

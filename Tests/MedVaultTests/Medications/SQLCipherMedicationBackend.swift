@@ -1,6 +1,6 @@
 import Foundation
 @testable import MedVault
-import MedVaultCore
+@_spi(Testing) import MedVaultCore
 import MedVaultKeys
 
 extension MedicationBackend {
@@ -36,7 +36,7 @@ final class TemporaryMedicationDatabase: Sendable {
             directory.remove()
             throw error
         }
-        store = SQLCipherMedicationStore(pool: pool, clock: clock)
+        store = SQLCipherMedicationStore(pool: pool, clock: clock, faults: MedicationFaultSwitch())
     }
 
     deinit {

@@ -1,6 +1,6 @@
 import Foundation
 @testable import MedVault
-import MedVaultCore
+@_spi(Testing) import MedVaultCore
 import Testing
 
 /// What the SQLCipher medication store promises at the SQL level, beyond the shared
@@ -33,7 +33,7 @@ struct SQLCipherMedicationStoreTests {
             patientID: try await db.registerPatient(), amount: 1.5, inventory: MedicationInventory(current: 10)))
 
         db.store._failNextWrite(at: .afterDoseLogWrite)
-        let failure = await MT.error { _ = try await db.store.log(taken(medication)) }
+        let failure = await MT.error { _ = try await db.store.doseLogs.create(taken(medication)) }
         #expect(failure?.code == .storage)
         #expect(try await db.count("SELECT count(*) FROM dose_log") == 0)
         let untouched = try #require(try await inventoryRow(db, medication.id))
@@ -41,17 +41,17 @@ struct SQLCipherMedicationStoreTests {
 
         // A batch that fails on its second log leaves the first log and its decrement out too.
         db.store._failNextWrite(at: .afterDoseLogWrite)
-        _ = try await db.store.log(batch: [])  // an empty batch reaches no fault point
+        _ = try await db.store.doseLogs.create([])  // an empty batch reaches no fault point
         let batch = [taken(medication, hour: 8), taken(medication, hour: 8)]
-        let duplicate = await MT.error { _ = try await db.store.log(batch: batch) }
+        let duplicate = await MT.error { _ = try await db.store.doseLogs.create(batch) }
         #expect(duplicate?.code == .storage)   // the armed fault fires on the first log
-        let again = await MT.error { _ = try await db.store.log(batch: batch) }
+        let again = await MT.error { _ = try await db.store.doseLogs.create(batch) }
         #expect(again?.code == .duplicate)
         #expect(try await db.count("SELECT count(*) FROM dose_log") == 0)
         #expect(try await inventoryRow(db, medication.id)?.current == 10_000)
 
         // Success writes both, with the patient copied onto the log.
-        let receipt = try await db.store.log(taken(medication))
+        let receipt = try await db.store.doseLogs.create(taken(medication))
         #expect(try await db.count("SELECT count(*) FROM dose_log WHERE patient_id = ?",
                                    [medication.patientID.databaseValue]) == 1)
         let changed = try #require(try await inventoryRow(db, medication.id))
@@ -92,7 +92,7 @@ struct SQLCipherMedicationStoreTests {
         #expect(try await db.count("SELECT count(*) FROM medication_search") == 1)
 
         // An inventory decrement does not touch the index; a failed update leaves it as it was.
-        _ = try await db.store.log(taken(medication))
+        _ = try await db.store.doseLogs.create(taken(medication))
         #expect(try await db.store.search("paracetamol", patientID: patientID).count == 1)
         var stale = medication
         stale.name = "Omeprazol"
@@ -130,8 +130,8 @@ struct SQLCipherMedicationStoreTests {
             }
         }
         let log = DoseLog(medicationID: medication.id, scheduledAt: Self.now, status: .missed, notes: marker)
-        _ = try await db.store.log(log)
-        await collect { _ = try await db.store.log(DoseLog(medicationID: medication.id, scheduledAt: Self.now,
+        _ = try await db.store.doseLogs.create(log)
+        await collect { _ = try await db.store.doseLogs.create(DoseLog(medicationID: medication.id, scheduledAt: Self.now,
                                                            status: .skipped, skipReason: SkipReason(marker))) }
         await collect { _ = try await db.store.create(MT.medication(patientID: UUID(), name: marker)) }
 
@@ -140,7 +140,7 @@ struct SQLCipherMedicationStoreTests {
         for error in errors {
             #expect(!String(describing: error).contains(marker))
         }
-        #expect(try await db.store.medication(id: medication.id) == medication)
+        #expect(try await db.store.find(medication.id) == medication)
     }
 
     @Test func hotQueriesAreIndexDriven() async throws {
@@ -148,10 +148,10 @@ struct SQLCipherMedicationStoreTests {
         let queries: [(String, Int)] = [
             (MedicationRow.selectByID, 1),
             (MedicationRow.selectActiveByPatient, 1),
-            (SQLCipherMedicationStore.selectSchedulesByMedication, 1),
-            (SQLCipherMedicationStore.selectSchedulesByPatient, 1),
-            (SQLCipherMedicationStore.selectHistory, 3),
-            (SQLCipherMedicationStore.selectPatientLogs, 3),
+            (SQLCipherMedicationScheduleRepository.selectByMedication, 1),
+            (SQLCipherMedicationScheduleRepository.selectByPatient, 1),
+            (SQLCipherDoseLogRepository.selectByMedication, 3),
+            (SQLCipherDoseLogRepository.selectByPatient, 3),
         ]
         for (sql, parameterCount) in queries {
             let arguments = [DatabaseValue](repeating: .integer(0), count: parameterCount)
@@ -184,7 +184,7 @@ struct SQLCipherMedicationStoreTests {
                 try conn.execute(sql, [medication.id.databaseValue])
                 try conn.execute("PRAGMA ignore_check_constraints = OFF")
             }
-            let read = await MT.error { _ = try await db.store.medications(forPatient: patientID, filter: .all) }
+            let read = await MT.error { _ = try await db.store.list(patientID: patientID, filter: .all) }
             #expect(read?.code == .corrupted, "\(sql)")
             try await db.pool.write { conn in
                 try conn.execute("DELETE FROM medication")

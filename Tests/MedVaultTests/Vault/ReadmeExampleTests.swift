@@ -52,14 +52,14 @@ struct ReadmeExampleTests {
                 dosage: Dosage(amount: 1, unit: .tablets), frequency: .timesPerDay(2),
                 startDate: try CalendarDate(iso8601: "2026-01-01"),
                 inventory: MedicationInventory(current: 60, minimum: 10)))
-            _ = try await vault.medications.createSchedule(MedicationSchedule(
+            _ = try await vault.medications.schedules.create(MedicationSchedule(
                 medicationID: metformin.id, times: [TimeOfDay(hour: 8, label: "desayuno"), TimeOfDay(hour: 20, label: "cena")],
                 timeZoneIdentifier: "Europe/Madrid"))
 
             let today = CalendarDate(Date(), in: madrid)
             let doses = try await vault.medications.doses(forPatient: patient.id, on: today, in: madrid)
             if let first = doses.first {
-                _ = try await vault.medications.log(DoseLog(medicationID: metformin.id, scheduledAt: first.scheduledAt,
+                _ = try await vault.medications.doseLogs.create(DoseLog(medicationID: metformin.id, scheduledAt: first.scheduledAt,
                                                             status: .taken, takenAt: Date()))   // inventory 60 → 59 tablets, atomically
             }
             let week = try await vault.medications.adherence(forPatient: patient.id, from: today.adding(days: -6),
@@ -67,7 +67,7 @@ struct ReadmeExampleTests {
             // --- end ---
             #expect(doses.count == 2)
             #expect(week.expected >= 0)
-            let stored = try #require(try await vault.medications.medication(id: metformin.id))
+            let stored = try #require(try await vault.medications.find(metformin.id))
             #expect(stored.inventory?.current == 59)
             await vault.lock()
         }

@@ -3,18 +3,19 @@ import MedVaultCore
 
 /// Errors and small helpers shared by the SQLCipher clinical repositories.
 ///
-/// The error values mirror `InMemoryClinicalStore`'s exactly (code, field, fixed
-/// reason), so both backends answer the same to the same input.
+/// The record errors come from the shared factories in MedVaultCore
+/// (`MedVaultError.recordNotFound`…), as `InMemoryClinicalStore`'s do, so both
+/// backends answer the same to the same input.
 enum ClinicalSQL {
-    static let conflict = MedVaultError(.conflict, reason: "the record changed since it was read")
+    static let conflict = MedVaultError.recordConflict
 
-    static let duplicate = MedVaultError(.duplicate, field: "id", reason: "a record with this id exists")
+    static let duplicate = MedVaultError.duplicateRecord
 
     static let completedStatus = MedVaultError(
         .immutable, field: "status", reason: "a completed session is part of the medical record")
 
     static func notFound(_ field: String? = nil) -> MedVaultError {
-        MedVaultError(.notFound, field: field, reason: "no such record")
+        MedVaultError.recordNotFound(field)
     }
 
     /// SQLITE_CONSTRAINT_TRIGGER: the error of a `RAISE(ABORT, …)` in a trigger.

@@ -3,39 +3,65 @@ import MedVaultCore
 
 /// The mapping between ``DoseLog`` and the `dose_log` table.
 enum DoseLogRow {
-    /// The selected columns, in the order ``decode(_:)`` reads them.
-    static let columns = """
-        id, medication_id, scheduled_at, taken_at, status, skip_reason, notes, created_at, updated_at, version
-        """
+    /// The selected columns, in the order of the SELECT list.
+    enum Column: Int32, TableColumns {
+        case id, medicationID, scheduledAt, takenAt, status, skipReason, notes, createdAt, updatedAt, version
 
-    static let insert = """
-        INSERT INTO dose_log (
-            id, medication_id, patient_id, scheduled_at, taken_at, status, skip_reason, notes,
-            created_at, updated_at, version
-        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
+        var name: String {
+            switch self {
+            case .id: "id"
+            case .medicationID: "medication_id"
+            case .scheduledAt: "scheduled_at"
+            case .takenAt: "taken_at"
+            case .status: "status"
+            case .skipReason: "skip_reason"
+            case .notes: "notes"
+            case .createdAt: "created_at"
+            case .updatedAt: "updated_at"
+            case .version: "version"
+            }
+        }
+    }
+
+    /// The SELECT list ``decode(_:)`` reads.
+    static let columns = Column.selectList
+
+    /// The inserted columns: every selected one, then `patient_id` (the medication's
+    /// patient, copied for the per-patient index).
+    static let insert = Column.insert(into: "dose_log", Column.allCases, extra: ["patient_id"])
 
     /// The arguments of ``insert``; `patientID` is the medication's patient.
     static func insertArguments(_ log: DoseLog, patientID: UUID) -> [DatabaseValue] {
-        [
-            log.id.databaseValue, log.medicationID.databaseValue, patientID.databaseValue,
-            log.scheduledAt.databaseValue, log.takenAt.databaseValue, .text(log.status.rawValue),
-            (log.skipReason?.rawValue).databaseValue, log.notes.databaseValue,
-            log.createdAt.databaseValue, log.updatedAt.databaseValue, log.version.databaseValue,
-        ]
+        Column.allCases.map { column in
+            switch column {
+            case .id: log.id.databaseValue
+            case .medicationID: log.medicationID.databaseValue
+            case .scheduledAt: log.scheduledAt.databaseValue
+            case .takenAt: log.takenAt.databaseValue
+            case .status: .text(log.status.rawValue)
+            case .skipReason: (log.skipReason?.rawValue).databaseValue
+            case .notes: log.notes.databaseValue
+            case .createdAt: log.createdAt.databaseValue
+            case .updatedAt: log.updatedAt.databaseValue
+            case .version: log.version.databaseValue
+            }
+        } + [patientID.databaseValue]
     }
 
     /// Reads a row selected with ``columns``.
     ///
     /// - Throws: ``MedVaultError/Code/corrupted`` for a value that does not decode.
     static func decode(_ row: Row) throws -> DoseLog {
-        guard let status = DoseStatus(rawValue: try row[4]) else {
+        let row = ColumnRow<Column>(row: row)
+        guard let status = DoseStatus(rawValue: try row[.status]) else {
             throw MedVaultError(.corrupted, reason: "a stored dose status is unknown")
         }
         return DoseLog(
-            id: try row[0], medicationID: try row[1], scheduledAt: try row[2], status: status,
-            takenAt: try row[3], skipReason: (try row[5] as String?).map(SkipReason.init(rawValue:)),
-            notes: try row[6], createdAt: try row[7], updatedAt: try row[8], version: try row[9])
+            id: try row[.id], medicationID: try row[.medicationID], scheduledAt: try row[.scheduledAt],
+            status: status, takenAt: try row[.takenAt],
+            skipReason: (try row[.skipReason] as String?).map(SkipReason.init(rawValue:)),
+            notes: try row[.notes], createdAt: try row[.createdAt], updatedAt: try row[.updatedAt],
+            version: try row[.version])
     }
 
     /// The smallest whole millisecond `m` with `Date(millisecondsSince1970: m) >= date`,

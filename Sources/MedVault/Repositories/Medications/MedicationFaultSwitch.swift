@@ -1,7 +1,10 @@
 import Foundation
-import MedVaultCore
+@_spi(Testing) import MedVaultCore
 
 /// A fault point a test armed, fired at most once by the write that reaches it.
+///
+/// Only stores built by MedVault's tests have one: production stores hold `nil`, so
+/// their write path never takes this lock.
 final class MedicationFaultSwitch: @unchecked Sendable {
     // Safety of @unchecked Sendable: `armed` is read and written only while holding
     // `lock`, and NSLock is thread-safe by contract.

@@ -3,21 +3,56 @@ import MedVaultCore
 
 /// The mapping between ``Medication`` and the `medication` table.
 enum MedicationRow {
-    /// The selected columns, in the order ``decode(_:)`` reads them; the last one is
-    /// the rowid (the search index's docid).
-    static let columns = """
-        id, patient_id, name, generic_name, dosage_amount, dosage_unit, form, route, \
-        frequency_kind, frequency_count, frequency_times, frequency_time_labels, instructions, \
-        start_date, end_date, is_active, requires_prescription, inventory_current, \
-        inventory_minimum, inventory_package_size, inventory_expiration_date, \
-        created_at, updated_at, version, rowid
-        """
+    /// The selected columns, in the order of the SELECT list; the last one is the
+    /// rowid (the search index's docid).
+    enum Column: Int32, TableColumns {
+        case id, patientID, name, genericName, dosageAmount, dosageUnit, form, route
+        case frequencyKind, frequencyCount, frequencyTimes, frequencyTimeLabels, instructions
+        case startDate, endDate, isActive, requiresPrescription
+        case inventoryCurrent, inventoryMinimum, inventoryPackageSize, inventoryExpirationDate
+        case createdAt, updatedAt, version, rowID
+
+        var name: String {
+            switch self {
+            case .id: "id"
+            case .patientID: "patient_id"
+            case .name: "name"
+            case .genericName: "generic_name"
+            case .dosageAmount: "dosage_amount"
+            case .dosageUnit: "dosage_unit"
+            case .form: "form"
+            case .route: "route"
+            case .frequencyKind: "frequency_kind"
+            case .frequencyCount: "frequency_count"
+            case .frequencyTimes: "frequency_times"
+            case .frequencyTimeLabels: "frequency_time_labels"
+            case .instructions: "instructions"
+            case .startDate: "start_date"
+            case .endDate: "end_date"
+            case .isActive: "is_active"
+            case .requiresPrescription: "requires_prescription"
+            case .inventoryCurrent: "inventory_current"
+            case .inventoryMinimum: "inventory_minimum"
+            case .inventoryPackageSize: "inventory_package_size"
+            case .inventoryExpirationDate: "inventory_expiration_date"
+            case .createdAt: "created_at"
+            case .updatedAt: "updated_at"
+            case .version: "version"
+            case .rowID: "rowid"
+            }
+        }
+
+        /// The columns an INSERT writes: all but the rowid, which SQLite assigns.
+        static let inserted = allCases.filter { $0 != .rowID }
+        /// The columns an UPDATE writes: `id`, `patient_id` and `created_at` never change.
+        static let updated = inserted.filter { !([.id, .patientID, .createdAt] as [Column]).contains($0) }
+    }
+
+    /// The SELECT list ``decode(_:)`` reads.
+    static let columns = Column.selectList
 
     /// The same columns prefixed with `m.`, for joins.
-    static let qualifiedColumns = columns
-        .split(separator: ",")
-        .map { "m." + $0.trimmingCharacters(in: .whitespaces) }
-        .joined(separator: ", ")
+    static let qualifiedColumns = Column.selectList(alias: "m")
 
     static let selectByID = "SELECT \(columns) FROM medication WHERE id = ?"
     static let selectByPatient = "SELECT \(columns) FROM medication WHERE patient_id = ?"
@@ -30,56 +65,52 @@ enum MedicationRow {
         """
     static let selectMatchingForPatient = selectMatching + " AND patient_id = ?"
 
-    static let insert = """
-        INSERT INTO medication (
-            id, patient_id, name, generic_name, dosage_amount, dosage_unit, form, route,
-            frequency_kind, frequency_count, frequency_times, frequency_time_labels, instructions,
-            start_date, end_date, is_active, requires_prescription, inventory_current,
-            inventory_minimum, inventory_package_size, inventory_expiration_date,
-            created_at, updated_at, version
-        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
+    static let insert = Column.insert(into: "medication", Column.inserted)
 
-    /// Every mutable column; `patient_id`, `id` and `created_at` never change.
-    static let update = """
-        UPDATE medication SET
-            name = ?, generic_name = ?, dosage_amount = ?, dosage_unit = ?, form = ?, route = ?,
-            frequency_kind = ?, frequency_count = ?, frequency_times = ?, frequency_time_labels = ?,
-            instructions = ?, start_date = ?, end_date = ?, is_active = ?, requires_prescription = ?,
-            inventory_current = ?, inventory_minimum = ?, inventory_package_size = ?,
-            inventory_expiration_date = ?, updated_at = ?, version = ?
-        WHERE rowid = ?
-        """
+    /// Every mutable column, by rowid.
+    static let update = Column.update("medication", set: Column.updated, where: "rowid")
 
     /// The arguments of ``insert``.
     static func insertArguments(_ medication: Medication) -> [DatabaseValue] {
-        [medication.id.databaseValue, medication.patientID.databaseValue]
-            + mutableArguments(medication).dropLast(2)
-            + [medication.createdAt.databaseValue, medication.updatedAt.databaseValue, medication.version.databaseValue]
+        let frequency = FrequencyColumns(medication.frequency)
+        return Column.inserted.map { argument($0, of: medication, frequency) }
     }
 
     /// The arguments of ``update`` for the row `rowID`.
     static func updateArguments(_ medication: Medication, rowID: Int64) -> [DatabaseValue] {
-        mutableArguments(medication) + [.integer(rowID)]
+        let frequency = FrequencyColumns(medication.frequency)
+        return Column.updated.map { argument($0, of: medication, frequency) } + [.integer(rowID)]
     }
 
-    /// name … inventory_expiration_date, updated_at, version.
-    private static func mutableArguments(_ m: Medication) -> [DatabaseValue] {
-        let frequency = FrequencyColumns(m.frequency)
-        return [
-            m.name.databaseValue, m.genericName.databaseValue,
-            .integer(m.dosage.amount.thousandths), m.dosage.unit.rawValue.databaseValue,
-            m.form.rawValue.databaseValue, m.route.rawValue.databaseValue,
-            frequency.kind.databaseValue, frequency.count.databaseValue,
-            frequency.times.databaseValue, frequency.labels.databaseValue,
-            m.instructions.databaseValue, m.startDate.databaseValue, m.endDate.databaseValue,
-            m.isActive.databaseValue, m.requiresPrescription.databaseValue,
-            m.inventory.map { .integer($0.current.thousandths) } ?? .null,
-            m.inventory.map { .integer($0.minimum.thousandths) } ?? .null,
-            m.inventory?.packageSize.map { .integer($0.thousandths) } ?? .null,
-            m.inventory?.expirationDate.databaseValue ?? .null,
-            m.updatedAt.databaseValue, m.version.databaseValue,
-        ]
+    /// The stored value of `column` for `m`, whose frequency columns are `frequency`.
+    private static func argument(_ column: Column, of m: Medication, _ frequency: FrequencyColumns) -> DatabaseValue {
+        switch column {
+        case .id: m.id.databaseValue
+        case .patientID: m.patientID.databaseValue
+        case .name: m.name.databaseValue
+        case .genericName: m.genericName.databaseValue
+        case .dosageAmount: .integer(m.dosage.amount.thousandths)
+        case .dosageUnit: m.dosage.unit.rawValue.databaseValue
+        case .form: m.form.rawValue.databaseValue
+        case .route: m.route.rawValue.databaseValue
+        case .frequencyKind: frequency.kind.databaseValue
+        case .frequencyCount: frequency.count.databaseValue
+        case .frequencyTimes: frequency.times.databaseValue
+        case .frequencyTimeLabels: frequency.labels.databaseValue
+        case .instructions: m.instructions.databaseValue
+        case .startDate: m.startDate.databaseValue
+        case .endDate: m.endDate.databaseValue
+        case .isActive: m.isActive.databaseValue
+        case .requiresPrescription: m.requiresPrescription.databaseValue
+        case .inventoryCurrent: m.inventory.map { .integer($0.current.thousandths) } ?? .null
+        case .inventoryMinimum: m.inventory.map { .integer($0.minimum.thousandths) } ?? .null
+        case .inventoryPackageSize: m.inventory?.packageSize.map { .integer($0.thousandths) } ?? .null
+        case .inventoryExpirationDate: m.inventory?.expirationDate.databaseValue ?? .null
+        case .createdAt: m.createdAt.databaseValue
+        case .updatedAt: m.updatedAt.databaseValue
+        case .version: m.version.databaseValue
+        case .rowID: .null  // never written: SQLite assigns it
+        }
     }
 
     /// Reads a row selected with ``columns``.
@@ -87,24 +118,50 @@ enum MedicationRow {
     /// - Returns: The medication and its rowid.
     /// - Throws: ``MedVaultError/Code/corrupted`` for a value that does not decode.
     static func decode(_ row: Row) throws -> (medication: Medication, rowID: Int64) {
+        let row = ColumnRow<Column>(row: row)
         let frequency = try FrequencyColumns(
-            kind: row[8], count: row[9], times: row[10], labels: row[11]).frequency
+            kind: row[.frequencyKind], count: row[.frequencyCount],
+            times: row[.frequencyTimes], labels: row[.frequencyTimeLabels]).frequency
         var inventory: MedicationInventory?
-        if !row.isNull(at: 17) {
+        if !row.isNull(.inventoryCurrent) {
             inventory = MedicationInventory(
-                current: MedicationQuantity(thousandths: try row[17]),
-                minimum: MedicationQuantity(thousandths: try row[18]),
-                packageSize: (try row[19] as Int64?).map(MedicationQuantity.init(thousandths:)),
-                expirationDate: try row[20])
+                current: MedicationQuantity(thousandths: try row[.inventoryCurrent]),
+                minimum: MedicationQuantity(thousandths: try row[.inventoryMinimum]),
+                packageSize: (try row[.inventoryPackageSize] as Int64?).map(MedicationQuantity.init(thousandths:)),
+                expirationDate: try row[.inventoryExpirationDate])
         }
         let medication = Medication(
-            id: try row[0], patientID: try row[1], name: try row[2], genericName: try row[3],
-            dosage: Dosage(amount: MedicationQuantity(thousandths: try row[4]), unit: DosageUnit(try row[5] as String)),
-            form: MedicationForm(try row[6] as String), route: AdministrationRoute(try row[7] as String),
-            frequency: frequency, instructions: try row[12], startDate: try row[13], endDate: try row[14],
-            isActive: try row[15], requiresPrescription: try row[16], inventory: inventory,
-            createdAt: try row[21], updatedAt: try row[22], version: try row[23])
-        return (medication, row.int64(at: 24))
+            id: try row[.id], patientID: try row[.patientID], name: try row[.name],
+            genericName: try row[.genericName],
+            dosage: Dosage(amount: MedicationQuantity(thousandths: try row[.dosageAmount]),
+                           unit: DosageUnit(try row[.dosageUnit] as String)),
+            form: MedicationForm(try row[.form] as String), route: AdministrationRoute(try row[.route] as String),
+            frequency: frequency, instructions: try row[.instructions], startDate: try row[.startDate],
+            endDate: try row[.endDate], isActive: try row[.isActive],
+            requiresPrescription: try row[.requiresPrescription], inventory: inventory,
+            createdAt: try row[.createdAt], updatedAt: try row[.updatedAt], version: try row[.version])
+        return (medication, row.int64(.rowID))
+    }
+
+    /// The columns a dose log changes: the inventory, stamp and version.
+    static let inventoryColumns: [Column] = [.inventoryCurrent, .updatedAt, .version]
+    /// `UPDATE` of ``inventoryColumns``, by rowid.
+    static let updateInventory = Column.update("medication", set: inventoryColumns, where: "rowid")
+
+    /// The columns deactivating changes: the active flag, stamp and version.
+    static let activeColumns: [Column] = [.isActive, .updatedAt, .version]
+    /// `UPDATE` of ``activeColumns``, by rowid.
+    static let updateActive = Column.update("medication", set: activeColumns, where: "rowid")
+
+    /// The arguments of an update over `columns` (``inventoryColumns``,
+    /// ``activeColumns``) of the row `rowID`.
+    static func arguments(_ columns: [Column], of medication: Medication, rowID: Int64) -> [DatabaseValue] {
+        let frequencyColumns: [Column] = [.frequencyKind, .frequencyCount, .frequencyTimes, .frequencyTimeLabels]
+        // Encoding the frequency costs a string join: skip it when no column needs it.
+        let frequency = columns.contains(where: { frequencyColumns.contains($0) })
+            ? FrequencyColumns(medication.frequency)
+            : FrequencyColumns(kind: "", count: nil, times: nil, labels: nil)
+        return columns.map { argument($0, of: medication, frequency) } + [.integer(rowID)]
     }
 }
 

@@ -3,58 +3,76 @@ import MedVaultCore
 
 /// The mapping between ``MedicationSchedule`` and the `medication_schedule` table.
 enum MedicationScheduleRow {
-    /// The selected columns, in the order ``decode(_:)`` reads them.
-    static let columns = """
-        id, medication_id, times, time_labels, days_of_week, time_zone, created_at, updated_at, version
-        """
+    /// The selected columns, in the order of the SELECT list.
+    enum Column: Int32, TableColumns {
+        case id, medicationID, times, timeLabels, daysOfWeek, timeZone, createdAt, updatedAt, version
+
+        var name: String {
+            switch self {
+            case .id: "id"
+            case .medicationID: "medication_id"
+            case .times: "times"
+            case .timeLabels: "time_labels"
+            case .daysOfWeek: "days_of_week"
+            case .timeZone: "time_zone"
+            case .createdAt: "created_at"
+            case .updatedAt: "updated_at"
+            case .version: "version"
+            }
+        }
+
+        /// The columns an UPDATE writes: `id`, `medication_id` and `created_at` never change.
+        static let updated = allCases.filter { !([.id, .medicationID, .createdAt] as [Column]).contains($0) }
+    }
+
+    /// The SELECT list ``decode(_:)`` reads.
+    static let columns = Column.selectList
 
     /// The same columns prefixed with `s.`, for joins.
-    static let qualifiedColumns = columns
-        .split(separator: ",")
-        .map { "s." + $0.trimmingCharacters(in: .whitespaces) }
-        .joined(separator: ", ")
+    static let qualifiedColumns = Column.selectList(alias: "s")
 
-    static let insert = """
-        INSERT INTO medication_schedule (
-            id, medication_id, times, time_labels, days_of_week, time_zone, created_at, updated_at, version
-        ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
+    static let insert = Column.insert(into: "medication_schedule", Column.allCases)
 
-    static let update = """
-        UPDATE medication_schedule SET
-            times = ?, time_labels = ?, days_of_week = ?, time_zone = ?, updated_at = ?, version = ?
-        WHERE id = ?
-        """
+    static let update = Column.update("medication_schedule", set: Column.updated, where: "id")
 
     /// The arguments of ``insert``.
     static func insertArguments(_ schedule: MedicationSchedule) -> [DatabaseValue] {
         let times = TimeListCoding.encode(schedule.times)
-        return [
-            schedule.id.databaseValue, schedule.medicationID.databaseValue,
-            times.minutes.databaseValue, times.labels.databaseValue,
-            .integer(TimeListCoding.mask(of: schedule.daysOfWeek)), schedule.timeZoneIdentifier.databaseValue,
-            schedule.createdAt.databaseValue, schedule.updatedAt.databaseValue, schedule.version.databaseValue,
-        ]
+        return Column.allCases.map { argument($0, of: schedule, times) }
     }
 
     /// The arguments of ``update``.
     static func updateArguments(_ schedule: MedicationSchedule) -> [DatabaseValue] {
         let times = TimeListCoding.encode(schedule.times)
-        return [
-            times.minutes.databaseValue, times.labels.databaseValue,
-            .integer(TimeListCoding.mask(of: schedule.daysOfWeek)), schedule.timeZoneIdentifier.databaseValue,
-            schedule.updatedAt.databaseValue, schedule.version.databaseValue, schedule.id.databaseValue,
-        ]
+        return Column.updated.map { argument($0, of: schedule, times) } + [schedule.id.databaseValue]
+    }
+
+    /// The stored value of `column` for `s`, whose encoded times are `times`.
+    private static func argument(
+        _ column: Column, of s: MedicationSchedule, _ times: (minutes: String, labels: String?)
+    ) -> DatabaseValue {
+        switch column {
+        case .id: s.id.databaseValue
+        case .medicationID: s.medicationID.databaseValue
+        case .times: times.minutes.databaseValue
+        case .timeLabels: times.labels.databaseValue
+        case .daysOfWeek: .integer(TimeListCoding.mask(of: s.daysOfWeek))
+        case .timeZone: s.timeZoneIdentifier.databaseValue
+        case .createdAt: s.createdAt.databaseValue
+        case .updatedAt: s.updatedAt.databaseValue
+        case .version: s.version.databaseValue
+        }
     }
 
     /// Reads a row selected with ``columns``.
     ///
     /// - Throws: ``MedVaultError/Code/corrupted`` for a value that does not decode.
     static func decode(_ row: Row) throws -> MedicationSchedule {
-        MedicationSchedule(
-            id: try row[0], medicationID: try row[1],
-            times: try TimeListCoding.decode(minutes: try row[2], labels: try row[3]),
-            daysOfWeek: TimeListCoding.days(ofMask: try row[4]), timeZoneIdentifier: try row[5],
-            createdAt: try row[6], updatedAt: try row[7], version: try row[8])
+        let row = ColumnRow<Column>(row: row)
+        return MedicationSchedule(
+            id: try row[.id], medicationID: try row[.medicationID],
+            times: try TimeListCoding.decode(minutes: try row[.times], labels: try row[.timeLabels]),
+            daysOfWeek: TimeListCoding.days(ofMask: try row[.daysOfWeek]), timeZoneIdentifier: try row[.timeZone],
+            createdAt: try row[.createdAt], updatedAt: try row[.updatedAt], version: try row[.version])
     }
 }

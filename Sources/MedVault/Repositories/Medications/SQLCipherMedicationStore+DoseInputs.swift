@@ -25,17 +25,17 @@ extension SQLCipherMedicationStore {
                     medications: try db.fetchAll(MedicationRow.selectByPatient, [patient]) {
                         try MedicationRow.decode($0).medication
                     },
-                    schedules: try db.fetchAll(Self.selectSchedulesByPatient, [patient], MedicationScheduleRow.decode),
-                    logs: try db.fetchAll(Self.selectPatientLogs, [patient, lower, upper], DoseLogRow.decode))
+                    schedules: try db.fetchAll(SQLCipherMedicationScheduleRepository.selectByPatient, [patient], MedicationScheduleRow.decode),
+                    logs: try db.fetchAll(SQLCipherDoseLogRepository.selectByPatient, [patient, lower, upper], DoseLogRow.decode))
             }
-            guard let medication = try Self.fetchMedication(medicationID, db)?.medication,
+            guard let medication = try Self.findMedication(medicationID, db)?.medication,
                   medication.patientID == patientID
             else { return DoseInputs() }
             let id = medicationID.databaseValue
             return DoseInputs(
                 medications: [medication],
-                schedules: try db.fetchAll(Self.selectSchedulesByMedication, [id], MedicationScheduleRow.decode),
-                logs: try db.fetchAll(Self.selectHistory, [id, lower, upper], DoseLogRow.decode))
+                schedules: try db.fetchAll(SQLCipherMedicationScheduleRepository.selectByMedication, [id], MedicationScheduleRow.decode),
+                logs: try db.fetchAll(SQLCipherDoseLogRepository.selectByMedication, [id, lower, upper], DoseLogRow.decode))
         }
         inputs.medications.sort(by: Medication.listOrder)
         return inputs

@@ -1,14 +1,14 @@
 import Foundation
-import MedVaultCore
+@_spi(Testing) import MedVaultCore
 
 /// The ``MedicationStore`` of an encrypted MedVault database: medications,
 /// schedules and dose logs in SQLCipher tables (see `MedicationSchema`).
 ///
 /// It follows exactly the rules of ``InMemoryMedicationStore`` (the shared
-/// conformance suite runs against both), plus what SQL can enforce on its own:
-/// a medication's patient must exist in the `patient` table, and each write is one
-/// durable transaction. Logging a taken dose and decrementing the inventory happen
-/// in the same transaction; ``log(batch:)`` writes a whole batch in one.
+/// conformance suite runs against both; the rules themselves are written once in
+/// MedVaultCore), plus what SQL can enforce on its own: a medication's patient must
+/// exist in the `patient` table, and each write is one durable transaction. Logging
+/// a taken dose and decrementing the inventory happen in the same transaction.
 ///
 /// For example:
 ///
@@ -20,12 +20,18 @@ import MedVaultCore
 /// let today = try await store.doses(forPatient: stored.patientID,
 ///                                   on: CalendarDate(.now, in: .current), in: .current)
 /// ```
-public final class SQLCipherMedicationStore: MedicationStore {
+public struct SQLCipherMedicationStore: MedicationStore {
     /// The clock that stamps records and decides which doses are already missed.
     public let clock: RecordClock
+    /// The medications' schedules.
+    public let schedules: any MedicationScheduleRepository
+    /// What happened to doses.
+    public let doseLogs: any DoseLogRepository
     /// The database.
     let pool: DatabasePool
-    let faults = MedicationFaultSwitch()
+    /// The test seam of the transactionality tests; `nil` (and never consulted)
+    /// outside them.
+    let faults: MedicationFaultSwitch?
 
     /// Creates a store over an open database whose schema includes the medication
     /// tables (``MedVaultSchema/migrator``).
@@ -34,17 +40,23 @@ public final class SQLCipherMedicationStore: MedicationStore {
     ///   - pool: The database.
     ///   - clock: Where "now" comes from; `.system` by default.
     public init(pool: DatabasePool, clock: RecordClock = .system) {
+        self.init(pool: pool, clock: clock, faults: nil)
+    }
+
+    /// Creates a store whose writes consult `faults` (MedVault's own tests).
+    init(pool: DatabasePool, clock: RecordClock, faults: MedicationFaultSwitch?) {
         self.pool = pool
         self.clock = clock
+        self.faults = faults
+        self.schedules = SQLCipherMedicationScheduleRepository(pool: pool, clock: clock)
+        self.doseLogs = SQLCipherDoseLogRepository(pool: pool, clock: clock, faults: faults)
     }
 
     /// Makes the next write that reaches `point` fail with a storage error, inside its
-    /// transaction (once). For MedVault's transactionality tests.
+    /// transaction (once). Only a store created with a fault switch has the seam.
     func _failNextWrite(at point: _MedicationFaultPoint) {
-        faults.arm(point)
+        faults?.arm(point)
     }
-
-    static let noMedication = MedVaultError(.notFound, reason: "no medication has this identifier")
 
     // MARK: - Medications
 
@@ -52,23 +64,15 @@ public final class SQLCipherMedicationStore: MedicationStore {
     ///
     /// - Throws: `validation`, `duplicate` for a known identifier, `notFound` (field
     ///   `patientID`) when no patient has `patientID` (the foreign key), or a storage error.
+    @discardableResult
     public func create(_ medication: Medication) async throws -> Medication {
-        try MedicationValidation.validate(medication)
-        let clock = self.clock
+        let stored = try MedicationRecordRule.created(medication, now: clock.now())
         return try await pool.write { db in
-            if try Self.medicationRowID(medication.id, db) != nil {
-                throw MedVaultError(.duplicate, reason: "a medication with this identifier exists")
-            }
-            var stored = medication
-            let now = clock.now()
-            stored.createdAt = now
-            stored.updatedAt = now
-            stored.version = 1
+            if try Self.medicationRowID(stored.id, db) != nil { throw MedVaultError.duplicateRecord }
             do {
                 try db.execute(MedicationRow.insert, MedicationRow.insertArguments(stored))
             } catch let error as MedVaultError where error.sqliteCode == SQLiteResult.constraintForeignKey {
-                throw MedVaultError(.notFound, field: "patientID", reason: "no patient has this identifier",
-                                    sqliteCode: error.sqliteCode)
+                throw MedVaultError.recordNotFound("patientID", sqliteCode: error.sqliteCode)
             }
             return stored
         }
@@ -79,25 +83,24 @@ public final class SQLCipherMedicationStore: MedicationStore {
     /// Checks, in order: the medication exists (`notFound`), the values are valid
     /// (`validation`), the patient did not change (`validation`, field `patientID`),
     /// the version is the stored one (`conflict`).
+    @discardableResult
     public func update(_ medication: Medication) async throws -> Medication {
         let clock = self.clock
         return try await pool.write { db in
-            guard let (current, rowID) = try Self.fetchMedication(medication.id, db) else {
-                throw Self.noMedication
-            }
+            let (current, rowID) = try Self.fetchMedication(medication.id, db)
             let stored = try MedicationUpdateRule.updated(medication, replacing: current, now: clock.now())
             try db.execute(MedicationRow.update, MedicationRow.updateArguments(stored, rowID: rowID))
             return stored
         }
     }
 
-    /// The medication with this identifier, or `nil`.
-    public func medication(id: UUID) async throws -> Medication? {
-        try await pool.read { db in try Self.fetchMedication(id, db)?.medication }
+    /// The medication with this identifier.
+    public func get(_ id: UUID) async throws -> Medication {
+        try await pool.read { db in try Self.fetchMedication(id, db).medication }
     }
 
     /// A patient's medications, in ``Medication/listOrder(_:_:)``.
-    public func medications(forPatient patientID: UUID, filter: MedicationFilter) async throws -> [Medication] {
+    public func list(patientID: UUID, filter: MedicationFilter) async throws -> [Medication] {
         let sql: String
         switch filter {
         case .active: sql = MedicationRow.selectActiveByPatient
@@ -131,19 +134,15 @@ public final class SQLCipherMedicationStore: MedicationStore {
     }
 
     /// Marks a medication inactive; returns it unchanged if it already is.
-    public func deactivate(id: UUID) async throws -> Medication {
+    @discardableResult
+    public func deactivate(_ id: UUID) async throws -> Medication {
         let clock = self.clock
         return try await pool.write { db in
-            guard let found = try Self.fetchMedication(id, db) else { throw Self.noMedication }
-            var medication = found.medication
-            let rowID = found.rowID
-            guard medication.isActive else { return medication }
-            medication.isActive = false
-            medication.updatedAt = clock.now()
-            medication.version += 1
-            try db.execute("UPDATE medication SET is_active = 0, updated_at = ?, version = ? WHERE rowid = ?",
-                           [medication.updatedAt.databaseValue, .integer(medication.version), .integer(rowID)])
-            return medication
+            let (current, rowID) = try Self.fetchMedication(id, db)
+            guard let stored = MedicationRecordRule.deactivated(current, now: clock.now()) else { return current }
+            try db.execute(MedicationRow.updateActive,
+                           MedicationRow.arguments(MedicationRow.activeColumns, of: stored, rowID: rowID))
+            return stored
         }
     }
 
@@ -153,8 +152,18 @@ public final class SQLCipherMedicationStore: MedicationStore {
         try db.fetchOne("SELECT rowid FROM medication WHERE id = ?", [id.databaseValue]) { $0.int64(at: 0) }
     }
 
-    static func fetchMedication(_ id: UUID, _ db: DatabaseConnection) throws -> (medication: Medication, rowID: Int64)? {
-        try db.fetchOne(MedicationRow.selectByID, [id.databaseValue],
-                        MedicationRow.decode)
+    /// The stored medication and its rowid, or `nil`.
+    static func findMedication(_ id: UUID, _ db: DatabaseConnection) throws -> (medication: Medication, rowID: Int64)? {
+        try db.fetchOne(MedicationRow.selectByID, [id.databaseValue], MedicationRow.decode)
+    }
+
+    /// The stored medication and its rowid.
+    ///
+    /// - Throws: ``MedVaultError/Code/notFound`` (field `field`) when there is none.
+    static func fetchMedication(
+        _ id: UUID, _ db: DatabaseConnection, field: String? = nil
+    ) throws -> (medication: Medication, rowID: Int64) {
+        guard let found = try findMedication(id, db) else { throw MedVaultError.recordNotFound(field) }
+        return found
     }
 }

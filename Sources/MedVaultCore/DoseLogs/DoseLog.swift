@@ -14,7 +14,7 @@ import Foundation
 ///
 /// ```swift
 /// let log = DoseLog(medicationID: id, scheduledAt: dose.scheduledAt, status: .taken, takenAt: .now)
-/// let receipt = try await doses.log(log)
+/// let receipt = try await store.doseLogs.create(log)
 /// receipt.shortfall // non-zero if the inventory ran out
 /// ```
 public struct DoseLog: Sendable, Hashable, Codable, Identifiable {

@@ -51,9 +51,7 @@ extension MedicationStore {
         in timeZone: TimeZone,
         graceWindow: Duration = DoseResolution.defaultGraceWindow
     ) async throws -> AdherenceStats {
-        guard let medication = try await medication(id: medicationID) else {
-            throw MedVaultError(.notFound, reason: "no medication has this identifier")
-        }
+        let medication = try await get(medicationID)
         let doses = try await resolvedDoses(forPatient: medication.patientID, medicationID: medicationID,
                                             from: first, through: last, in: timeZone, graceWindow: graceWindow)
         return AdherenceCalculator.stats(of: doses)
@@ -80,7 +78,7 @@ extension MedicationStore {
 
     /// A patient's active medications whose inventory is at or below its minimum.
     public func lowInventory(forPatient patientID: UUID) async throws -> [Medication] {
-        try await medications(forPatient: patientID, filter: .active).filter { $0.inventory?.isLow == true }
+        try await list(patientID: patientID, filter: .active).filter { $0.inventory?.isLow == true }
     }
 
     /// A patient's active medications whose stock expires within `days` days of
@@ -96,7 +94,7 @@ extension MedicationStore {
             throw MedVaultError(.invalidArgument, reason: "the horizon must not be negative")
         }
         let horizon = CalendarDate(clock.now(), in: timeZone).adding(days: days)
-        return try await medications(forPatient: patientID, filter: .active).filter { medication in
+        return try await list(patientID: patientID, filter: .active).filter { medication in
             guard let expiration = medication.inventory?.expirationDate else { return false }
             return expiration <= horizon
         }

@@ -10,18 +10,9 @@ public enum MedicationUpdateRule {
     /// - Throws: `validation` (a field, or `patientID` when it changed); `conflict` when
     ///   `new.version` is not `current.version`.
     public static func updated(_ new: Medication, replacing current: Medication, now: Date) throws -> Medication {
-        try MedicationValidation.validate(new)
-        guard new.patientID == current.patientID else {
-            throw MedVaultError.validation("patientID", "cannot change")
+        try updated(new, replacing: current, now: now, owner: \.patientID, ownerField: "patientID") {
+            try $0.validated()
         }
-        guard new.version == current.version else {
-            throw MedVaultError(.conflict, reason: "the medication changed since it was read")
-        }
-        var stored = new
-        stored.createdAt = current.createdAt
-        stored.updatedAt = now
-        stored.version = current.version + 1
-        return stored
     }
 
     /// The schedule to store in place of `current`.
@@ -30,17 +21,23 @@ public enum MedicationUpdateRule {
     ///   when `new.version` is not `current.version`.
     public static func updated(_ new: MedicationSchedule, replacing current: MedicationSchedule,
                                now: Date) throws -> MedicationSchedule {
-        try MedicationValidation.validate(new)
-        guard new.medicationID == current.medicationID else {
-            throw MedVaultError.validation("medicationID", "cannot change")
+        try updated(new, replacing: current, now: now, owner: \.medicationID, ownerField: "medicationID") {
+            try $0.validated()
+        }
+    }
+
+    /// The rule itself, for any record with an owner that never changes.
+    private static func updated<Record: VersionedRecord>(
+        _ new: Record, replacing current: Record, now: Date,
+        owner: KeyPath<Record, UUID>, ownerField: String, validated: (Record) throws -> Record
+    ) throws -> Record {
+        let checked = try validated(new)
+        guard new[keyPath: owner] == current[keyPath: owner] else {
+            throw MedVaultError.validation(ownerField, "cannot change")
         }
         guard new.version == current.version else {
-            throw MedVaultError(.conflict, reason: "the schedule changed since it was read")
+            throw MedVaultError.recordConflict
         }
-        var stored = new
-        stored.createdAt = current.createdAt
-        stored.updatedAt = now
-        stored.version = current.version + 1
-        return stored
+        return checked.stamped(replacing: current, at: now)
     }
 }

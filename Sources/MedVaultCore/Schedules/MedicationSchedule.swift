@@ -16,7 +16,7 @@ import Foundation
 ///     daysOfWeek: [],            // every day
 ///     timeZoneIdentifier: "Europe/Madrid"
 /// )
-/// try await medications.createSchedule(schedule)
+/// try await medications.schedules.create(schedule)
 /// ```
 public struct MedicationSchedule: Sendable, Hashable, Codable, Identifiable {
     /// Client-generated identifier.

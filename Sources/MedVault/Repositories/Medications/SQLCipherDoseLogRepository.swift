@@ -1,0 +1,138 @@
+import Foundation
+@_spi(Testing) import MedVaultCore
+
+/// The SQLCipher ``DoseLogRepository``: logs in the `dose_log` table, from
+/// ``SQLCipherMedicationStore/doseLogs``. Creating a log of a taken or late dose
+/// decrements the medication's inventory in the same transaction.
+public struct SQLCipherDoseLogRepository: DoseLogRepository {
+    /// The database.
+    let pool: DatabasePool
+    /// Where "now" comes from.
+    let clock: RecordClock
+    /// The test seam of the transactionality tests; `nil` outside them.
+    let faults: MedicationFaultSwitch?
+
+    static let selectByID = "SELECT \(DoseLogRow.columns) FROM dose_log WHERE id = ?"
+    static let selectByMedication = """
+        SELECT \(DoseLogRow.columns) FROM dose_log
+        WHERE medication_id = ? AND scheduled_at >= ? AND scheduled_at < ?
+        ORDER BY scheduled_at
+        """
+    static let selectByPatient = """
+        SELECT \(DoseLogRow.columns) FROM dose_log
+        WHERE patient_id = ? AND scheduled_at >= ? AND scheduled_at < ?
+        ORDER BY scheduled_at, medication_id
+        """
+
+    /// Stores a dose log and, for a taken or late dose, decrements the inventory, in
+    /// one transaction.
+    ///
+    /// Checks, in order: the medication exists (`notFound`, field `medicationID`), the
+    /// log is valid (`validation`), its identifier is new (`duplicate`), the
+    /// medication has no log at this instant yet (`duplicate`).
+    @discardableResult
+    public func create(_ log: DoseLog) async throws -> DoseLogReceipt {
+        let writer = DoseLogWriter(clock: clock, faults: faults)
+        return try await pool.write { db in
+            var medications: [UUID: (medication: Medication, rowID: Int64)] = [:]
+            return try writer.write(log, db, medications: &medications)
+        }
+    }
+
+    /// Stores many logs in one transaction, in order, each as by ``create(_:)-(DoseLog)``:
+    /// all are written or none is. Statements are prepared once per connection, and
+    /// each medication is read once per batch.
+    @discardableResult
+    public func create(_ logs: [DoseLog]) async throws -> [DoseLogReceipt] {
+        guard !logs.isEmpty else { return [] }
+        let writer = DoseLogWriter(clock: clock, faults: faults)
+        return try await pool.write(duration: .long) { db in
+            var medications: [UUID: (medication: Medication, rowID: Int64)] = [:]
+            var receipts: [DoseLogReceipt] = []
+            receipts.reserveCapacity(logs.count)
+            for log in logs {
+                receipts.append(try writer.write(log, db, medications: &medications))
+            }
+            return receipts
+        }
+    }
+
+    /// The dose log with this identifier.
+    public func get(_ id: UUID) async throws -> DoseLog {
+        try await pool.read { db in
+            guard let log = try db.fetchOne(Self.selectByID, [id.databaseValue], DoseLogRow.decode) else {
+                throw MedVaultError.recordNotFound()
+            }
+            return log
+        }
+    }
+
+    /// A medication's logs with `scheduledAt` in `range`, oldest first.
+    public func list(medicationID: UUID, in range: Range<Date>) async throws -> [DoseLog] {
+        let arguments = Self.rangeArguments(medicationID, range)
+        return try await pool.read { db in
+            try db.fetchAll(Self.selectByMedication, arguments, DoseLogRow.decode)
+        }
+    }
+
+    /// The logs of a patient's medications with `scheduledAt` in `range`, sorted by
+    /// instant, then medication: one range scan of the `(patient_id, scheduled_at)` index.
+    public func list(patientID: UUID, in range: Range<Date>) async throws -> [DoseLog] {
+        let arguments = Self.rangeArguments(patientID, range)
+        return try await pool.read { db in
+            try db.fetchAll(Self.selectByPatient, arguments, DoseLogRow.decode)
+        }
+    }
+
+    /// The arguments of ``selectByMedication`` and ``selectByPatient``.
+    static func rangeArguments(_ id: UUID, _ range: Range<Date>) -> [DatabaseValue] {
+        [
+            id.databaseValue,
+            .integer(DoseLogRow.millisecondBound(range.lowerBound)),
+            .integer(DoseLogRow.millisecondBound(range.upperBound)),
+        ]
+    }
+}
+
+/// Writes one dose log and its inventory change inside a caller's write transaction.
+struct DoseLogWriter: Sendable {
+    let clock: RecordClock
+    let faults: MedicationFaultSwitch?
+
+    /// Writes `log`; `medications` caches the medications this transaction read or
+    /// changed, so a batch reads each once and sees its own decrements.
+    func write(
+        _ log: DoseLog, _ db: DatabaseConnection,
+        medications: inout [UUID: (medication: Medication, rowID: Int64)]
+    ) throws -> DoseLogReceipt {
+        let cached: (medication: Medication, rowID: Int64)
+        if let hit = medications[log.medicationID] {
+            cached = hit
+        } else {
+            cached = try SQLCipherMedicationStore.fetchMedication(log.medicationID, db, field: "medicationID")
+        }
+        let now = clock.now()
+        let stored = try MedicationRecordRule.created(log, now: now)
+        do {
+            try db.execute(DoseLogRow.insert, DoseLogRow.insertArguments(stored, patientID: cached.medication.patientID))
+        } catch let error as MedVaultError where error.code == .duplicate {
+            // Two UNIQUE constraints: the identifier, then the (medication, instant).
+            // Probing only on failure keeps the usual path at one statement.
+            let known = try db.fetchOne("SELECT 1 FROM dose_log WHERE id = ?", [stored.id.databaseValue]) { _ in true }
+            throw known == true ? MedVaultError.duplicateRecord : MedVaultError.doseAlreadyLogged
+        }
+
+        if let faults, faults.fire(.afterDoseLogWrite) {
+            throw MedVaultError(.storage, reason: "injected failure after the dose log write")
+        }
+
+        let receipt = MedicationRecordRule.applying(stored, to: cached.medication, now: now)
+        if receipt.medication.version != cached.medication.version {
+            try db.execute(MedicationRow.updateInventory,
+                           MedicationRow.arguments(MedicationRow.inventoryColumns, of: receipt.medication,
+                                                   rowID: cached.rowID))
+        }
+        medications[log.medicationID] = (receipt.medication, cached.rowID)
+        return receipt
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// The in-memory ``DoseLogRepository``, from ``InMemoryMedicationStore/doseLogs``.
+public struct InMemoryDoseLogRepository: DoseLogRepository {
+    let tables: InMemoryMedicationTables
+
+    @discardableResult
+    public func create(_ log: DoseLog) async throws -> DoseLogReceipt {
+        try await tables.createLogs([log])[0]
+    }
+
+    @discardableResult
+    public func create(_ logs: [DoseLog]) async throws -> [DoseLogReceipt] {
+        try await tables.createLogs(logs)
+    }
+
+    public func get(_ id: UUID) async throws -> DoseLog {
+        try await tables.getLog(id)
+    }
+
+    public func list(medicationID: UUID, in range: Range<Date>) async throws -> [DoseLog] {
+        await tables.listLogs(medicationID: medicationID, in: range)
+    }
+
+    public func list(patientID: UUID, in range: Range<Date>) async throws -> [DoseLog] {
+        await tables.listLogs(patientID: patientID, in: range)
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+extension InMemoryMedicationTables {
+    func createLogs(_ logs: [DoseLog]) throws -> [DoseLogReceipt] {
+        var working = tables
+        var receipts: [DoseLogReceipt] = []
+        receipts.reserveCapacity(logs.count)
+        for log in logs {
+            receipts.append(try write(log, into: &working))
+        }
+        tables = working
+        return receipts
+    }
+
+    func getLog(_ id: UUID) throws -> DoseLog {
+        guard let log = tables.logs[id] else { throw MedVaultError.recordNotFound() }
+        return log
+    }
+
+    func listLogs(medicationID: UUID, in range: Range<Date>) -> [DoseLog] {
+        tables.logs.values
+            .filter { $0.medicationID == medicationID && range.contains($0.scheduledAt) }
+            .sorted { ($0.scheduledAt, $0.id.uuidString) < ($1.scheduledAt, $1.id.uuidString) }
+    }
+
+    func listLogs(patientID: UUID, in range: Range<Date>) -> [DoseLog] {
+        tables.logs.values
+            .filter { range.contains($0.scheduledAt) && tables.medications[$0.medicationID]?.patientID == patientID }
+            .sorted {
+                ($0.scheduledAt, $0.medicationID.uuidString) < ($1.scheduledAt, $1.medicationID.uuidString)
+            }
+    }
+
+    /// Writes one log and its inventory change into `working`; the caller commits.
+    private func write(_ log: DoseLog, into working: inout Tables) throws -> DoseLogReceipt {
+        guard let medication = working.medications[log.medicationID] else {
+            throw MedVaultError.recordNotFound("medicationID")
+        }
+        let now = clock.now()
+        let stored = try MedicationRecordRule.created(log, now: now)
+        guard working.logs[stored.id] == nil else { throw MedVaultError.duplicateRecord }
+        let key = ScheduledDose.ID(medicationID: stored.medicationID,
+                                   scheduledAtMilliseconds: stored.scheduledAt.millisecondsSince1970)
+        guard working.logIDsByDose[key] == nil else { throw MedVaultError.doseAlreadyLogged }
+        working.logs[stored.id] = stored
+        working.logIDsByDose[key] = stored.id
+
+        if armedFault == .afterDoseLogWrite {
+            armedFault = nil
+            throw MedVaultError(.storage, reason: "injected failure after the dose log write")
+        }
+
+        let receipt = MedicationRecordRule.applying(stored, to: medication, now: now)
+        working.medications[medication.id] = receipt.medication
+        return receipt
+    }
+}

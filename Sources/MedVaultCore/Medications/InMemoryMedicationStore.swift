@@ -1,0 +1,73 @@
+import Foundation
+
+/// A ``MedicationStore`` held in memory, for tests, previews and apps' own unit tests.
+///
+/// It follows exactly the same rules as the SQLCipher store (the shared
+/// conformance suite runs against both): the rules are written once in
+/// ``MedicationRecordRule`` and ``MedicationUpdateRule``. Its three repositories
+/// share one set of tables, so a dose log and its inventory change are one atomic
+/// step, and a failing write, including a batch that fails half way, changes nothing.
+///
+/// For example:
+///
+/// ```swift
+/// let store = InMemoryMedicationStore(clock: .fixed(someInstant))
+/// let stored = try await store.create(medication)
+/// try await store.schedules.create(MedicationSchedule(
+///     medicationID: stored.id, times: [TimeOfDay(hour: 8)], timeZoneIdentifier: "Europe/Madrid"))
+/// ```
+public struct InMemoryMedicationStore: MedicationStore {
+    /// The clock that stamps records and decides which doses are already missed.
+    public let clock: RecordClock
+    /// The medications' schedules.
+    public let schedules: any MedicationScheduleRepository
+    /// What happened to doses.
+    public let doseLogs: any DoseLogRepository
+
+    let tables: InMemoryMedicationTables
+
+    /// Creates an empty store.
+    ///
+    /// - Parameter clock: Where "now" comes from; `.system` by default.
+    public init(clock: RecordClock = .system) {
+        let tables = InMemoryMedicationTables(clock: clock)
+        self.clock = clock
+        self.tables = tables
+        self.schedules = InMemoryMedicationScheduleRepository(tables: tables)
+        self.doseLogs = InMemoryDoseLogRepository(tables: tables)
+    }
+
+    /// Makes the next write that reaches `point` fail with a storage error (once).
+    /// Testing SPI, for MedVault's transactionality tests.
+    @_spi(Testing)
+    public func _failNextWrite(at point: _MedicationFaultPoint) async {
+        await tables.arm(point)
+    }
+
+    @discardableResult
+    public func create(_ medication: Medication) async throws -> Medication {
+        try await tables.createMedication(medication)
+    }
+
+    @discardableResult
+    public func update(_ medication: Medication) async throws -> Medication {
+        try await tables.updateMedication(medication)
+    }
+
+    public func get(_ id: UUID) async throws -> Medication {
+        try await tables.getMedication(id)
+    }
+
+    public func list(patientID: UUID, filter: MedicationFilter) async throws -> [Medication] {
+        await tables.listMedications(patientID: patientID, filter: filter)
+    }
+
+    public func search(_ query: String, patientID: UUID?) async throws -> [Medication] {
+        await tables.searchMedications(query, patientID: patientID)
+    }
+
+    @discardableResult
+    public func deactivate(_ id: UUID) async throws -> Medication {
+        try await tables.deactivateMedication(id)
+    }
+}

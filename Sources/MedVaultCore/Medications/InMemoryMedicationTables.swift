@@ -1,0 +1,73 @@
+import Foundation
+
+/// The tables behind ``InMemoryMedicationStore`` and its schedule and dose-log
+/// repositories: one actor, so that a dose log and its inventory change are one
+/// atomic step, like a transaction in the SQLCipher store.
+///
+/// The rules themselves are ``MedicationRecordRule``'s and ``MedicationUpdateRule``'s,
+/// shared with the SQLCipher store; this actor only reads, checks identifiers and
+/// stores. Each write works on a copy of the tables and replaces them only when it
+/// succeeded, so a failing write, including a batch that fails half way, changes nothing.
+actor InMemoryMedicationTables {
+    struct Tables {
+        var medications: [UUID: Medication] = [:]
+        var schedules: [UUID: MedicationSchedule] = [:]
+        var logs: [UUID: DoseLog] = [:]
+        var logIDsByDose: [ScheduledDose.ID: UUID] = [:]
+    }
+
+    let clock: RecordClock
+    var tables = Tables()
+    var armedFault: _MedicationFaultPoint?
+
+    init(clock: RecordClock) {
+        self.clock = clock
+    }
+
+    func arm(_ point: _MedicationFaultPoint) {
+        armedFault = point
+    }
+
+    // MARK: - Medications
+
+    func createMedication(_ medication: Medication) throws -> Medication {
+        let stored = try MedicationRecordRule.created(medication, now: clock.now())
+        guard tables.medications[stored.id] == nil else { throw MedVaultError.duplicateRecord }
+        tables.medications[stored.id] = stored
+        return stored
+    }
+
+    func updateMedication(_ medication: Medication) throws -> Medication {
+        let current = try getMedication(medication.id)
+        let stored = try MedicationUpdateRule.updated(medication, replacing: current, now: clock.now())
+        tables.medications[stored.id] = stored
+        return stored
+    }
+
+    func getMedication(_ id: UUID) throws -> Medication {
+        guard let medication = tables.medications[id] else { throw MedVaultError.recordNotFound() }
+        return medication
+    }
+
+    func listMedications(patientID: UUID, filter: MedicationFilter) -> [Medication] {
+        tables.medications.values
+            .filter { $0.patientID == patientID && filter.includes($0) }
+            .sorted(by: Medication.listOrder)
+    }
+
+    func searchMedications(_ query: String, patientID: UUID?) -> [Medication] {
+        tables.medications.values
+            .filter { medication in
+                (patientID.map { medication.patientID == $0 } ?? true)
+                    && SearchText.matches(query: query, in: [medication.name, medication.genericName])
+            }
+            .sorted(by: Medication.listOrder)
+    }
+
+    func deactivateMedication(_ id: UUID) throws -> Medication {
+        let current = try getMedication(id)
+        guard let stored = MedicationRecordRule.deactivated(current, now: clock.now()) else { return current }
+        tables.medications[id] = stored
+        return stored
+    }
+}
