@@ -47,7 +47,15 @@ struct DamagedDatabaseTests {
             let layout = try await lockedVault(dir)
             let pages = try pageCount(layout)
             try #require(pages > 8)
-            try overwrite(layout.database, at: (pages / 2) * Self.pageSize + 100, with: Self.noise(2000))
+            // A page in use for sure (the middle one may be on the free list): the
+            // patient table's root.
+            let reader = try await open(layout)
+            let root = try await reader.database.read { db in
+                try db.fetchOne("SELECT rootpage FROM sqlite_master WHERE name = 'patient'") { row in Int(row.int64(at: 0)) }
+            }
+            await reader.lock()
+            let page = try #require(root)
+            try overwrite(layout.database, at: (page - 1) * Self.pageSize + 100, with: Self.noise(2000))
             let vault = try await open(layout)
             // Any read that meets the page names the file and calls it damaged.
             let readError = await #expect(throws: MedVaultError.self) {
