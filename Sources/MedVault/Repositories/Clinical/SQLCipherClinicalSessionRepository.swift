@@ -166,6 +166,10 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         return SessionHistoryPage(entries: entries, nextCursor: next)
     }
 
+    public func count() async throws -> Int {
+        try await pool.read { db in try db.fetchOne("SELECT count(*) FROM clinical_session") { try $0[0] as Int } ?? 0 }
+    }
+
     public func agenda(from start: Date, to end: Date) async throws -> [ClinicalSession] {
         let startMS = start.millisecondsSince1970
         let endMS = end.millisecondsSince1970

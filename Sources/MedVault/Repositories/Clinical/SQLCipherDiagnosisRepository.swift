@@ -117,6 +117,10 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
         }
     }
 
+    public func count() async throws -> Int {
+        try await pool.read { db in try db.fetchOne("SELECT count(*) FROM diagnosis") { try $0[0] as Int } ?? 0 }
+    }
+
     public func list(patientID: UUID) async throws -> [Diagnosis] {
         try await pool.read { db in
             guard try db.fetchOne("SELECT 1 FROM patient WHERE id = ?", [patientID.databaseValue], { _ in true })
