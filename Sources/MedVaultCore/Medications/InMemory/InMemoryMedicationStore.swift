@@ -25,12 +25,27 @@ public actor InMemoryMedicationStore: MedicationStore {
     public nonisolated let clock: RecordClock
     private var tables = Tables()
     private var armedFault: _MedicationFaultPoint?
+    /// The patients of the ``InMemoryVault`` this store belongs to; `nil` for a store
+    /// on its own, which knows no patients.
+    private let patients: InMemoryClinicalStore?
 
-    /// Creates an empty store.
+    /// Creates an empty store on its own.
+    ///
+    /// A store on its own knows no patients, so it cannot check a medication's
+    /// `patientID` as the vault does and accepts any. Use ``InMemoryVault/medications``
+    /// for a store that refuses an unknown patient (`notFound`, field `patientID`),
+    /// exactly like `Vault.medications`.
     ///
     /// - Parameter clock: Where "now" comes from; `.system` by default.
     public init(clock: RecordClock = .system) {
         self.clock = clock
+        self.patients = nil
+    }
+
+    /// A store that sees the patients of `patients`, for ``InMemoryVault``.
+    init(clock: RecordClock, patients: InMemoryClinicalStore) {
+        self.clock = clock
+        self.patients = patients
     }
 
     /// Makes the next write that reaches `point` fail with a storage error (once).
@@ -41,10 +56,21 @@ public actor InMemoryMedicationStore: MedicationStore {
 
     // MARK: - Medications
 
-    public func create(_ medication: Medication) throws -> Medication {
+    /// Stores a new medication.
+    ///
+    /// - Throws: `validation`, `duplicate` for a known identifier, `notFound` (field
+    ///   `patientID`) when the store belongs to an ``InMemoryVault`` that has no such
+    ///   patient: the SQLCipher store's checks, in its order.
+    public func create(_ medication: Medication) async throws -> Medication {
         try MedicationValidation.validate(medication)
+        // Patients are never deleted, so a patient seen here still exists after the
+        // suspension; everything below runs without suspending, so the write is atomic.
+        let patientKnown = await patients?.hasPatient(medication.patientID) ?? true
         guard tables.medications[medication.id] == nil else {
             throw MedVaultError(.duplicate, reason: "a medication with this identifier exists")
+        }
+        guard patientKnown else {
+            throw MedVaultError(.notFound, field: "patientID", reason: "no patient has this identifier")
         }
         var stored = medication
         let now = clock.now()
