@@ -20,7 +20,7 @@ public struct Row {
 
     /// Decodes column `index` (0-based) as `Value`.
     ///
-    /// - Throws: ``MedVaultError/Code/corrupted`` when the stored value is NULL for a
+    /// - Throws: `MedVaultError.Code.corrupted` when the stored value is NULL for a
     ///   non-optional type or is otherwise not decodable as `Value`.
     public subscript<Value: DatabaseValueConvertible>(_ index: Int32) -> Value {
         get throws { try Value(row: self, column: index) }

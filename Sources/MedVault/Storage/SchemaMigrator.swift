@@ -6,7 +6,7 @@ import MedVaultCore
 /// in `PRAGMA user_version`. Each migration runs in its own transaction together with
 /// the bump of `user_version`, so a crash leaves the schema at a whole version.
 /// A database whose version is higher than the last migration this build knows was
-/// written by a newer MedVault: it is refused with ``MedVaultError/Code/schemaTooNew``
+/// written by a newer MedVault: it is refused with `MedVaultError.Code.schemaTooNew`
 /// and not touched.
 ///
 /// ```swift

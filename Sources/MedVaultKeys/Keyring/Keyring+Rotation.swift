@@ -15,8 +15,8 @@ extension Keyring {
     ///
     /// - Parameter vaultKey: The vault key.
     /// - Returns: The keyring to write **before** rekeying, and the new database key.
-    /// - Throws: ``MedVaultError/Code/conflict`` when a rotation is already pending (resume it with
-    ///   ``pendingDatabaseKey(vaultKey:)`` instead); ``MedVaultError/Code/wrongKey`` for a wrong vault key.
+    /// - Throws: `MedVaultError.Code.conflict` when a rotation is already pending (resume it with
+    ///   ``pendingDatabaseKey(vaultKey:)`` instead); `MedVaultError.Code.wrongKey` for a wrong vault key.
     public func beginningRotation(vaultKey: SecureBytes) throws -> (keyring: Keyring, newDatabaseKey: SecureBytes) {
         _ = try databaseKey(vaultKey: vaultKey)
         guard wrappedPendingKey == nil else {
@@ -37,8 +37,8 @@ extension Keyring {
     ///
     /// - Parameter vaultKey: The vault key.
     /// - Returns: The keyring to write.
-    /// - Throws: ``MedVaultError/Code/invalidArgument`` (field `"rotation"`) when no rotation is pending;
-    ///   ``MedVaultError/Code/wrongKey`` for a wrong vault key.
+    /// - Throws: `MedVaultError.Code.invalidArgument` (field `"rotation"`) when no rotation is pending;
+    ///   `MedVaultError.Code.wrongKey` for a wrong vault key.
     public func completingRotation(vaultKey: SecureBytes) throws -> Keyring {
         _ = try databaseKey(vaultKey: vaultKey)
         guard let wrappedPendingKey else {
@@ -60,7 +60,7 @@ extension Keyring {
     ///
     /// - Parameter vaultKey: The vault key.
     /// - Returns: The keyring to write.
-    /// - Throws: ``MedVaultError/Code/wrongKey`` for a wrong vault key.
+    /// - Throws: `MedVaultError.Code.wrongKey` for a wrong vault key.
     public func abandoningRotation(vaultKey: SecureBytes) throws -> Keyring {
         _ = try databaseKey(vaultKey: vaultKey)
         guard wrappedPendingKey != nil else { return self }

@@ -1,7 +1,7 @@
 import Foundation
 import MedVaultCore
 
-/// The SQLCipher ``ClinicalSessionRepository``: sessions in the `clinical_session`
+/// The SQLCipher `ClinicalSessionRepository`: sessions in the `clinical_session`
 /// table, history and agenda read through their indexes.
 ///
 /// A trigger checks, in the same lookup, that a new session's patient exists and is

@@ -1,7 +1,7 @@
 import Foundation
 import MedVaultCore
 
-/// The SQLCipher ``DiagnosisRepository``: diagnoses in the `diagnosis` table.
+/// The SQLCipher `DiagnosisRepository`: diagnoses in the `diagnosis` table.
 ///
 /// Triggers make the ICD-11 snapshot, the session and the diagnosis date immutable and
 /// refuse deletion, even against raw SQL: amendments only ever touch the type, severity

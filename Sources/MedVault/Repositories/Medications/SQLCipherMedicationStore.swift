@@ -1,10 +1,10 @@
 import Foundation
 import MedVaultCore
 
-/// The ``MedicationStore`` of an encrypted MedVault database: medications,
+/// The `MedicationStore` of an encrypted MedVault database: medications,
 /// schedules and dose logs in SQLCipher tables (see `MedicationSchema`).
 ///
-/// It follows exactly the rules of ``InMemoryMedicationStore`` (the shared
+/// It follows exactly the rules of `InMemoryMedicationStore` (the shared
 /// conformance suite runs against both), plus what SQL can enforce on its own:
 /// a medication's patient must exist in the `patient` table, and each write is one
 /// durable transaction. Logging a taken dose and decrementing the inventory happen
@@ -96,7 +96,7 @@ public final class SQLCipherMedicationStore: MedicationStore {
         try await pool.read { db in try Self.fetchMedication(id, db)?.medication }
     }
 
-    /// A patient's medications, in ``Medication/listOrder(_:_:)``.
+    /// A patient's medications, in `Medication.listOrder(_:_:)`.
     public func medications(forPatient patientID: UUID, filter: MedicationFilter) async throws -> [Medication] {
         let sql: String
         switch filter {

@@ -18,10 +18,10 @@ public protocol MedicationStore: MedicationRepository, DoseLogRepository {
 
     /// What the day-plan and adherence queries need, read from one state of the store.
     ///
-    /// The default implementation composes ``medications(forPatient:filter:)``,
-    /// ``schedules(forPatient:)`` (or ``schedules(forMedication:)``) and
-    /// ``logs(forPatient:in:)`` (or ``history(forMedication:in:)``): three reads, which
-    /// a concurrent write may separate. A store that can read them in one transaction
+    /// The default implementation composes ``MedicationRepository/medications(forPatient:filter:)``,
+    /// ``MedicationRepository/schedules(forPatient:)`` (or ``MedicationRepository/schedules(forMedication:)``)
+    /// and ``DoseLogRepository/logs(forPatient:in:)`` (or ``DoseLogRepository/history(forMedication:in:)``):
+    /// three reads, which a concurrent write may separate. A store that can read them in one transaction
     /// overrides it (the SQLCipher store does: one read transaction, one snapshot).
     /// An override must return exactly what the default returns on the same data.
     ///
