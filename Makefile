@@ -4,12 +4,15 @@
 #   make test         run the whole test suite
 #   make bench        run the benchmark suite (release build), write docs/benchmarks.md
 #   make bench-quick  the same at a tenth of the size, for CI smoke runs
+#   make docs         build the DocC catalogs of the three library modules, warnings as errors
+#   make readme-app   build and run Tests/Fixtures/ReadmeApp: the README's code, as an app
+#                     that depends on the MedVault product alone
 
 SWIFT ?= swift
 # Extra flags for every build, e.g. SWIFT_FLAGS="-Xswiftc -warnings-as-errors".
 SWIFT_FLAGS ?=
 
-.PHONY: deps build test demo medication-demo bench bench-quick clean
+.PHONY: deps build test demo medication-demo bench bench-quick docs readme-app clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -31,6 +34,19 @@ bench: deps
 
 bench-quick: deps
 	$(SWIFT) run -c release $(SWIFT_FLAGS) MedVaultBenchmarks --scale 0.1 --output .build/benchmarks-quick.md
+
+# Symbol graphs come from SwiftPM's own extractor over the debug build (the same flags as
+# `build`, so CI reuses its build); `docc` is the toolchain's, so no plugin enters
+# Package.swift and no app resolves one. Output: .build-docs/<Module>.doccarchive.
+DOCS_DIR ?= .build-docs
+DOCC ?= docc
+docs: deps
+	./scripts/build-docs.sh "$(SWIFT)" "$(DOCC)" "$(DOCS_DIR)" $(SWIFT_FLAGS)
+
+# Its own scratch folder: the app builds MedVault as a dependency, with its own settings.
+readme-app: deps
+	$(SWIFT) build --package-path Tests/Fixtures/ReadmeApp --scratch-path .build-fixtures/ReadmeApp $(SWIFT_FLAGS)
+	$(SWIFT) run --package-path Tests/Fixtures/ReadmeApp --scratch-path .build-fixtures/ReadmeApp $(SWIFT_FLAGS) ReadmeApp
 
 clean:
 	$(SWIFT) package clean

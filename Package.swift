@@ -53,6 +53,9 @@ let package = Package(
 
         .target(
             name: "MedVaultCore",
+            // swift-crypto for attachments' SHA-256 (see SHA256Hasher for why not an
+            // injected protocol); it needs no system library.
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .target(

@@ -33,10 +33,10 @@ public enum PrivateFileWriter {
     /// - Parameters:
     ///   - data: The content.
     ///   - url: The destination file.
-    /// - Throws: ``MedVaultError/Code/permissionDenied`` (field `output`) for a
+    /// - Throws: `MedVaultError.Code.permissionDenied` (field `output`) for a
     ///   destination or folder whose permissions would expose the file, or when the
-    ///   system refuses access; ``MedVaultError/Code/fileNotFound`` when the folder
-    ///   does not exist; ``MedVaultError/Code/storage`` for other I/O failures.
+    ///   system refuses access; `MedVaultError.Code.fileNotFound` when the folder
+    ///   does not exist; `MedVaultError.Code.storage` for other I/O failures.
     public static func write(_ data: Data, to url: URL) throws {
         try check(url)
         let path = url.standardizedFileURL.path

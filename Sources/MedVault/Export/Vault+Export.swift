@@ -4,7 +4,7 @@ import MedVaultCore
 extension Vault {
     /// One patient's complete record as a portable document: the patient, sessions
     /// with diagnoses and attachments' metadata, medications with schedules and dose
-    /// logs. See ``PatientRecordExport``.
+    /// logs. See `PatientRecordExport`.
     ///
     /// For example:
     ///

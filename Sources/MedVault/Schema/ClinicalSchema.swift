@@ -12,7 +12,7 @@
 /// triggers refuse to delete a patient, a diagnosis or a completed session, to reopen a
 /// completed session, to move a session to another patient, and to change a diagnosis's
 /// ICD-11 snapshot, session or date. Their messages (`medvault: <code>: <fixed text>`)
-/// become ``MedVaultError``s with that code.
+/// become `MedVaultError`s with that code.
 enum ClinicalSchema {
     static func createClinicalRecords(_ db: DatabaseConnection) throws {
         try db.executeScript(professional + patient + session + diagnosis + attachment)

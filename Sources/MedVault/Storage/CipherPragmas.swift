@@ -1,7 +1,7 @@
 import MedVaultCore
 import MedVaultKeys
 
-/// The `PRAGMA` statements that pin a keyring's ``CipherSettings`` on a connection, for the
+/// The `PRAGMA` statements that pin a keyring's `CipherSettings` on a connection, for the
 /// SQLCipher major version in use.
 ///
 /// SQLCipher 3 and 4 name the settings differently: 3.x takes `PRAGMA cipher` and has
@@ -34,7 +34,7 @@ enum CipherPragmas {
     /// The statements that apply `settings` to the database `schema` (`main`, or an
     /// attached one), to run right after keying and before the first read.
     ///
-    /// - Throws: `invalidArgument` for settings that fail ``CipherSettings/validate()``;
+    /// - Throws: `invalidArgument` for settings that fail `CipherSettings.validate()`;
     ///   `encryptionUnavailable` for an unsupported major version, or settings this major
     ///   version cannot honour (SQLCipher 3 has only the SHA-1 algorithms).
     static func statements(for settings: CipherSettings, majorVersion: Int, schema: String = "main") throws -> [String] {

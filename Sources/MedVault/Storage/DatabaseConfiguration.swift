@@ -8,7 +8,7 @@ import MedVaultKeys
 /// versions (see `docs/inspecting-a-vault.md`).
 public struct DatabaseConfiguration: Sendable, Hashable {
     /// The SQLCipher settings applied to every connection right after keying, for the
-    /// SQLCipher major version in use (3 or 4). Default ``CipherSettings/medVaultDefault``.
+    /// SQLCipher major version in use (3 or 4). Default `CipherSettings.medVaultDefault`.
     ///
     /// A ``Vault`` sets them from its keyring; a vault is created with the ones given here.
     public var cipherSettings: CipherSettings = .medVaultDefault

@@ -15,7 +15,7 @@ extension DatabaseConnection {
     /// The key is given to SQLCipher as the blob literal `x'<64 hex digits>'`, the
     /// only form it takes as a raw key: raw bytes would be treated as a passphrase
     /// and stretched with PBKDF2 on every open. The literal is built in a
-    /// ``SecureBytes`` buffer, never in a `String`, and wiped when this returns.
+    /// `SecureBytes` buffer, never in a `String`, and wiped when this returns.
     static func open(
         path: String, key: SecureBytes, role: Role, configuration: DatabaseConfiguration
     ) throws -> DatabaseConnection {

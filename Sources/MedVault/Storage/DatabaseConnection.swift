@@ -45,7 +45,7 @@ public final class DatabaseConnection {
     /// - Parameters:
     ///   - sql: One SQL statement with `?` placeholders.
     ///   - arguments: The values for the placeholders, in order.
-    /// - Throws: ``MedVaultError`` mapped from the SQLite result.
+    /// - Throws: `MedVaultError` mapped from the SQLite result.
     public func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
         let statement = try cachedStatement(sql)
         try checkWritePermitted(statement)

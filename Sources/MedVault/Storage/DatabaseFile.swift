@@ -130,7 +130,7 @@ enum DatabaseFile {
         return Array(bytes.prefix(got))
     }
 
-    /// A ``MedVaultError`` for an `errno`, with `context` (which names the file, never
+    /// A `MedVaultError` for an `errno`, with `context` (which names the file, never
     /// its content) and what to do.
     static func fileError(_ code: Int32, _ context: String) -> MedVaultError {
         switch code {

@@ -40,7 +40,7 @@ public final class DatabasePool: Sendable {
     public enum OpenMode: Sendable {
         /// Open the file, creating an empty encrypted database if there is none.
         case createIfMissing
-        /// Open the file; fail with ``MedVaultError/Code/fileNotFound`` if there is none.
+        /// Open the file; fail with `MedVaultError.Code.fileNotFound` if there is none.
         case openExisting
     }
 
@@ -82,7 +82,7 @@ public final class DatabasePool: Sendable {
     ///   - keyIsAuthenticated: Pass `true` when the key was authenticated elsewhere
     ///     (the keyring's AEAD proved it is this vault's key); a file that then fails
     ///     to decrypt is reported as damaged (`notADatabase`) rather than `wrongKey`.
-    /// - Throws: ``MedVaultError`` with code `fileNotFound`, `permissionDenied`,
+    /// - Throws: `MedVaultError` with code `fileNotFound`, `permissionDenied`,
     ///   `notADatabase` (plain SQLite, empty or foreign file, or a length that is not
     ///   whole pages), `wrongKey`, `corrupted` (damaged, or truncated at a page boundary), `schemaTooNew`, `encryptionUnavailable` or `storage`. On every
     ///   failure the file is left exactly as it was.
@@ -217,7 +217,7 @@ public final class DatabasePool: Sendable {
     // MARK: - Closing
 
     /// Checkpoints the WAL into the database file, closes every connection and wipes
-    /// the pool's copy of the key. Later calls fail with ``MedVaultError/Code/locked``.
+    /// the pool's copy of the key. Later calls fail with `MedVaultError.Code.locked`.
     /// Keeps `object` alive as long as the pool's connections may be: until ``close()``
     /// returns, or the pool is freed. The vault keeps its presence lock here, so another
     /// process can never rotate the key while a repository value still holds this pool.

@@ -28,7 +28,7 @@ public protocol DatabaseValueConvertible: Sendable {
 
     /// Reads the value in column `index` of `row`.
     ///
-    /// - Throws: ``MedVaultError/Code/corrupted`` when the stored value has the wrong type.
+    /// - Throws: `MedVaultError.Code.corrupted` when the stored value has the wrong type.
     init(row: Row, column index: Int32) throws
 }
 

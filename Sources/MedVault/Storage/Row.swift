@@ -22,7 +22,7 @@ public struct Row {
 
     /// Decodes column `index` (0-based) as `Value`.
     ///
-    /// - Throws: ``MedVaultError/Code/corrupted`` when the stored value is NULL for a
+    /// - Throws: `MedVaultError.Code.corrupted` when the stored value is NULL for a
     ///   non-optional type or is otherwise not decodable as `Value`.
     public subscript<Value: DatabaseValueConvertible>(_ index: Int32) -> Value {
         get throws { try Value(row: self, column: index) }
@@ -41,8 +41,8 @@ public struct Row {
     /// Looking a name up scans the statement's column names: in a loop over many
     /// rows, positions are cheaper.
     ///
-    /// - Throws: ``MedVaultError/Code/invalidArgument`` when the statement has no
-    ///   column of that name; ``MedVaultError/Code/corrupted`` as for a position.
+    /// - Throws: `MedVaultError.Code.invalidArgument` when the statement has no
+    ///   column of that name; `MedVaultError.Code.corrupted` as for a position.
     public subscript<Value: DatabaseValueConvertible>(_ name: String) -> Value {
         get throws {
             guard let index = index(ofColumn: name) else {

@@ -2,7 +2,7 @@ import CSQLCipher
 import Foundation
 import MedVaultCore
 
-/// Maps SQLite result codes to ``MedVaultError``s whose text never carries data.
+/// Maps SQLite result codes to `MedVaultError`s whose text never carries data.
 ///
 /// SQLite's own `sqlite3_errmsg` can echo parts of a statement; MedVault reports the
 /// generic text for the code (`sqlite3_errstr`) plus a fixed context instead. The

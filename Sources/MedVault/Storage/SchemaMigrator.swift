@@ -10,7 +10,7 @@ import MedVaultCore
 ///
 /// A database that has applied a migration this migrator does not know was written by
 /// a newer build (of MedVault, or of the app's own migrations): it is refused with
-/// ``MedVaultError/Code/schemaTooNew`` and not touched.
+/// `MedVaultError.Code.schemaTooNew` and not touched.
 ///
 /// `PRAGMA user_version` stays meaningful: it is the number of *schema* migrations
 /// applied (``latestVersion`` when up to date). The migrations a migrator is created

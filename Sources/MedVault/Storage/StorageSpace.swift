@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// Recognises an out-of-space failure, so that it is reported as
-/// ``MedVaultError/Code/diskFull`` rather than as a generic I/O error.
+/// `MedVaultError.Code.diskFull` rather than as a generic I/O error.
 ///
 /// SQLite reports a failed write as `SQLITE_FULL`, but a failed `-shm` or `-wal`
 /// extension (which even a read needs) as an `SQLITE_IOERR_*` code, and SQLCipher 3.4.1's

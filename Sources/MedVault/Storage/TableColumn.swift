@@ -77,7 +77,7 @@ extension TableColumn {
 extension Row {
     /// Decodes `column` of a row selected with `Column`'s ``TableColumn/selection``.
     ///
-    /// - Throws: ``MedVaultError/Code/corrupted``, as the positional subscript does.
+    /// - Throws: `MedVaultError.Code.corrupted`, as the positional subscript does.
     subscript<Value: DatabaseValueConvertible, Column: TableColumn>(_ column: Column) -> Value {
         get throws { try Value(row: self, column: column.rawValue) }
     }

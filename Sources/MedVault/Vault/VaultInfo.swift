@@ -29,7 +29,7 @@ public struct VaultInfo: Sendable {
     /// The database file's size in bytes (WAL excluded).
     public let databaseByteCount: Int
 
-    /// The password slots whose Argon2id costs are below ``Argon2Parameters/productionFloor``
+    /// The password slots whose Argon2id costs are below `Argon2Parameters.productionFloor`
     /// (made with the test preset, or by an old tool): empty for a vault fit for real records.
     public var weakPasswordSlots: [KeySlot] { slots.filter(\.isBelowProductionFloor) }
 }

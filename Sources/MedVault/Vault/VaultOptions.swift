@@ -6,7 +6,7 @@ extension Vault {
     public struct Options: Sendable {
         /// Argon2id parameters for new password slots (creation, password change,
         /// reset). Existing slots keep the parameters they were made with.
-        /// Default: ``Argon2Parameters/recommended`` (64 MiB, 3 passes, 4 lanes).
+        /// Default: `Argon2Parameters.recommended` (64 MiB, 3 passes, 4 lanes).
         public var kdf: Argon2Parameters
         /// Connection settings of the database.
         public var database: DatabaseConfiguration

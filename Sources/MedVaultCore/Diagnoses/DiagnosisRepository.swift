@@ -55,4 +55,9 @@ public protocol DiagnosisRepository: Sendable {
     ///
     /// - Throws: ``MedVaultError/Code/notFound`` (field `patientID`).
     func list(patientID: UUID) async throws -> [Diagnosis]
+
+    /// The number of diagnoses stored, across every patient and session.
+    ///
+    /// - Throws: A storage error.
+    func count() async throws -> Int
 }

@@ -22,6 +22,8 @@ extension InMemoryClinicalStore {
         return values
     }
 
+    func countDiagnoses() -> Int { diagnoses.count }
+
     func getDiagnosis(_ id: UUID) throws -> Diagnosis {
         guard let diagnosis = diagnoses[id] else { throw Self.notFound() }
         return diagnosis

@@ -30,4 +30,8 @@ public struct InMemoryDiagnosisRepository: DiagnosisRepository {
     public func list(patientID: UUID) async throws -> [Diagnosis] {
         try await store.listDiagnoses(patientID: patientID)
     }
+
+    public func count() async throws -> Int {
+        await store.countDiagnoses()
+    }
 }

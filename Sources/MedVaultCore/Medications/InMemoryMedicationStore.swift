@@ -4,7 +4,7 @@ import Foundation
 ///
 /// It follows exactly the same rules as the SQLCipher store (the shared
 /// conformance suite runs against both): the rules are written once in
-/// ``MedicationRecordRule`` and ``MedicationUpdateRule``. Its three repositories
+/// `MedicationRecordRule` and ``MedicationUpdateRule``. Its three repositories
 /// share one set of tables, so a dose log and its inventory change are one atomic
 /// step, and a failing write, including a batch that fails half way, changes nothing.
 ///
@@ -25,14 +25,32 @@ public struct InMemoryMedicationStore: MedicationStore {
     public let doseLogs: any DoseLogRepository
 
     let tables: InMemoryMedicationTables
+    /// The patients of the ``InMemoryVault`` this store belongs to; `nil` for a store
+    /// on its own, which knows no patients.
+    private let patients: InMemoryClinicalStore?
 
-    /// Creates an empty store.
+    /// Creates an empty store on its own.
+    ///
+    /// A store on its own knows no patients, so it cannot check a medication's
+    /// `patientID` as the vault does and accepts any. Use ``InMemoryVault/medications``
+    /// for a store that refuses an unknown patient (`notFound`, field `patientID`),
+    /// exactly like `Vault.medications`.
     ///
     /// - Parameter clock: Where "now" comes from; `.system` by default.
     public init(clock: RecordClock = .system) {
+        self.init(clock: clock, patientsOf: nil)
+    }
+
+    /// A store that sees the patients of `patients`, for ``InMemoryVault``.
+    init(clock: RecordClock, patients: InMemoryClinicalStore) {
+        self.init(clock: clock, patientsOf: patients)
+    }
+
+    private init(clock: RecordClock, patientsOf patients: InMemoryClinicalStore?) {
         let tables = InMemoryMedicationTables(clock: clock)
         self.clock = clock
         self.tables = tables
+        self.patients = patients
         self.schedules = InMemoryMedicationScheduleRepository(tables: tables)
         self.doseLogs = InMemoryDoseLogRepository(tables: tables)
     }
@@ -44,9 +62,16 @@ public struct InMemoryMedicationStore: MedicationStore {
         await tables.arm(point)
     }
 
+    /// Stores a new medication.
+    ///
+    /// - Throws: `validation`, `duplicate` for a known identifier, `notFound` (field
+    ///   `patientID`) when the store belongs to an ``InMemoryVault`` that has no such
+    ///   patient: the SQLCipher store's checks, in its order.
     @discardableResult
     public func create(_ medication: Medication) async throws -> Medication {
-        try await tables.createMedication(medication)
+        // Patients are never deleted: one seen here still exists when the tables write.
+        let patientKnown = await patients?.hasPatient(medication.patientID) ?? true
+        return try await tables.createMedication(medication, patientKnown: patientKnown)
     }
 
     @discardableResult

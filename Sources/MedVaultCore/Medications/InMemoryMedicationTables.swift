@@ -30,9 +30,10 @@ actor InMemoryMedicationTables {
 
     // MARK: - Medications
 
-    func createMedication(_ medication: Medication) throws -> Medication {
+    func createMedication(_ medication: Medication, patientKnown: Bool) throws -> Medication {
         let stored = try MedicationRecordRule.created(medication, now: clock.now())
         guard tables.medications[stored.id] == nil else { throw MedVaultError.duplicateRecord }
+        guard patientKnown else { throw MedVaultError.recordNotFound("patientID") }
         tables.medications[stored.id] = stored
         return stored
     }

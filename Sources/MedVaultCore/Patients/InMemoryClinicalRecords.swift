@@ -3,6 +3,9 @@ import Foundation
 /// In-memory clinical repositories sharing one set of tables: test doubles for apps
 /// and the reference behaviour the SQLCipher repositories are checked against.
 ///
+/// ``InMemoryVault`` is built on it and adds the medications, which see these
+/// patients: prefer it, as it mirrors `Vault` property for property.
+///
 /// For example:
 ///
 /// ```swift

@@ -99,6 +99,10 @@ actor InMemoryClinicalStore {
         return values
     }
 
+    /// Whether a patient, active or not, has `id`: what a foreign key to `patient`
+    /// checks (patients are never deleted, so a `true` stays true).
+    func hasPatient(_ id: UUID) -> Bool { patients[id] != nil }
+
     func getPatient(_ id: UUID) throws -> Patient {
         guard let patient = patients[id] else { throw Self.notFound() }
         return patient

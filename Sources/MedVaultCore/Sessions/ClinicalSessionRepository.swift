@@ -76,4 +76,15 @@ public protocol ClinicalSessionRepository: Sendable {
     ///
     /// - Throws: ``MedVaultError/Code/invalidArgument`` when `end` < `start`.
     func agenda(from start: Date, to end: Date) async throws -> [ClinicalSession]
+
+    /// The number of sessions stored, whatever their status (deleted ones are gone).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let total = try await vault.sessions.count()
+    /// ```
+    ///
+    /// - Throws: A storage error.
+    func count() async throws -> Int
 }

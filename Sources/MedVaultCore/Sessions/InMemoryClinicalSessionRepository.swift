@@ -41,4 +41,8 @@ public struct InMemoryClinicalSessionRepository: ClinicalSessionRepository {
     public func agenda(from start: Date, to end: Date) async throws -> [ClinicalSession] {
         try await store.agenda(from: start, to: end)
     }
+
+    public func count() async throws -> Int {
+        await store.countSessions()
+    }
 }

@@ -25,6 +25,8 @@ extension InMemoryClinicalStore {
         return values
     }
 
+    func countSessions() -> Int { sessions.count }
+
     func getSession(_ id: UUID) throws -> ClinicalSession {
         guard let session = sessions[id] else { throw Self.notFound() }
         return session

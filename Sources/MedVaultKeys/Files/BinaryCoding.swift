@@ -32,7 +32,7 @@ struct ByteWriter {
     }
 }
 
-/// Reads what ``ByteWriter`` wrote; every failure is ``MedVaultError/Code/corrupted``.
+/// Reads what ``ByteWriter`` wrote; every failure is `MedVaultError.Code.corrupted`.
 struct ByteReader {
     private let bytes: [UInt8]
     private(set) var offset = 0

@@ -20,8 +20,8 @@ extension Argon2Parameters {
     ///   - memoryKiB: Memory cost to keep; 64 MiB by default, raised to the floor's 19 MiB if lower.
     ///   - parallelism: Lanes to keep; 4 by default.
     /// - Returns: Checked parameters.
-    /// - Throws: ``MedVaultError/Code/invalidArgument`` for a non-positive target or bad memory
-    ///   or parallelism; ``MedVaultError/Code/storage`` when Argon2 cannot run.
+    /// - Throws: `MedVaultError.Code.invalidArgument` for a non-positive target or bad memory
+    ///   or parallelism; `MedVaultError.Code.storage` when Argon2 cannot run.
     public static func calibrated(
         targetDuration: Duration,
         memoryKiB: UInt32 = 65_536,

@@ -6,7 +6,7 @@ import MedVaultCore
 /// by the vault key, which only the derivation yields. Without a cap, a tampered keyring
 /// (its SHA-256 checksum is no protection: anyone can recompute it) could ask for
 /// m = 4 GiB and t = 256 and hang or kill the app at unlock. So costs above these limits
-/// are refused while decoding the keyring, as ``MedVaultError/Code/corrupted``, before
+/// are refused while decoding the keyring, as `MedVaultError.Code.corrupted`, before
 /// any derivation runs; new slots are held to the same limits so that every vault this
 /// library writes also opens.
 ///
@@ -52,7 +52,7 @@ extension Argon2Parameters {
     /// The fixed message of the error for costs above ``openingLimits``.
     static let openingLimitsReason = "keyring Argon2 parameters exceed the limits accepted on open"
 
-    /// Throws ``MedVaultError/Code/corrupted`` unless ``isWithinOpeningLimits``.
+    /// Throws `MedVaultError.Code.corrupted` unless ``isWithinOpeningLimits``.
     func checkWithinOpeningLimits() throws {
         guard isWithinOpeningLimits else { throw MedVaultError(.corrupted, reason: Self.openingLimitsReason) }
     }

@@ -3,7 +3,7 @@ import MedVaultCore
 /// The cost settings of an Argon2id derivation: memory, passes, lanes, salt and output sizes.
 ///
 /// Values are checked when they are made: a value outside libargon2's own limits or
-/// MedVault's sane maxima is refused with ``MedVaultError/Code/invalidArgument`` and
+/// MedVault's sane maxima is refused with `MedVaultError.Code.invalidArgument` and
 /// `field: "kdf"`; nothing is clamped silently.
 ///
 /// For example:
@@ -72,7 +72,7 @@ public struct Argon2Parameters: Sendable, Hashable, CustomStringConvertible {
 
     /// Cheap custom parameters for tests, exempt from ``productionFloor``.
     ///
-    /// - Throws: ``MedVaultError/Code/invalidArgument`` when outside libargon2's limits.
+    /// - Throws: `MedVaultError.Code.invalidArgument` when outside libargon2's limits.
     public static func forTestsOnly(memoryKiB: UInt32, iterations: UInt32, parallelism: UInt32) throws -> Argon2Parameters {
         let checked = try Argon2Parameters(memoryKiB: memoryKiB, iterations: iterations, parallelism: parallelism)
         return Argon2Parameters(
@@ -91,7 +91,7 @@ public struct Argon2Parameters: Sendable, Hashable, CustomStringConvertible {
     ///   - parallelism: Lanes and threads, 1...64.
     ///   - saltLength: Salt bytes, 16...64.
     ///   - outputLength: Derived key bytes, 16...64.
-    /// - Throws: ``MedVaultError/Code/invalidArgument`` (field `"kdf"`) naming the bound that failed.
+    /// - Throws: `MedVaultError.Code.invalidArgument` (field `"kdf"`) naming the bound that failed.
     public init(
         memoryKiB: UInt32,
         iterations: UInt32,

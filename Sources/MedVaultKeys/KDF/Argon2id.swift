@@ -25,8 +25,8 @@ public enum Argon2id {
     ///   - secret: Optional keyed-hash secret (RFC 9106's `K`), or `nil`.
     ///   - associatedData: Optional associated data (RFC 9106's `X`).
     /// - Returns: The derived key in a ``SecureBytes``.
-    /// - Throws: ``MedVaultError/Code/invalidArgument`` when the salt length does not match the
-    ///   parameters, or libargon2 refuses an input; ``MedVaultError/Code/storage`` when it cannot
+    /// - Throws: `MedVaultError.Code.invalidArgument` when the salt length does not match the
+    ///   parameters, or libargon2 refuses an input; `MedVaultError.Code.storage` when it cannot
     ///   allocate its memory or start its threads.
     public static func deriveKey(
         password: SecureBytes,

@@ -93,7 +93,7 @@ public struct CipherSettings: Sendable, Hashable {
     /// 512...65536, ``kdfIterations`` in 1...10 000 000, ``fastKDFIterations`` in 1...100 000 and
     /// ``compatibility`` 3 or 4 (the SQLCipher major versions MedVault configures).
     ///
-    /// - Throws: ``MedVaultError/Code/invalidArgument`` (field `"cipherSettings"`).
+    /// - Throws: `MedVaultError.Code.invalidArgument` (field `"cipherSettings"`).
     public func validate() throws {
         guard pageSize >= 512, pageSize <= 65_536, pageSize & (pageSize - 1) == 0 else {
             throw MedVaultError(.invalidArgument, field: "cipherSettings", reason: "page size must be a power of two in 512...65536")

@@ -22,7 +22,7 @@ enum KeyWrap {
     /// A swift-crypto key over the secret's bytes, copied straight from the secure pages
     /// into swift-crypto's own zeroing storage.
     ///
-    /// - Throws: ``MedVaultError/Code/locked`` when `bytes` was wiped.
+    /// - Throws: `MedVaultError.Code.locked` when `bytes` was wiped.
     static func key(_ bytes: SecureBytes) throws -> SymmetricKey {
         try bytes.withUnsafeBytes { SymmetricKey(data: $0) }
     }
@@ -30,7 +30,7 @@ enum KeyWrap {
     /// Seals a 32-byte key under `kek` with a fresh random nonce (ChaCha20-Poly1305,
     /// computed in secure memory: see ``SecureChaChaPoly``).
     ///
-    /// - Throws: ``MedVaultError/Code/locked`` when `secret` was wiped (sealing its zeros
+    /// - Throws: `MedVaultError.Code.locked` when `secret` was wiped (sealing its zeros
     ///   would make a slot that opens to an all-zero key).
     static func seal(_ secret: SecureBytes, under kek: SymmetricKey, associatedData: [UInt8]) throws -> WrappedKey {
         var generator = SystemRandomNumberGenerator()

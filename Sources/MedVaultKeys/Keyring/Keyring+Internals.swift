@@ -33,7 +33,7 @@ extension Keyring {
         )
     }
 
-    /// Throws ``MedVaultError/Code/corrupted`` unless the authentication tag matches under `vaultKey`.
+    /// Throws `MedVaultError.Code.corrupted` unless the authentication tag matches under `vaultKey`.
     func verifyAuthenticationTag(vaultKey: SecureBytes) throws {
         let expected = try KeyWrap.headerMAC(body: KeyringCodec.body(of: self), vaultKey: vaultKey, vaultID: vaultID)
         var difference: UInt8 = expected.count == authenticationTag.count ? 0 : 1

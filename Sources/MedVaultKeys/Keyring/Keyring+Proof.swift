@@ -15,7 +15,7 @@ import MedVaultCore
 /// - the serialised file decodes back to the same keyring (so it passes the limits
 ///   checked on open, ``Argon2Parameters/openingLimits``).
 ///
-/// A failed proof throws ``MedVaultError/Code/corrupted``; the caller has written nothing.
+/// A failed proof throws `MedVaultError.Code.corrupted`; the caller has written nothing.
 extension Keyring {
     /// A slot to re-open during the proof: its id, the KEK it was sealed under.
     struct SlotProof {
@@ -32,7 +32,7 @@ extension Keyring {
     ///   - newSlot: The slot just made and its KEK, or `nil`.
     ///   - expectedPendingKey: The pending database key the keyring must hold, or `nil`.
     ///   - expectedCurrentKey: The current database key the keyring must hold, or `nil`.
-    /// - Throws: ``MedVaultError/Code/corrupted`` when any check fails; `locked` when
+    /// - Throws: `MedVaultError.Code.corrupted` when any check fails; `locked` when
     ///   `vaultKey` was wiped meanwhile.
     func proveSound(
         vaultKey: SecureBytes, newSlot: SlotProof? = nil,

@@ -20,8 +20,8 @@ extension Keyring {
     ///
     /// - Parameter vaultKey: The vault key.
     /// - Returns: The keyring to write **before** the database is re-encrypted, and the new database key.
-    /// - Throws: ``MedVaultError/Code/conflict`` when a rotation is already pending (resume it with
-    ///   ``pendingDatabaseKey(vaultKey:)`` instead); ``MedVaultError/Code/wrongKey`` for a wrong vault key.
+    /// - Throws: `MedVaultError.Code.conflict` when a rotation is already pending (resume it with
+    ///   ``pendingDatabaseKey(vaultKey:)`` instead); `MedVaultError.Code.wrongKey` for a wrong vault key.
     public func beginningRotation(vaultKey: SecureBytes) throws -> (keyring: Keyring, newDatabaseKey: SecureBytes) {
         try databaseKey(vaultKey: vaultKey).wipe()
         guard wrappedPendingKey == nil else {
@@ -44,8 +44,8 @@ extension Keyring {
     ///
     /// - Parameter vaultKey: The vault key.
     /// - Returns: The keyring to write.
-    /// - Throws: ``MedVaultError/Code/invalidArgument`` (field `"rotation"`) when no rotation is pending;
-    ///   ``MedVaultError/Code/wrongKey`` for a wrong vault key.
+    /// - Throws: `MedVaultError.Code.invalidArgument` (field `"rotation"`) when no rotation is pending;
+    ///   `MedVaultError.Code.wrongKey` for a wrong vault key.
     public func completingRotation(vaultKey: SecureBytes) throws -> Keyring {
         try databaseKey(vaultKey: vaultKey).wipe()
         guard let wrappedPendingKey else {
@@ -69,7 +69,7 @@ extension Keyring {
     ///
     /// - Parameter vaultKey: The vault key.
     /// - Returns: The keyring to write.
-    /// - Throws: ``MedVaultError/Code/wrongKey`` for a wrong vault key.
+    /// - Throws: `MedVaultError.Code.wrongKey` for a wrong vault key.
     public func abandoningRotation(vaultKey: SecureBytes) throws -> Keyring {
         try databaseKey(vaultKey: vaultKey).wipe()
         guard wrappedPendingKey != nil else { return self }

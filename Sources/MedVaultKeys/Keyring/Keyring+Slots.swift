@@ -18,8 +18,8 @@ extension Keyring {
     ///   - vaultKey: The vault key from an unlock.
     ///   - kdf: Argon2id parameters for the new slot.
     /// - Returns: The updated keyring; write it to make the change durable.
-    /// - Throws: ``MedVaultError/Code/wrongKey`` when `vaultKey` is not this vault's;
-    ///   ``MedVaultError/Code/invalidArgument`` for weak parameters.
+    /// - Throws: `MedVaultError.Code.wrongKey` when `vaultKey` is not this vault's;
+    ///   `MedVaultError.Code.invalidArgument` for weak parameters.
     public func replacingPassword(
         _ newPassword: Password, vaultKey: SecureBytes, kdf: Argon2Parameters = .recommended
     ) throws -> Keyring {
@@ -36,7 +36,7 @@ extension Keyring {
     ///
     /// - Parameter vaultKey: The vault key from an unlock.
     /// - Returns: The updated keyring and the new recovery key to show once.
-    /// - Throws: ``MedVaultError/Code/wrongKey`` when `vaultKey` is not this vault's.
+    /// - Throws: `MedVaultError.Code.wrongKey` when `vaultKey` is not this vault's.
     public func regeneratingRecoveryKey(vaultKey: SecureBytes) throws -> (keyring: Keyring, recoveryKey: RecoveryKey) {
         try databaseKey(vaultKey: vaultKey).wipe()
         let recoveryKey = RecoveryKey.generate()
@@ -58,7 +58,7 @@ extension Keyring {
     ///   - account: The account name in `store`; `"medvault.<vault id>.<slot id>"` by default.
     ///   - vaultKey: The vault key from an unlock.
     /// - Returns: The updated keyring.
-    /// - Throws: ``MedVaultError/Code/wrongKey`` for a wrong vault key; ``MedVaultError/Code/invalidArgument``
+    /// - Throws: `MedVaultError.Code.wrongKey` for a wrong vault key; `MedVaultError.Code.invalidArgument`
     ///   for an empty or over-long account or a full keyring; the store's errors.
     public func addingPlatformSlot(
         store: any SecretStore, account: String? = nil, vaultKey: SecureBytes
@@ -96,9 +96,9 @@ extension Keyring {
     ///   - id: The slot to remove.
     ///   - vaultKey: The vault key from an unlock.
     /// - Returns: The updated keyring.
-    /// - Throws: ``MedVaultError/Code/notFound`` (field `"slot"`) for an unknown id;
-    ///   ``MedVaultError/Code/invalidArgument`` (field `"slot"`) for the last password slot;
-    ///   ``MedVaultError/Code/wrongKey`` for a wrong vault key.
+    /// - Throws: `MedVaultError.Code.notFound` (field `"slot"`) for an unknown id;
+    ///   `MedVaultError.Code.invalidArgument` (field `"slot"`) for the last password slot;
+    ///   `MedVaultError.Code.wrongKey` for a wrong vault key.
     public func removingSlot(id: UUID, vaultKey: SecureBytes) throws -> Keyring {
         try databaseKey(vaultKey: vaultKey).wipe()
         guard let slot = slots.first(where: { $0.id == id }) else {

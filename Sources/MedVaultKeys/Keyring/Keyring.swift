@@ -95,7 +95,7 @@ public struct Keyring: Sendable, Hashable {
     ///   - cipher: The SQLCipher settings the database will use.
     ///   - vaultID: The vault's identifier; a new random one by default.
     /// - Returns: The keyring and its keys.
-    /// - Throws: ``MedVaultError/Code/invalidArgument`` for weak or invalid parameters or settings.
+    /// - Throws: `MedVaultError.Code.invalidArgument` for weak or invalid parameters or settings.
     public static func create(
         password: Password,
         kdf: Argon2Parameters = .recommended,
@@ -134,8 +134,8 @@ public struct Keyring: Sendable, Hashable {
     ///
     /// - Parameter password: The password.
     /// - Returns: The vault key.
-    /// - Throws: ``MedVaultError/Code/wrongPassword`` when no password slot opens (also when a
-    ///   slot's header was tampered with); ``MedVaultError/Code/corrupted`` when a slot opens but
+    /// - Throws: `MedVaultError.Code.wrongPassword` when no password slot opens (also when a
+    ///   slot's header was tampered with); `MedVaultError.Code.corrupted` when a slot opens but
     ///   the keyring's authentication tag does not match.
     public func unlock(password: Password) throws -> SecureBytes {
         for slot in slots(ofKind: .password) {
@@ -155,10 +155,10 @@ public struct Keyring: Sendable, Hashable {
 
     /// Opens the vault key with the recovery key. No slow KDF runs.
     ///
-    /// - Parameter recoveryKey: A parsed recovery key (see ``RecoveryKey/init(parsing:)``).
+    /// - Parameter recoveryKey: A parsed recovery key (see ``RecoveryKey/init(parsing:)-(String)``).
     /// - Returns: The vault key.
-    /// - Throws: ``MedVaultError/Code/wrongRecoveryKey`` when no recovery slot opens;
-    ///   ``MedVaultError/Code/corrupted`` when the keyring's authentication tag does not match.
+    /// - Throws: `MedVaultError.Code.wrongRecoveryKey` when no recovery slot opens;
+    ///   `MedVaultError.Code.corrupted` when the keyring's authentication tag does not match.
     public func unlock(recoveryKey: RecoveryKey) throws -> SecureBytes {
         for slot in slots(ofKind: .recovery) {
             guard case .hkdfSHA256(let salt) = slot.derivation else { continue }
@@ -176,9 +176,9 @@ public struct Keyring: Sendable, Hashable {
     ///   - id: The platform slot's identifier.
     ///   - store: The store holding the slot's secret.
     /// - Returns: The vault key.
-    /// - Throws: ``MedVaultError/Code/notFound`` (field `"slot"`) when there is no such platform
-    ///   slot or the store holds no secret for it; ``MedVaultError/Code/wrongKey`` when the stored
-    ///   secret does not open it; ``MedVaultError/Code/corrupted`` for a bad authentication tag.
+    /// - Throws: `MedVaultError.Code.notFound` (field `"slot"`) when there is no such platform
+    ///   slot or the store holds no secret for it; `MedVaultError.Code.wrongKey` when the stored
+    ///   secret does not open it; `MedVaultError.Code.corrupted` for a bad authentication tag.
     public func unlock(platformSlot id: UUID, store: any SecretStore) async throws -> SecureBytes {
         guard let slot = slots.first(where: { $0.id == id && $0.kind == .platform }), let account = slot.account else {
             throw MedVaultError(.notFound, field: "slot", reason: "no platform slot has this id")
@@ -198,7 +198,7 @@ public struct Keyring: Sendable, Hashable {
     ///
     /// - Parameter store: The secret store.
     /// - Returns: The vault key.
-    /// - Throws: ``MedVaultError/Code/notFound`` when no platform slot has a secret in `store`;
+    /// - Throws: `MedVaultError.Code.notFound` when no platform slot has a secret in `store`;
     ///   otherwise as ``unlock(platformSlot:store:)``.
     public func unlock(using store: any SecretStore) async throws -> SecureBytes {
         for slot in slots(ofKind: .platform) {
@@ -214,8 +214,8 @@ public struct Keyring: Sendable, Hashable {
     ///
     /// - Parameter vaultKey: A vault key from one of the `unlock` methods.
     /// - Returns: 32 bytes for `sqlite3_key`.
-    /// - Throws: ``MedVaultError/Code/wrongKey`` when `vaultKey` is not this vault's;
-    ///   ``MedVaultError/Code/corrupted`` when the keyring's authentication tag does not match.
+    /// - Throws: `MedVaultError.Code.wrongKey` when `vaultKey` is not this vault's;
+    ///   `MedVaultError.Code.corrupted` when the keyring's authentication tag does not match.
     public func databaseKey(vaultKey: SecureBytes) throws -> SecureBytes {
         guard let key = KeyWrap.open(
             wrappedCurrentKey, under: try KeyWrap.key(vaultKey),
@@ -252,8 +252,8 @@ public struct Keyring: Sendable, Hashable {
 
     /// Decodes keyring file bytes.
     ///
-    /// - Throws: ``MedVaultError/Code/corrupted`` for anything but a valid keyring (empty,
-    ///   truncated, altered, another format); ``MedVaultError/Code/schemaTooNew`` for a valid
+    /// - Throws: `MedVaultError.Code.corrupted` for anything but a valid keyring (empty,
+    ///   truncated, altered, another format); `MedVaultError.Code.schemaTooNew` for a valid
     ///   keyring of a newer format.
     public init(serialized bytes: [UInt8]) throws {
         self = try KeyringCodec.decode(bytes)

@@ -100,7 +100,7 @@ enum KeyringCodec {
     // MARK: - Decoding
 
     /// Decodes a whole file. The checksum is checked first, so any change anywhere is
-    /// ``MedVaultError/Code/corrupted`` before a field is interpreted.
+    /// `MedVaultError.Code.corrupted` before a field is interpreted.
     static func decode(_ bytes: [UInt8]) throws -> Keyring {
         guard bytes.count > magic.count + checksumLength else {
             throw MedVaultError(.corrupted, reason: "keyring is empty or truncated")

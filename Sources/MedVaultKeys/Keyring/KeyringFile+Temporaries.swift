@@ -35,7 +35,7 @@ extension KeyringFile {
     ///
     /// - Parameter url: The keyring file.
     /// - Returns: How many were removed.
-    /// - Throws: ``MedVaultError/Code/permissionDenied`` or ``MedVaultError/Code/storage``
+    /// - Throws: `MedVaultError.Code.permissionDenied` or `MedVaultError.Code.storage`
     ///   when one cannot be removed.
     @discardableResult
     public static func removeTemporaryFiles(besides url: URL) throws -> Int {

@@ -14,10 +14,10 @@ public enum KeyringFile {
     ///
     /// - Parameter url: The file.
     /// - Returns: The keyring.
-    /// - Throws: ``MedVaultError/Code/fileNotFound`` when there is no file;
-    ///   ``MedVaultError/Code/permissionDenied`` when it cannot be read;
-    ///   ``MedVaultError/Code/corrupted`` when it is empty, truncated, altered or of another format;
-    ///   ``MedVaultError/Code/schemaTooNew`` for a newer format.
+    /// - Throws: `MedVaultError.Code.fileNotFound` when there is no file;
+    ///   `MedVaultError.Code.permissionDenied` when it cannot be read;
+    ///   `MedVaultError.Code.corrupted` when it is empty, truncated, altered or of another format;
+    ///   `MedVaultError.Code.schemaTooNew` for a newer format.
     public static func read(at url: URL) throws -> Keyring {
         try Keyring(serialized: AtomicFile.read(url))
     }
@@ -29,8 +29,8 @@ public enum KeyringFile {
     /// - Parameters:
     ///   - keyring: The keyring.
     ///   - url: The destination.
-    /// - Throws: ``MedVaultError/Code/fileNotFound`` when the folder does not exist;
-    ///   ``MedVaultError/Code/permissionDenied``; ``MedVaultError/Code/storage`` (disk full…).
+    /// - Throws: `MedVaultError.Code.fileNotFound` when the folder does not exist;
+    ///   `MedVaultError.Code.permissionDenied`; `MedVaultError.Code.storage` (disk full…).
     public static func write(_ keyring: Keyring, to url: URL) throws {
         let bytes = keyring.serialized()
         try bytes.withUnsafeBytes { try AtomicFile.write($0, to: url) }
@@ -44,8 +44,8 @@ public enum KeyringFile {
     /// keyring was copied to.
     ///
     /// - Parameter url: The keyring file.
-    /// - Throws: ``MedVaultError/Code/fileNotFound`` when there is no file; ``MedVaultError/Code/permissionDenied``;
-    ///   ``MedVaultError/Code/storage``.
+    /// - Throws: `MedVaultError.Code.fileNotFound` when there is no file; `MedVaultError.Code.permissionDenied`;
+    ///   `MedVaultError.Code.storage`.
     public static func destroy(at url: URL) throws {
         try AtomicFile.destroy(url)
     }

@@ -22,7 +22,7 @@ public struct FileSecretStore: SecretStore {
     /// Creates the store, creating `directory` with mode 0700 if it does not exist.
     ///
     /// - Parameter directory: The folder to keep secrets in.
-    /// - Throws: ``MedVaultError/Code/permissionDenied`` or ``MedVaultError/Code/storage``
+    /// - Throws: `MedVaultError.Code.permissionDenied` or `MedVaultError.Code.storage`
     ///   when the folder cannot be created.
     public init(directory: URL) throws {
         self.directory = directory

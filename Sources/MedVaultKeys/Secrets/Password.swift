@@ -27,7 +27,7 @@ public struct Password: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// Creates a password from text, normalised to NFC.
     ///
     /// - Parameter string: The password as typed.
-    /// - Throws: ``MedVaultError/Code/validation`` with field `"password"` when empty.
+    /// - Throws: `MedVaultError.Code.validation` with field `"password"` when empty.
     public init(_ string: String) throws {
         guard !string.isEmpty else { throw MedVaultError.validation("password", "must not be empty") }
         self.bytes = Self.normalisedBytes(string)
@@ -40,7 +40,7 @@ public struct Password: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// vault. Bytes that are not valid UTF-8 are used as they are.
     ///
     /// - Parameter bytes: The password bytes; wipe your own copy afterwards.
-    /// - Throws: ``MedVaultError/Code/validation`` with field `"password"` when empty.
+    /// - Throws: `MedVaultError.Code.validation` with field `"password"` when empty.
     public init(bytes: [UInt8]) throws {
         guard !bytes.isEmpty else { throw MedVaultError.validation("password", "must not be empty") }
         if let text = strictUTF8(bytes) {
@@ -52,7 +52,7 @@ public struct Password: Sendable, CustomStringConvertible, CustomDebugStringConv
 
     /// Creates a password from secure bytes; see ``init(bytes:)-([UInt8])`` for normalisation.
     ///
-    /// - Throws: ``MedVaultError/Code/validation`` with field `"password"` when empty.
+    /// - Throws: `MedVaultError.Code.validation` with field `"password"` when empty.
     public init(bytes: SecureBytes) throws {
         guard bytes.count > 0 else { throw MedVaultError.validation("password", "must not be empty") }
         let text: String? = try bytes.withUnsafeBytes { raw in

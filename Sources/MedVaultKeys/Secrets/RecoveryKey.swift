@@ -8,8 +8,8 @@ import MedVaultCore
 /// SHA-256 over a label and the key), 280 bits = 56 characters. Reading it back is
 /// forgiving: case, spaces and hyphens do not matter, and `I`/`L` read as `1`, `O` as `0`.
 /// A mistyped character is caught by the checksum in microseconds, before any key
-/// derivation runs, and reported as ``MedVaultError/Code/invalidArgument`` with
-/// `field: "recoveryKey"`, distinct from ``MedVaultError/Code/wrongRecoveryKey``
+/// derivation runs, and reported as `MedVaultError.Code.invalidArgument` with
+/// `field: "recoveryKey"`, distinct from `MedVaultError.Code.wrongRecoveryKey`
 /// (well-formed, but not this vault's).
 ///
 /// With 256 bits of entropy the key needs no slow KDF: its slot derives the key-encryption
@@ -53,7 +53,7 @@ public struct RecoveryKey: Sendable, Equatable, CustomStringConvertible, CustomD
     /// when this returns; `text` itself is the caller's (a `String` cannot be wiped).
     ///
     /// - Parameter text: The 56 characters, in any case, with any spaces or hyphens.
-    /// - Throws: ``MedVaultError/Code/invalidArgument`` with field `"recoveryKey"`: "invalid
+    /// - Throws: `MedVaultError.Code.invalidArgument` with field `"recoveryKey"`: "invalid
     ///   character", "wrong length" or "checksum mismatch".
     public init(parsing text: String) throws {
         try self.init(parsing: text.utf8)

@@ -18,20 +18,20 @@ public protocol SecretStore: Sendable {
     /// - Parameters:
     ///   - secret: The bytes to keep. The store keeps its own copy.
     ///   - account: A non-secret name.
-    /// - Throws: A ``MedVaultCore/MedVaultError`` when the store refuses.
+    /// - Throws: A `MedVaultError` when the store refuses.
     func store(_ secret: SecureBytes, account: String) async throws
 
     /// Loads the secret stored under `account`.
     ///
     /// - Parameter account: The name used with ``store(_:account:)``.
     /// - Returns: The secret, or `nil` when none is stored under that name.
-    /// - Throws: A ``MedVaultCore/MedVaultError`` when the store cannot be read.
+    /// - Throws: A `MedVaultError` when the store cannot be read.
     func load(account: String) async throws -> SecureBytes?
 
     /// Deletes the secret stored under `account`; does nothing when none is.
     ///
     /// - Parameter account: The name used with ``store(_:account:)``.
-    /// - Throws: A ``MedVaultCore/MedVaultError`` when the store refuses.
+    /// - Throws: A `MedVaultError` when the store refuses.
     func delete(account: String) async throws
 }
 
@@ -44,7 +44,7 @@ public actor InMemorySecretStore: SecretStore {
 
     /// Keeps a copy of `secret` under `account`.
     ///
-    /// - Throws: ``MedVaultError/Code/locked`` when `secret` was wiped.
+    /// - Throws: `MedVaultError.Code.locked` when `secret` was wiped.
     public func store(_ secret: SecureBytes, account: String) throws {
         let copy = try secret.copy()
         secrets[account]?.wipe()

@@ -20,7 +20,7 @@ import MedVaultCore
 ///
 /// ## Using a wiped buffer throws
 ///
-/// After ``wipe()``, ``withUnsafeBytes(_:)`` throws ``MedVaultError/Code/locked`` instead of
+/// After ``wipe()``, ``withUnsafeBytes(_:)`` throws `MedVaultError.Code.locked` instead of
 /// handing out zeros. A wiped key that silently read as 32 zero bytes once let a key
 /// operation racing `Vault.lock()` seal the vault key under an all-zero key; a throw turns
 /// that race into the same `locked` error the caller gets a moment later anyway. Throwing
@@ -86,7 +86,7 @@ public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConv
 
     /// A new buffer holding the same bytes, copied page to page.
     ///
-    /// - Throws: ``MedVaultError/Code/locked`` when this buffer was wiped.
+    /// - Throws: `MedVaultError.Code.locked` when this buffer was wiped.
     public func copy() throws -> SecureBytes {
         try withUnsafeBytes { source in
             SecureBytes(count: source.count) { target in target.copyMemory(from: source) }
@@ -99,7 +99,7 @@ public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConv
 
     /// Calls `body` with the secret bytes. Do not let the pointer escape.
     ///
-    /// - Throws: ``MedVaultError/Code/locked`` when the buffer was wiped (never zeros, see
+    /// - Throws: `MedVaultError.Code.locked` when the buffer was wiped (never zeros, see
     ///   the type's discussion), or what `body` throws.
     public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
         try lock.withLock {

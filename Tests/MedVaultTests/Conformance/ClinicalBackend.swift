@@ -50,13 +50,13 @@ struct ClinicalBackend: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
-    /// MedVaultCore's in-memory repositories.
+    /// MedVaultCore's in-memory vault: the repositories an app gets from `InMemoryVault`.
     static let inMemory = ClinicalBackend(name: "in-memory") { options in
-        let records = InMemoryClinicalRecords(
+        let vault = InMemoryVault(
             clock: options.clock, maximumAttachmentByteCount: options.maximumAttachmentByteCount)
         return ClinicalRepositories(
-            professional: records.professional, patients: records.patients, sessions: records.sessions,
-            diagnoses: records.diagnoses, attachments: records.attachments)
+            professional: vault.professional, patients: vault.patients, sessions: vault.sessions,
+            diagnoses: vault.diagnoses, attachments: vault.attachments)
     }
 
     /// Every backend the suite runs against.

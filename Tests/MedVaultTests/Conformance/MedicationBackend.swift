@@ -7,8 +7,8 @@ import Testing
 struct MedicationFixture: Sendable {
     /// The store under test.
     let store: any MedicationStore
-    /// Creates a patient the store accepts medications for (the SQL store has a
-    /// foreign key to patients) and returns its identifier.
+    /// Creates a patient the store accepts medications for (both stores refuse a
+    /// medication for an unknown patient) and returns its identifier.
     let registerPatient: @Sendable () async throws -> UUID
     /// Makes the next write that reaches `point` fail inside its transaction.
     let failNextWrite: @Sendable (_MedicationFaultPoint) async -> Void
@@ -22,11 +22,16 @@ struct MedicationBackend: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
+    /// The medications of an `InMemoryVault`, whose patients it checks.
     static let inMemory = MedicationBackend(name: "in-memory") { clock in
-        let store = InMemoryMedicationStore(clock: clock)
+        let vault = InMemoryVault(clock: clock)
+        let store = vault.medications
         return MedicationFixture(
             store: store,
-            registerPatient: { UUID() },
+            registerPatient: {
+                try await vault.patients.create(Patient(
+                    firstName: "Test", lastName: "Patient", dateOfBirth: try CalendarDate(iso8601: "1980-01-01"))).id
+            },
             failNextWrite: { point in await store._failNextWrite(at: point) }
         )
     }

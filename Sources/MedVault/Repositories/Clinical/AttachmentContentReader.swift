@@ -2,7 +2,7 @@ import Foundation
 import MedVaultCore
 
 /// Reads an attachment's chunks one read transaction at a time, hashing and measuring
-/// them, and fails with ``MedVaultError/Code/corrupted`` when what was read does not
+/// them, and fails with `MedVaultError.Code.corrupted` when what was read does not
 /// match the recorded size and SHA-256.
 ///
 /// It backs the `AsyncThrowingStream` of ``SQLCipherAttachmentRepository/content(of:)``:
@@ -24,7 +24,7 @@ actor AttachmentContentReader {
 
     /// The next chunk, or `nil` at the verified end.
     ///
-    /// - Throws: ``MedVaultError/Code/corrupted`` on a size or digest mismatch; a storage
+    /// - Throws: `MedVaultError.Code.corrupted` on a size or digest mismatch; a storage
     ///   error.
     func next() async throws -> Data? {
         guard !isFinished else { return nil }

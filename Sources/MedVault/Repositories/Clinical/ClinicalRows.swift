@@ -6,7 +6,7 @@ import MedVaultCore
 /// decoding of a row by column name.
 ///
 /// Decoding never trusts the file blindly: a NULL in a required column or a malformed
-/// stored value throws ``MedVaultError/Code/corrupted`` (see ``Row``).
+/// stored value throws `MedVaultError.Code.corrupted` (see ``Row``).
 enum ClinicalRows {
     // MARK: - Patient
 

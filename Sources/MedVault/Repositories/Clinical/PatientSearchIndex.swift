@@ -3,7 +3,7 @@ import MedVaultCore
 
 /// The patient search index, `patient_search_token`, and the search that reads it.
 ///
-/// Each patient has one row per distinct folded token (``SearchText/tokens(of:)``) of
+/// Each patient has one row per distinct folded token (`SearchText.tokens(of:)`) of
 /// its searchable fields, keyed by (token, sort_key, patient_id), so the patients
 /// holding one token are stored in patient order. A search for the prefix "gar":
 ///
@@ -20,7 +20,7 @@ import MedVaultCore
 /// a phone number) is read as one range instead and sorted, as an ordinary index would.
 ///
 /// Of a multi-word query, the longest word walks the index (the most selective, as a
-/// rule); the other words are checked on each candidate by ``SearchText``'s rule.
+/// rule); the other words are checked on each candidate by `SearchText`'s rule.
 /// Query words are bound as values, never spliced into SQL, so nothing a user types
 /// reaches a query parser.
 enum PatientSearchIndex {

@@ -1,7 +1,7 @@
 import Foundation
 import MedVaultCore
 
-/// The SQLCipher ``AttachmentRepository``: metadata in the `attachment` table, content
+/// The SQLCipher `AttachmentRepository`: metadata in the `attachment` table, content
 /// in 64 KiB rows of `attachment_chunk`, streamed in and out.
 ///
 /// Writing never holds a whole file in memory, although a write transaction's closure

@@ -1,7 +1,7 @@
 import Foundation
 import MedVaultCore
 
-/// The SQLCipher ``ClinicalSessionRepository``: sessions in the `clinical_session`
+/// The SQLCipher `ClinicalSessionRepository`: sessions in the `clinical_session`
 /// table, history and agenda read through their indexes.
 ///
 /// A trigger checks, in the same lookup, that a new session's patient exists and is
@@ -163,6 +163,10 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         }
         let next = more ? entries.last.map { SessionHistoryCursor(after: $0.session) } : nil
         return SessionHistoryPage(entries: entries, nextCursor: next)
+    }
+
+    public func count() async throws -> Int {
+        try await pool.read { db in try db.fetchOne("SELECT count(*) FROM clinical_session") { try $0[0] as Int } ?? 0 }
     }
 
     public func agenda(from start: Date, to end: Date) async throws -> [ClinicalSession] {

@@ -1,7 +1,7 @@
 import Foundation
 import MedVaultCore
 
-/// The SQLCipher ``DiagnosisRepository``: diagnoses in the `diagnosis` table.
+/// The SQLCipher `DiagnosisRepository`: diagnoses in the `diagnosis` table.
 ///
 /// Triggers make the ICD-11 snapshot, the session and the diagnosis date immutable and
 /// refuse deletion, even against raw SQL: amendments only ever touch the type, severity
@@ -115,6 +115,10 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
             else { throw ClinicalSQL.notFound("sessionID") }
             return try Self.ofSession(sessionID, db)
         }
+    }
+
+    public func count() async throws -> Int {
+        try await pool.read { db in try db.fetchOne("SELECT count(*) FROM diagnosis") { try $0[0] as Int } ?? 0 }
     }
 
     public func list(patientID: UUID) async throws -> [Diagnosis] {

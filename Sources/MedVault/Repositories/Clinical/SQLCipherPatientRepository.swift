@@ -1,8 +1,8 @@
 import Foundation
 import MedVaultCore
 
-/// The SQLCipher ``PatientRepository``: patients in the `patient` table, searched
-/// through the `patient_search_token` index (``PatientSearchIndex``) kept in the same
+/// The SQLCipher `PatientRepository`: patients in the `patient` table, searched
+/// through the `patient_search_token` index (`PatientSearchIndex`) kept in the same
 /// transactions.
 ///
 /// It behaves exactly as `InMemoryPatientRepository` (same rules, order and errors);

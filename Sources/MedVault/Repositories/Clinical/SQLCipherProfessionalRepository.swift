@@ -1,7 +1,7 @@
 import Foundation
 import MedVaultCore
 
-/// The SQLCipher ``ProfessionalRepository``: the vault owner's profile, a single row
+/// The SQLCipher `ProfessionalRepository`: the vault owner's profile, a single row
 /// of the `professional` table (a `CHECK` allows no second one).
 ///
 /// For example:

@@ -1,7 +1,7 @@
 import Foundation
 import MedVaultCore
 
-/// The mapping between ``DoseLog`` and the `dose_log` table.
+/// The mapping between `DoseLog` and the `dose_log` table.
 enum DoseLogRow {
     /// The selected columns, in the order of the SELECT list.
     enum Column: Int32, TableColumns {
@@ -50,7 +50,7 @@ enum DoseLogRow {
 
     /// Reads a row selected with ``columns``.
     ///
-    /// - Throws: ``MedVaultError/Code/corrupted`` for a value that does not decode.
+    /// - Throws: `MedVaultError.Code.corrupted` for a value that does not decode.
     static func decode(_ row: Row) throws -> DoseLog {
         let row = ColumnRow<Column>(row: row)
         guard let status = DoseStatus(rawValue: try row[.status]) else {

@@ -1,7 +1,7 @@
 import Foundation
 import MedVaultCore
 
-/// The mapping between ``Medication`` and the `medication` table.
+/// The mapping between `Medication` and the `medication` table.
 enum MedicationRow {
     /// The selected columns, in the order of the SELECT list; the last one is the
     /// rowid (the search index's docid).
@@ -116,7 +116,7 @@ enum MedicationRow {
     /// Reads a row selected with ``columns``.
     ///
     /// - Returns: The medication and its rowid.
-    /// - Throws: ``MedVaultError/Code/corrupted`` for a value that does not decode.
+    /// - Throws: `MedVaultError.Code.corrupted` for a value that does not decode.
     static func decode(_ row: Row) throws -> (medication: Medication, rowID: Int64) {
         let row = ColumnRow<Column>(row: row)
         let frequency = try FrequencyColumns(
@@ -165,7 +165,7 @@ enum MedicationRow {
     }
 }
 
-/// ``MedicationFrequency`` spread over four columns: a kind, a count (times per day
+/// `MedicationFrequency` spread over four columns: a kind, a count (times per day
 /// or hours), a list of times (the specific times, or the anchor) and their labels.
 struct FrequencyColumns {
     var kind: String
@@ -199,7 +199,7 @@ struct FrequencyColumns {
 
     /// The frequency these columns describe.
     ///
-    /// - Throws: ``MedVaultError/Code/corrupted`` for an unknown kind or missing part.
+    /// - Throws: `MedVaultError.Code.corrupted` for an unknown kind or missing part.
     var frequency: MedicationFrequency {
         get throws {
             switch kind {

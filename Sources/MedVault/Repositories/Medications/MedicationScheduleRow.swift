@@ -1,7 +1,7 @@
 import Foundation
 import MedVaultCore
 
-/// The mapping between ``MedicationSchedule`` and the `medication_schedule` table.
+/// The mapping between `MedicationSchedule` and the `medication_schedule` table.
 enum MedicationScheduleRow {
     /// The selected columns, in the order of the SELECT list.
     enum Column: Int32, TableColumns {
@@ -66,7 +66,7 @@ enum MedicationScheduleRow {
 
     /// Reads a row selected with ``columns``.
     ///
-    /// - Throws: ``MedVaultError/Code/corrupted`` for a value that does not decode.
+    /// - Throws: `MedVaultError.Code.corrupted` for a value that does not decode.
     static func decode(_ row: Row) throws -> MedicationSchedule {
         let row = ColumnRow<Column>(row: row)
         return MedicationSchedule(

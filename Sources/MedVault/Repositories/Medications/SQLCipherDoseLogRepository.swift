@@ -1,7 +1,7 @@
 import Foundation
 @_spi(Testing) import MedVaultCore
 
-/// The SQLCipher ``DoseLogRepository``: logs in the `dose_log` table, from
+/// The SQLCipher `DoseLogRepository`: logs in the `dose_log` table, from
 /// ``SQLCipherMedicationStore/doseLogs``. Creating a log of a taken or late dose
 /// decrements the medication's inventory in the same transaction.
 public struct SQLCipherDoseLogRepository: DoseLogRepository {

@@ -1,7 +1,7 @@
 import Foundation
 import MedVaultCore
 
-/// The SQLCipher ``MedicationScheduleRepository``: schedules in the
+/// The SQLCipher `MedicationScheduleRepository`: schedules in the
 /// `medication_schedule` table, from ``SQLCipherMedicationStore/schedules``.
 public struct SQLCipherMedicationScheduleRepository: MedicationScheduleRepository {
     /// The database.

@@ -7,7 +7,7 @@ extension SQLCipherMedicationStore {
     /// three statements cost one trip to a read connection instead of three.
     ///
     /// Returns exactly what the protocol's default implementation returns on the
-    /// same data (a test compares it with ``InMemoryMedicationStore``).
+    /// same data (a test compares it with `InMemoryMedicationStore`).
     ///
     /// - Parameters:
     ///   - patientID: The patient.

@@ -1,10 +1,10 @@
 import Foundation
 @_spi(Testing) import MedVaultCore
 
-/// The ``MedicationStore`` of an encrypted MedVault database: medications,
+/// The `MedicationStore` of an encrypted MedVault database: medications,
 /// schedules and dose logs in SQLCipher tables (see `MedicationSchema`).
 ///
-/// It follows exactly the rules of ``InMemoryMedicationStore`` (the shared
+/// It follows exactly the rules of `InMemoryMedicationStore` (the shared
 /// conformance suite runs against both; the rules themselves are written once in
 /// MedVaultCore), plus what SQL can enforce on its own: a medication's patient must
 /// exist in the `patient` table, and each write is one durable transaction. Logging
@@ -99,7 +99,7 @@ public struct SQLCipherMedicationStore: MedicationStore {
         try await pool.read { db in try Self.fetchMedication(id, db).medication }
     }
 
-    /// A patient's medications, in ``Medication/listOrder(_:_:)``.
+    /// A patient's medications, in `Medication.listOrder(_:_:)`.
     public func list(patientID: UUID, filter: MedicationFilter) async throws -> [Medication] {
         let sql: String
         switch filter {
@@ -159,7 +159,7 @@ public struct SQLCipherMedicationStore: MedicationStore {
 
     /// The stored medication and its rowid.
     ///
-    /// - Throws: ``MedVaultError/Code/notFound`` (field `field`) when there is none.
+    /// - Throws: `MedVaultError.Code.notFound` (field `field`) when there is none.
     static func fetchMedication(
         _ id: UUID, _ db: DatabaseConnection, field: String? = nil
     ) throws -> (medication: Medication, rowID: Int64) {

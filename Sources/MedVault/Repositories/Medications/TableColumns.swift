@@ -40,7 +40,7 @@ struct ColumnRow<Column: TableColumns> {
 
     /// Decodes `column` as `Value`.
     ///
-    /// - Throws: ``MedVaultError/Code/corrupted`` as ``Row``'s subscript does.
+    /// - Throws: `MedVaultError.Code.corrupted` as ``Row``'s subscript does.
     subscript<Value: DatabaseValueConvertible>(_ column: Column) -> Value {
         get throws { try row[column.rawValue] }
     }

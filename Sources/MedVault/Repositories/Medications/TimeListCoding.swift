@@ -1,7 +1,7 @@
 import Foundation
 import MedVaultCore
 
-/// How lists of ``TimeOfDay`` are stored: minutes since midnight, comma-separated,
+/// How lists of `TimeOfDay` are stored: minutes since midnight, comma-separated,
 /// in their original order (`"480,1200"`), plus, only when at least one time has a
 /// label, a JSON array of the labels (`["Desayuno",null]`).
 ///
@@ -19,7 +19,7 @@ enum TimeListCoding {
 
     /// The times of a stored list.
     ///
-    /// - Throws: ``MedVaultError/Code/corrupted`` when the text is not a list of
+    /// - Throws: `MedVaultError.Code.corrupted` when the text is not a list of
     ///   minutes within a day, or the labels do not match it.
     static func decode(minutes: String, labels: String?) throws -> [TimeOfDay] {
         var times: [TimeOfDay] = []
