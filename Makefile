@@ -12,7 +12,7 @@ SWIFT ?= swift
 # Extra flags for every build, e.g. SWIFT_FLAGS="-Xswiftc -warnings-as-errors".
 SWIFT_FLAGS ?=
 
-.PHONY: deps build test demo medication-demo bench bench-quick docs readme-app clean
+.PHONY: deps build test demo medication-demo bench bench-quick docs readme-app grdb-coexistence clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -42,6 +42,10 @@ DOCS_DIR ?= .build-docs
 DOCC ?= docc
 docs: deps
 	./scripts/build-docs.sh "$(SWIFT)" "$(DOCC)" "$(DOCS_DIR)" $(SWIFT_FLAGS)
+
+# An app importing MedVault and GRDB compiles without one ambiguous name (own scratch folder).
+grdb-coexistence: deps
+	$(SWIFT) build --package-path Tests/Fixtures/GRDBCoexistence --scratch-path .build-fixtures/GRDBCoexistence $(SWIFT_FLAGS)
 
 # Its own scratch folder: the app builds MedVault as a dependency, with its own settings.
 readme-app: deps

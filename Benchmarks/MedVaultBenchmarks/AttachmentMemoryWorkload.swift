@@ -18,7 +18,7 @@ struct AttachmentMemoryWorkload: Workload {
     func run(in context: BenchmarkContext) async throws -> [Measurement] {
         let key = context.databaseKey(salt: 0x4D)
         defer { key.secure.wipe() }
-        let pool = try await DatabasePool.open(at: context.databaseURL("m-attachments.db"), key: key.secure,
+        let pool = try await VaultDatabase.open(at: context.databaseURL("m-attachments.db"), key: key.secure,
                                                mode: .createIfMissing, migrator: MedVaultSchema.migrator)
         let records = SQLCipherClinicalRecords(pool: pool)
         let patient = try await records.patients.create(

@@ -70,7 +70,7 @@ struct BulkInsertWorkload: Workload {
     private func insertThroughMedVault(_ data: ClinicData, context: BenchmarkContext,
                                        key: SecureBytes) async throws -> (seconds: Double, peak: Double?) {
         let url = context.databaseURL("w1-medvault.db")
-        let pool = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing,
+        let pool = try await VaultDatabase.open(at: url, key: key, mode: .createIfMissing,
                                                migrator: MedVaultSchema.migrator)
         let records = SQLCipherClinicalRecords(pool: pool, clock: .fixed(ClinicData.stamp))
         let (seconds, peak) = try await PeakMemory.peakAboveBaseline {

@@ -5,7 +5,7 @@ import MedVaultKeys
 /// Database files with MedVault's real schema, for both sides.
 ///
 /// The schema is MedVault's own: a database is created once through
-/// `DatabasePool.open(…, migrator: MedVaultSchema.migrator)`, and its DDL is read back
+/// `VaultDatabase.open(…, migrator: MedVaultSchema.migrator)`, and its DDL is read back
 /// from `sqlite_master` (FTS4 shadow tables left out: creating the virtual table makes
 /// them) with its `user_version` and its record of applied migrations. Raw files get
 /// that script, so a file built by raw C is exactly what MedVault would have created,
@@ -19,7 +19,7 @@ struct ClinicFixture: Sendable {
     static func capture(in context: BenchmarkContext) async throws -> ClinicFixture {
         let key = context.databaseKey(salt: 0xFF)
         let url = context.databaseURL("schema-template.db")
-        let pool = try await DatabasePool.open(at: url, key: key.secure, mode: .createIfMissing,
+        let pool = try await VaultDatabase.open(at: url, key: key.secure, mode: .createIfMissing,
                                                migrator: MedVaultSchema.migrator)
         await pool.close()
         key.secure.wipe()

@@ -43,7 +43,7 @@ struct HistoryWorkload: Workload {
 
     /// `pool.read` with an empty closure vs raw `BEGIN; COMMIT`: the per-call cost.
     static func measureRoundTrip(_ clinic: ReadFixtures.Clinic, calls: Int,
-                                 duration: DatabasePool.ExpectedDuration) async throws
+                                 duration: VaultDatabase.ExpectedDuration) async throws
         -> (medVault: [Double], reference: [Double])
     {
         let pool = try await ReadFixtures.openPool(clinic)

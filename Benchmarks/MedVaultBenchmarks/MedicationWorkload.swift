@@ -38,7 +38,7 @@ struct MedicationWorkload: Workload {
         let data = ClinicData(patientCount: patientCount, sessionCount: 0, seed: context.seed)
         let start = ContinuousClock.now
 
-        let pool = try await DatabasePool.open(at: url, key: key.secure, mode: .createIfMissing,
+        let pool = try await VaultDatabase.open(at: url, key: key.secure, mode: .createIfMissing,
                                                migrator: MedVaultSchema.migrator)
         let store = SQLCipherMedicationStore(pool: pool, clock: .fixed(now))
         try await SQLCipherPatientRepository(pool: pool, clock: .fixed(ClinicData.stamp)).create(data.patients)

@@ -6,7 +6,7 @@ import MedVaultKeys
 /// W2 — open an existing database and run a first query, repeated.
 ///
 /// Three variants, interleaved in rotating order within each iteration:
-/// - MedVault: `DatabasePool.open(.openExisting, migrator: MedVaultSchema.migrator)`
+/// - MedVault: `VaultDatabase.open(.openExisting, migrator: MedVaultSchema.migrator)`
 ///   as the `Vault` opens it (writer connection, schema check), then a first query
 ///   through the repository, `patients.count(filter: .all)` (the pool's first read,
 ///   served by the idle writer: no read connection is opened);
@@ -84,10 +84,10 @@ struct OpenWorkload: Workload {
     }
 
     private func openMedVault(_ url: URL, key: SecureBytes, expected: Int64) async throws -> Double {
-        var pool: DatabasePool?
+        var pool: VaultDatabase?
         var count: Int64?
         let seconds = try await Stopwatch.seconds {
-            let opened = try await DatabasePool.open(at: url, key: key, mode: .openExisting,
+            let opened = try await VaultDatabase.open(at: url, key: key, mode: .openExisting,
                                                      migrator: MedVaultSchema.migrator, keyIsAuthenticated: true)
             pool = opened
             count = Int64(try await SQLCipherPatientRepository(pool: opened).count(filter: .all))

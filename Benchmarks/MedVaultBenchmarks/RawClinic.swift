@@ -5,7 +5,7 @@ import MedVaultCore
 /// (``ClinicSQL``) on a ``RawSQLCipher`` connection, statements prepared once, bound,
 /// stepped and reset. Rows read are copied into plain Swift structs column by column
 /// (what a C program does with its own structs): the reference materialises values
-/// too, without MedVault's `Row`/`DatabaseValue` decoding, UUID/Date conversions and
+/// too, without MedVault's `VaultRow`/`VaultValue` decoding, UUID/Date conversions and
 /// checks.
 enum RawClinic {
     /// A session row, copied out.

@@ -42,10 +42,10 @@ actor ReadFixtures {
     }
 
     /// Opens `clinic` as MedVault does (an existing file, its schema checked).
-    static func openPool(_ clinic: Clinic) async throws -> DatabasePool {
+    static func openPool(_ clinic: Clinic) async throws -> VaultDatabase {
         let key = SecureBytes(copying: clinic.key)
         defer { key.wipe() }
-        return try await DatabasePool.open(at: clinic.url, key: key, mode: .openExisting,
+        return try await VaultDatabase.open(at: clinic.url, key: key, mode: .openExisting,
                                            migrator: MedVaultSchema.migrator, keyIsAuthenticated: true)
     }
 }

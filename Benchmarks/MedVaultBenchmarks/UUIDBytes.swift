@@ -8,7 +8,7 @@ struct UUIDBytes: Sendable, Hashable {
         self.bytes = bytes
     }
 
-    /// The Foundation value (MedVault's side binds `uuid.databaseValue`).
+    /// The Foundation value (MedVault's side binds `uuid.vaultValue`).
     var uuid: UUID {
         UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
                     bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))

@@ -16,7 +16,7 @@ enum VaultBallast {
     }
 
     /// Through MedVault's pool (the vault's own database handle).
-    static func grow(_ pool: DatabasePool, mebibytes: Int) async throws {
+    static func grow(_ pool: VaultDatabase, mebibytes: Int) async throws {
         try await pool.write { db in try db.executeScript(createSQL) }
         var left = mebibytes
         while left > 0 {

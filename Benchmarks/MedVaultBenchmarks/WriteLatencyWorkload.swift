@@ -32,7 +32,7 @@ struct WriteLatencyWorkload: Workload {
         var rng = SplitMix64(seed: context.seed).fork(0x5735)
         let targets = (0..<(updates + warmUps)).map { _ in Int.random(in: 0..<data.patients.count, using: &rng) }
 
-        let pool = try await DatabasePool.open(at: medVaultURL, key: key.secure, mode: .openExisting,
+        let pool = try await VaultDatabase.open(at: medVaultURL, key: key.secure, mode: .openExisting,
                                                migrator: MedVaultSchema.migrator, keyIsAuthenticated: true)
         let patients = SQLCipherPatientRepository(pool: pool, clock: .fixed(ClinicData.stamp))
         var current = data.patients

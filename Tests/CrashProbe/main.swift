@@ -42,7 +42,7 @@ func commitLoop(database: String, hexKey: String) async throws {
             try db.executeScript("CREATE TABLE note(n INTEGER PRIMARY KEY, body TEXT NOT NULL);")
         },
     ])
-    let pool = try await DatabasePool.open(at: URL(fileURLWithPath: database), key: key,
+    let pool = try await VaultDatabase.open(at: URL(fileURLWithPath: database), key: key,
                                            mode: .createIfMissing, migrator: migrator)
     var next = try await pool.read { db in
         try db.fetchOne("SELECT coalesce(max(n), 0) FROM note") { row in row.int64(at: 0) } ?? 0

@@ -44,7 +44,7 @@ actor ConnectionActor {
     }
 
     /// Runs `body` with the connection, which it has to itself: at once on the calling
-    /// thread when `duration` is ``DatabasePool/ExpectedDuration/short`` and the
+    /// thread when `duration` is ``VaultDatabase/ExpectedDuration/short`` and the
     /// connection is idle with nobody waiting for it; otherwise in line on the
     /// connection's own thread.
     ///
@@ -53,7 +53,7 @@ actor ConnectionActor {
     /// even when called from the main actor: the fast path never runs SQLite on the
     /// main thread. Keep it so (mark it `@concurrent` if that feature is adopted).
     nonisolated func perform<Value: Sendable>(
-        _ duration: DatabasePool.ExpectedDuration, _ body: @Sendable (LazyConnection) throws -> Value
+        _ duration: VaultDatabase.ExpectedDuration, _ body: @Sendable (LazyConnection) throws -> Value
     ) async throws -> Value {
         if duration == .short && ownership.claimIfIdle() {
             defer { ownership.release() }
@@ -66,7 +66,7 @@ actor ConnectionActor {
     /// Runs `body` in a transaction (see ``LazyConnection/transaction(ticket:kind:_:)``),
     /// placed as ``perform(_:_:)`` places it.
     nonisolated func transaction<Value: Sendable>(
-        ticket: UInt64, kind: TransactionKind, duration: DatabasePool.ExpectedDuration,
+        ticket: UInt64, kind: TransactionKind, duration: VaultDatabase.ExpectedDuration,
         _ body: @Sendable (DatabaseConnection) throws -> Value
     ) async throws -> Value {
         try await perform(duration) { connection in try connection.transaction(ticket: ticket, kind: kind, body) }
@@ -75,7 +75,7 @@ actor ConnectionActor {
     /// Runs `body` without a transaction (for PRAGMAs that refuse to run inside one),
     /// placed as ``perform(_:_:)`` places it.
     nonisolated func withConnection<Value: Sendable>(
-        _ duration: DatabasePool.ExpectedDuration, _ body: @Sendable (DatabaseConnection) throws -> Value
+        _ duration: VaultDatabase.ExpectedDuration, _ body: @Sendable (DatabaseConnection) throws -> Value
     ) async throws -> Value {
         try await perform(duration) { connection in try body(try connection.opened()) }
     }

@@ -5,9 +5,9 @@ import Foundation
 /// SQLite calls block: a commit waits for `fsync`, a busy database waits for its
 /// lock, an export or an integrity check reads the whole file. Long work on Swift's
 /// cooperative thread pool (two threads on a two-core machine) would stall every
-/// other task of the app, so each connection of a ``DatabasePool`` has a thread of
+/// other task of the app, so each connection of a ``VaultDatabase`` has a thread of
 /// its own for long jobs and for short ones that find the connection busy (see
-/// ``DatabasePool/ExpectedDuration``).
+/// ``VaultDatabase/ExpectedDuration``).
 final class ConnectionThread: SerialExecutor, @unchecked Sendable {
     // Safety of @unchecked Sendable: `jobs`, `isStopping` and `isStarted` are read and
     // written only while holding `condition`'s lock.

@@ -1,7 +1,7 @@
 import MedVaultCore
 import MedVaultKeys
 
-/// How ``DatabasePool`` configures its SQLCipher connections.
+/// How ``VaultDatabase`` configures its SQLCipher connections.
 ///
 /// The cipher settings are pinned on every connection and never left to the
 /// library's compiled-in defaults, so a vault stays readable by later SQLCipher
@@ -20,7 +20,7 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     }
     /// Per-connection page cache in KiB (`PRAGMA cache_size = -N`). Default 8 MiB.
     public var cacheSizeKiB: Int = 8 * 1024
-    /// How many read-only connections serve ``DatabasePool/read(duration:_:)``. Default 2.
+    /// How many read-only connections serve ``VaultDatabase/read(duration:_:)``. Default 2.
     public var readerCount: Int = 2
     /// How long a statement waits for a lock held by another process before
     /// failing with a `storage` error. Default 10 seconds.

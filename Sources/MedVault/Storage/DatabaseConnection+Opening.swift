@@ -101,7 +101,7 @@ extension DatabaseConnection {
     private func verifyKey() throws {
         do {
             _ = try fetchOne("SELECT count(*) FROM sqlite_master") { row in row.int64(at: 0) }
-        } catch let error as MedVaultError where error.sqliteCode.map({ $0 & 0xFF }) == SQLITE_NOTADB {
+        } catch let error as MedVaultError where error.sqliteResultCode?.primary == .notADatabase {
             throw MedVaultError(.wrongKey,
                                 reason: "the key does not decrypt this database with the given cipher settings, or the file is not a MedVault database",
                                 sqliteCode: error.sqliteCode)

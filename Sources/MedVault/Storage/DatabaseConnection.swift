@@ -5,8 +5,8 @@ import MedVaultKeys
 
 /// One SQLCipher connection: statements, bindings, rows.
 ///
-/// You never create a connection yourself: ``DatabasePool`` hands one to the closure
-/// of ``DatabasePool/read(duration:_:)`` or ``DatabasePool/write(duration:_:)``, already keyed,
+/// You never create a connection yourself: ``VaultDatabase`` hands one to the closure
+/// of ``VaultDatabase/read(duration:_:)`` or ``VaultDatabase/write(duration:_:)``, already keyed,
 /// configured and inside a transaction. Do not let it escape that closure.
 ///
 /// Statements are prepared once per connection and cached by their SQL text, so
@@ -16,7 +16,7 @@ import MedVaultKeys
 /// ```swift
 /// try await pool.write { db in
 ///     try db.execute("INSERT INTO note(id, body) VALUES (?, ?)",
-///                    [id.databaseValue, body.databaseValue])
+///                    [id.vaultValue, body.vaultValue])
 /// }
 /// ```
 public final class DatabaseConnection {
@@ -46,7 +46,7 @@ public final class DatabaseConnection {
     ///   - sql: One SQL statement with `?` placeholders.
     ///   - arguments: The values for the placeholders, in order.
     /// - Throws: `MedVaultError` mapped from the SQLite result.
-    public func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
+    public func execute(_ sql: String, _ arguments: [VaultValue] = []) throws {
         let statement = try cachedStatement(sql)
         try checkWritePermitted(statement)
         defer { reset(statement) }
@@ -73,7 +73,7 @@ public final class DatabaseConnection {
     ///   - map: Turns the current row into a value. The row is valid only during the call.
     /// - Returns: The mapped rows, in the order SQLite returns them.
     public func fetchAll<Value>(
-        _ sql: String, _ arguments: [DatabaseValue] = [], _ map: (Row) throws -> Value
+        _ sql: String, _ arguments: [VaultValue] = [], _ map: (VaultRow) throws -> Value
     ) throws -> [Value] {
         var values: [Value] = []
         try forEachRow(sql, arguments) { row in
@@ -85,7 +85,7 @@ public final class DatabaseConnection {
 
     /// Runs a query and maps its first row, if any.
     public func fetchOne<Value>(
-        _ sql: String, _ arguments: [DatabaseValue] = [], _ map: (Row) throws -> Value
+        _ sql: String, _ arguments: [VaultValue] = [], _ map: (VaultRow) throws -> Value
     ) throws -> Value? {
         var value: Value?
         try forEachRow(sql, arguments) { row in
@@ -99,13 +99,13 @@ public final class DatabaseConnection {
     ///
     /// Rows are not collected: use this to stream a large result.
     public func forEachRow(
-        _ sql: String, _ arguments: [DatabaseValue] = [], _ body: (Row) throws -> Bool
+        _ sql: String, _ arguments: [VaultValue] = [], _ body: (VaultRow) throws -> Bool
     ) throws {
         let statement = try cachedStatement(sql)
         try checkWritePermitted(statement)
         defer { reset(statement) }
         try bind(arguments, to: statement)
-        let row = Row(statement: statement)
+        let row = VaultRow(statement: statement)
         while true {
             let result = sqlite3_step(statement)
             if result == SQLITE_DONE { return }
@@ -168,7 +168,7 @@ public final class DatabaseConnection {
         sqlite3_clear_bindings(statement)
     }
 
-    private func bind(_ arguments: [DatabaseValue], to statement: OpaquePointer) throws {
+    private func bind(_ arguments: [VaultValue], to statement: OpaquePointer) throws {
         let expected = Int(sqlite3_bind_parameter_count(statement))
         guard expected == arguments.count else {
             throw MedVaultError(.invalidArgument,

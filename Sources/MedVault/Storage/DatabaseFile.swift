@@ -19,7 +19,7 @@ enum DatabaseFile {
     /// The files SQLite keeps beside a database.
     static let companionSuffixes = ["-wal", "-shm", "-journal"]
 
-    static func inspect(_ url: URL, mode: DatabasePool.OpenMode, pageSize: Int) throws -> Inspection {
+    static func inspect(_ url: URL, mode: VaultDatabase.OpenMode, pageSize: Int) throws -> Inspection {
         let path = url.path
         let name = url.lastPathComponent
         // Companions first: a planted link must be refused before anything is created.

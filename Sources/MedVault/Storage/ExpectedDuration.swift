@@ -1,4 +1,4 @@
-extension DatabasePool {
+extension VaultDatabase {
     /// How long a transaction is expected to take, which decides the thread it runs on.
     ///
     /// A hop to a connection's own thread and back costs tens of microseconds on a

@@ -30,7 +30,7 @@ final class LazyConnection: @unchecked Sendable {
 
     /// The open connection, opened now if it is not yet.
     func opened() throws -> DatabaseConnection {
-        if isClosed { throw DatabasePool.closedError }
+        if isClosed { throw VaultDatabase.closedError }
         if let connection { return connection }
         let opened = try DatabaseConnection.open(path: path, key: keyBox.key, role: role, configuration: configuration)
         connection = opened
@@ -48,21 +48,21 @@ final class LazyConnection: @unchecked Sendable {
         // interrupts this transaction's statements instead of finding nothing to stop.
         interrupter.begin(ticket)
         defer { interrupter.end() }
-        if Task.isCancelled { throw DatabasePool.cancelledError }
+        if Task.isCancelled { throw VaultDatabase.cancelledError }
         connection.refusesWrites = kind == .readOnWriter
         defer { connection.refusesWrites = false }
         try connection.execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         do {
             let value = try body(connection)
-            if Task.isCancelled { throw DatabasePool.cancelledError }
+            if Task.isCancelled { throw VaultDatabase.cancelledError }
             try connection.execute("COMMIT")
             return value
         } catch {
             if sqlite3_get_autocommit(connection.handle) == 0 {
                 try? connection.execute("ROLLBACK")
             }
-            if let error = error as? MedVaultError, error.sqliteCode.map({ $0 & 0xFF }) == SQLITE_INTERRUPT {
-                throw DatabasePool.cancelledError
+            if let error = error as? MedVaultError, error.sqliteResultCode?.primary == .interrupt {
+                throw VaultDatabase.cancelledError
             }
             throw error
         }
@@ -71,7 +71,7 @@ final class LazyConnection: @unchecked Sendable {
     /// Checkpoints the WAL away and closes the connection, then runs `body`, which works
     /// on the file with no connection of this actor open. The next use reopens.
     func maintenance(_ body: () throws -> Void) throws {
-        if isClosed { throw DatabasePool.closedError }
+        if isClosed { throw VaultDatabase.closedError }
         if let connection {
             // Leave no WAL behind: the file is about to be replaced.
             try connection.executeScript("PRAGMA wal_checkpoint(TRUNCATE);")

@@ -24,7 +24,7 @@ final class MaintenanceGate: @unchecked Sendable {
             active += 1
             return true
         }
-        guard let admitted else { throw DatabasePool.closedError }
+        guard let admitted else { throw VaultDatabase.closedError }
         if admitted { return }
         await withCheckedContinuation { continuation in
             let admittedNow: Bool = lock.withLock {
@@ -39,7 +39,7 @@ final class MaintenanceGate: @unchecked Sendable {
         }
         if lock.withLock({ isClosed }) {
             leave()
-            throw DatabasePool.closedError
+            throw VaultDatabase.closedError
         }
     }
 

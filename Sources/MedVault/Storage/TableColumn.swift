@@ -11,7 +11,7 @@
 /// ```swift
 /// enum NoteColumn: Int32, TableColumn {
 ///     case id, body
-///     static func value(of note: Note, _ column: NoteColumn) -> any DatabaseValueConvertible {
+///     static func value(of note: Note, _ column: NoteColumn) -> any VaultValueConvertible {
 ///         switch column {
 ///         case .id: note.id
 ///         case .body: note.body
@@ -26,7 +26,7 @@ protocol TableColumn: CaseIterable, RawRepresentable, Sendable where RawValue ==
     associatedtype Record
 
     /// The value `record` stores in `column`.
-    static func value(of record: Record, _ column: Self) -> any DatabaseValueConvertible
+    static func value(of record: Record, _ column: Self) -> any VaultValueConvertible
 }
 
 extension TableColumn {
@@ -64,21 +64,21 @@ extension TableColumn {
     }
 
     /// The arguments binding `record`'s values of `columns`, in that order.
-    static func arguments(_ record: Record, _ columns: [Self]) -> [DatabaseValue] {
-        columns.map { value(of: record, $0).databaseValue }
+    static func arguments(_ record: Record, _ columns: [Self]) -> [VaultValue] {
+        columns.map { value(of: record, $0).vaultValue }
     }
 
     /// The arguments binding `record`'s value of every column, in order.
-    static func arguments(_ record: Record) -> [DatabaseValue] {
-        allCases.map { value(of: record, $0).databaseValue }
+    static func arguments(_ record: Record) -> [VaultValue] {
+        allCases.map { value(of: record, $0).vaultValue }
     }
 }
 
-extension Row {
+extension VaultRow {
     /// Decodes `column` of a row selected with `Column`'s ``TableColumn/selection``.
     ///
     /// - Throws: `MedVaultError.Code.corrupted`, as the positional subscript does.
-    subscript<Value: DatabaseValueConvertible, Column: TableColumn>(_ column: Column) -> Value {
+    subscript<Value: VaultValueConvertible, Column: TableColumn>(_ column: Column) -> Value {
         get throws { try Value(row: self, column: column.rawValue) }
     }
 }

@@ -29,7 +29,7 @@ public final class Vault: Sendable {
     public let options: Options
     /// The encrypted database. Use it for tables of your own; the repositories below
     /// cover MedVault's records.
-    public let database: DatabasePool
+    public let database: VaultDatabase
     let keys: VaultKeySession
 
     /// The vault owner's profile (one per vault).
@@ -47,7 +47,7 @@ public final class Vault: Sendable {
 
     static let lockedError = MedVaultError(.locked, reason: "the vault is locked; open it again")
 
-    private init(layout: VaultLayout, keyring: Keyring, vaultKey: SecureBytes, pool: DatabasePool,
+    private init(layout: VaultLayout, keyring: Keyring, vaultKey: SecureBytes, pool: VaultDatabase,
                  presence: VaultFileLock, options: Options) {
         self.layout = layout
         self.vaultID = keyring.vaultID
@@ -110,9 +110,9 @@ public final class Vault: Sendable {
         }
         // The database first, the keyring last: a crash in between leaves a database
         // nobody can open and no keyring, which `create` then refuses to overwrite.
-        let pool: DatabasePool
+        let pool: VaultDatabase
         do {
-            pool = try await DatabasePool.open(
+            pool = try await VaultDatabase.open(
                 at: layout.database, key: creation.databaseKey, mode: .createIfMissing,
                 migrator: MedVaultSchema.migrator(appending: options.appMigrations), configuration: options.database
             )
@@ -213,7 +213,7 @@ public final class Vault: Sendable {
             options.database.cipherSettings = keyring.cipherSettings
             let databaseKey = try keyring.databaseKey(vaultKey: vaultKey)
             defer { databaseKey.wipe() }
-            let pool: DatabasePool
+            let pool: VaultDatabase
             if let pendingKey = try keyring.pendingDatabaseKey(vaultKey: vaultKey) {
                 defer { pendingKey.wipe() }
                 (pool, keyring) = try await recoverRotation(layout: layout, keyring: keyring, vaultKey: vaultKey,
@@ -221,7 +221,7 @@ public final class Vault: Sendable {
             } else {
                 // A copy left by a rotation that was abandoned before it was recorded.
                 DatabaseKeyChange.unlinkAll(DatabaseKeyChange.copyURL(for: layout.database))
-                pool = try await DatabasePool.open(at: layout.database, key: databaseKey, mode: .openExisting,
+                pool = try await VaultDatabase.open(at: layout.database, key: databaseKey, mode: .openExisting,
                                                    migrator: MedVaultSchema.migrator(appending: options.appMigrations), configuration: options.database,
                                                    keyIsAuthenticated: true)
             }
@@ -249,9 +249,9 @@ public final class Vault: Sendable {
     private static func recoverRotation(
         layout: VaultLayout, keyring: Keyring, vaultKey: SecureBytes,
         currentKey: SecureBytes, pendingKey: SecureBytes, options: Options
-    ) async throws -> (DatabasePool, Keyring) {
-        func open(_ key: SecureBytes, authenticated: Bool) async throws -> DatabasePool {
-            try await DatabasePool.open(at: layout.database, key: key, mode: .openExisting,
+    ) async throws -> (VaultDatabase, Keyring) {
+        func open(_ key: SecureBytes, authenticated: Bool) async throws -> VaultDatabase {
+            try await VaultDatabase.open(at: layout.database, key: key, mode: .openExisting,
                                         migrator: MedVaultSchema.migrator(appending: options.appMigrations), configuration: options.database,
                                         keyIsAuthenticated: authenticated)
         }

@@ -11,7 +11,7 @@ struct CLIHostileOutputTests {
     let input = CLIHarness.password + "\n"
 
     static let hostileFirst = "Eve\u{1B}[2J\u{1B}]0;owned\u{7}"
-    static let hostileLast = "Zz\nffffffff  Forged        Row         1900-01-01  active\u{202E}"
+    static let hostileLast = "Zz\nffffffff  Forged        VaultRow         1900-01-01  active\u{202E}"
 
     private func insertHostilePatient(_ folder: URL) async throws -> UUID {
         let id = UUID()
@@ -21,7 +21,7 @@ struct CLIHostileOutputTests {
                     INSERT INTO patient(id, first_name, last_name, sort_key, date_of_birth, national_id, email,
                                         address, created_at, updated_at, version)
                     VALUES (?, ?, ?, 'zz', '1980-01-01', ?, ?, ?, 0, 0, 1)
-                    """, [id.databaseValue, .text(Self.hostileFirst), .text(Self.hostileLast),
+                    """, [id.vaultValue, .text(Self.hostileFirst), .text(Self.hostileLast),
                           .text("X\u{2066}1\u{2069}"), .text("e\u{9B}31m@x.org"), .text("Calle\r\nMayor\u{7F}")])
             }
         }

@@ -20,9 +20,9 @@ struct ClinicalAttachmentSQLTests {
         return (database, records, session)
     }
 
-    static func chunkCount(_ pool: DatabasePool, _ id: UUID) async throws -> Int64? {
+    static func chunkCount(_ pool: VaultDatabase, _ id: UUID) async throws -> Int64? {
         try await pool.read { db in
-            try db.fetchOne("SELECT count(*) FROM attachment_chunk WHERE attachment_id = ?", [id.databaseValue]) {
+            try db.fetchOne("SELECT count(*) FROM attachment_chunk WHERE attachment_id = ?", [id.vaultValue]) {
                 $0.int64(at: 0)
             }
         }
@@ -60,11 +60,11 @@ struct ClinicalAttachmentSQLTests {
             data: content)
         try await database.pool.write { db in
             let chunk = try db.fetchOne("SELECT data FROM attachment_chunk WHERE attachment_id = ? AND seq = 1",
-                                        [stored.id.databaseValue]) { $0.blob(at: 0) }
+                                        [stored.id.vaultValue]) { $0.blob(at: 0) }
             var flipped = try #require(chunk)
             flipped[flipped.startIndex + 10] ^= 0x01
             try db.execute("UPDATE attachment_chunk SET data = ? WHERE attachment_id = ? AND seq = 1",
-                           [.blob(flipped), stored.id.databaseValue])
+                           [.blob(flipped), stored.id.vaultValue])
         }
         await expectMedVaultError(.corrupted) { try await records.attachments.data(of: stored.id) }
     }
@@ -76,7 +76,7 @@ struct ClinicalAttachmentSQLTests {
         let stored = try await records.attachments.create(new, data: AttachmentConformanceTests.bytes(count: 150_000))
         try await database.pool.write { db in
             try db.execute("DELETE FROM attachment_chunk WHERE attachment_id = ? AND seq = 0",
-                           [stored.id.databaseValue])
+                           [stored.id.vaultValue])
         }
         await expectMedVaultError(.corrupted) { try await records.attachments.data(of: stored.id) }
 
@@ -87,13 +87,13 @@ struct ClinicalAttachmentSQLTests {
         await expectMedVaultError(.immutable) {
             try await database.pool.write { db in
                 try db.execute("INSERT INTO attachment_chunk (attachment_id, seq, data) VALUES (?, 9, x'00')",
-                               [other.id.databaseValue])
+                               [other.id.vaultValue])
             }
         }
         // …and a chunk grown in place is caught by the size check.
         try await database.pool.write { db in
             try db.execute("UPDATE attachment_chunk SET data = data || x'00' WHERE attachment_id = ?",
-                           [other.id.databaseValue])
+                           [other.id.vaultValue])
         }
         await expectMedVaultError(.corrupted) { try await records.attachments.data(of: other.id) }
     }
@@ -107,9 +107,9 @@ struct ClinicalAttachmentSQLTests {
             try db.execute("""
                 INSERT INTO attachment (id, session_id, file_name, mime_type, created_at, updated_at, version) \
                 VALUES (?, ?, 'partial.bin', 'application/octet-stream', 0, 0, 1)
-                """, [id.databaseValue, session.id.databaseValue])
+                """, [id.vaultValue, session.id.vaultValue])
             try db.execute("INSERT INTO attachment_chunk (attachment_id, seq, data) VALUES (?, 0, x'0102')",
-                           [id.databaseValue])
+                           [id.vaultValue])
         }
         await expectMedVaultError(.notFound) { try await records.attachments.get(id) }
         await expectMedVaultError(.notFound) { try await records.attachments.content(of: id) }

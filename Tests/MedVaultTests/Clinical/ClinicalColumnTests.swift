@@ -11,7 +11,7 @@ struct ClinicalColumnTests {
     static func tableColumns(_ table: String) async throws -> [String] {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let pool = try await DatabasePool.open(at: directory.file("c.db"), key: SecureBytes.random(count: 32),
+        let pool = try await VaultDatabase.open(at: directory.file("c.db"), key: SecureBytes.random(count: 32),
                                                mode: .createIfMissing, migrator: MedVaultSchema.migrator)
         let names = try await pool.read { db in
             try db.fetchAll("PRAGMA table_info(\(table))") { row in try row["name"] as String }

@@ -45,7 +45,7 @@ struct ClinicalDateOfBirthTimeZoneTests {
             #expect(text.contains("probe \(mode) ok in \(zone)"), "the child did not reach its checks")
         }
         // And this process, whatever its zone, reads the same days.
-        let pool = try await DatabasePool.open(at: URL(fileURLWithPath: path), key: key, mode: .openExisting,
+        let pool = try await VaultDatabase.open(at: URL(fileURLWithPath: path), key: key, mode: .openExisting,
                                                migrator: MedVaultSchema.migrator)
         let patients = try await SQLCipherPatientRepository(pool: pool).list(filter: .all, limit: 10).patients
         await pool.close()
@@ -65,7 +65,7 @@ struct ClinicalDateOfBirthTimeZoneTests {
             let start = hex.index(hex.startIndex, offsetBy: offset)
             return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)
         }
-        let pool = try await DatabasePool.open(at: URL(fileURLWithPath: path), key: SecureBytes(copying: bytes),
+        let pool = try await VaultDatabase.open(at: URL(fileURLWithPath: path), key: SecureBytes(copying: bytes),
                                                mode: .createIfMissing, migrator: MedVaultSchema.migrator)
         let patients = SQLCipherPatientRepository(pool: pool)
         if mode == "write" {

@@ -29,7 +29,7 @@ struct ClinicalSQLTriggerTests {
     }
 
     /// Runs raw SQL expecting `.immutable`, and checks the error shows no record value.
-    static func expectImmutable(_ pool: DatabasePool, _ sql: String, _ arguments: [DatabaseValue],
+    static func expectImmutable(_ pool: VaultDatabase, _ sql: String, _ arguments: [VaultValue],
                                 sourceLocation: SourceLocation = #_sourceLocation) async {
         await expectMedVaultError(.immutable, sourceLocation: sourceLocation) {
             try await pool.write { db in try db.execute(sql, arguments) }
@@ -41,9 +41,9 @@ struct ClinicalSQLTriggerTests {
         defer { Task { await f.database.close() } }
         let pool = f.database.pool
         await Self.expectImmutable(pool, "DELETE FROM patient", [])
-        await Self.expectImmutable(pool, "DELETE FROM patient WHERE id = ?", [f.patient.id.databaseValue])
+        await Self.expectImmutable(pool, "DELETE FROM patient WHERE id = ?", [f.patient.id.vaultValue])
         await Self.expectImmutable(pool, "UPDATE patient SET id = ? WHERE id = ?",
-                                   [UUID().databaseValue, f.patient.id.databaseValue])
+                                   [UUID().vaultValue, f.patient.id.vaultValue])
         #expect(try await f.records.patients.get(f.patient.id) == f.patient)
         #expect(try await f.records.patients.count(filter: .all) == 1)
     }
@@ -53,7 +53,7 @@ struct ClinicalSQLTriggerTests {
         let f = try await Self.fixture()
         defer { Task { await f.database.close() } }
         await Self.expectImmutable(f.database.pool, "UPDATE diagnosis SET \(column) = ? WHERE id = ?",
-                                   [.text(F.marker), f.diagnosis.id.databaseValue])
+                                   [.text(F.marker), f.diagnosis.id.vaultValue])
         // Even writing the same value: the snapshot columns are never written after insert.
         await Self.expectImmutable(f.database.pool, "UPDATE diagnosis SET \(column) = \(column)", [])
         #expect(try await f.records.diagnoses.get(f.diagnosis.id) == f.diagnosis)
@@ -63,9 +63,9 @@ struct ClinicalSQLTriggerTests {
         let f = try await Self.fixture()
         defer { Task { await f.database.close() } }
         let pool = f.database.pool
-        let id = f.diagnosis.id.databaseValue
+        let id = f.diagnosis.id.vaultValue
         await Self.expectImmutable(pool, "UPDATE diagnosis SET diagnosed_at = diagnosed_at + 1 WHERE id = ?", [id])
-        await Self.expectImmutable(pool, "UPDATE diagnosis SET session_id = ? WHERE id = ?", [UUID().databaseValue, id])
+        await Self.expectImmutable(pool, "UPDATE diagnosis SET session_id = ? WHERE id = ?", [UUID().vaultValue, id])
         await Self.expectImmutable(pool, "DELETE FROM diagnosis", [])
         // The amendable columns stay writable.
         try await pool.write { db in
@@ -78,12 +78,12 @@ struct ClinicalSQLTriggerTests {
         let f = try await Self.fixture()
         defer { Task { await f.database.close() } }
         let pool = f.database.pool
-        let id = f.session.id.databaseValue
+        let id = f.session.id.vaultValue
         await Self.expectImmutable(pool, "DELETE FROM clinical_session WHERE id = ?", [id])
         await Self.expectImmutable(pool, "UPDATE clinical_session SET status = 'scheduled' WHERE id = ?", [id])
         let other = try await f.records.patients.create(F.patient("Otra", "Persona"))
         await Self.expectImmutable(pool, "UPDATE clinical_session SET patient_id = ? WHERE id = ?",
-                                   [other.id.databaseValue, id])
+                                   [other.id.vaultValue, id])
         #expect(try await f.records.sessions.get(f.session.id) == f.session)
     }
 
@@ -98,20 +98,20 @@ struct ClinicalSQLTriggerTests {
             """
         await expectMedVaultError(.notFound) {
             try await pool.write { db in
-                try db.execute(insert, [UUID().databaseValue, UUID().databaseValue, .text(F.marker)])
+                try db.execute(insert, [UUID().vaultValue, UUID().vaultValue, .text(F.marker)])
             }
         }
         try await f.records.patients.deactivate(f.patient.id)
         await expectMedVaultError(.validation) {
             try await pool.write { db in
-                try db.execute(insert, [UUID().databaseValue, f.patient.id.databaseValue, .text(F.marker)])
+                try db.execute(insert, [UUID().vaultValue, f.patient.id.vaultValue, .text(F.marker)])
             }
         }
         // A duplicate id through raw SQL: the error names no value either.
         try await f.records.patients.reactivate(f.patient.id)
         await expectMedVaultError(.duplicate) {
             try await pool.write { db in
-                try db.execute(insert, [f.session.id.databaseValue, f.patient.id.databaseValue, .text(F.marker)])
+                try db.execute(insert, [f.session.id.vaultValue, f.patient.id.vaultValue, .text(F.marker)])
             }
         }
     }

@@ -12,18 +12,18 @@ struct ClinicalSearchIndexTests {
 
     /// The patient's index rows as "token" strings in token order, each checked to carry
     /// the patient's current sort key and id.
-    static func tokens(_ pool: DatabasePool, _ id: UUID) async throws -> String? {
+    static func tokens(_ pool: VaultDatabase, _ id: UUID) async throws -> String? {
         let rows = try await pool.read { db in
             try db.fetchAll("""
                 SELECT t.token, t.sort_key = p.sort_key AND t.patient_id = p.id FROM patient_search_token t \
                 JOIN patient p ON p.rowid = t.patient_rowid WHERE p.id = ? ORDER BY t.token
-                """, [id.databaseValue]) { (token: $0.text(at: 0), consistent: $0.int64(at: 1) == 1) }
+                """, [id.vaultValue]) { (token: $0.text(at: 0), consistent: $0.int64(at: 1) == 1) }
         }
         #expect(rows.allSatisfy { $0.consistent })
         return rows.map { $0.token }.joined(separator: " ")
     }
 
-    static func indexRowCount(_ pool: DatabasePool) async throws -> Int64? {
+    static func indexRowCount(_ pool: VaultDatabase) async throws -> Int64? {
         try await pool.read { db in
             try db.fetchOne("SELECT count(*) FROM patient_search_token") { $0.int64(at: 0) }
         }

@@ -19,15 +19,15 @@ struct PatientSearchMigrationTests {
                       ClinicalFixtures.patient("Anabel", "Ruiz")]
 
         // What a version-2 MedVault wrote: the patient row and its FTS4 row.
-        let old = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing, migrator: versionTwo)
+        let old = try await VaultDatabase.open(at: url, key: key, mode: .createIfMissing, migrator: versionTwo)
         try await old.write { db in
             for patient in people {
                 try db.execute("""
                     INSERT INTO patient (id, first_name, last_name, sort_key, date_of_birth, national_id, email, \
                     phone_number, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 1)
-                    """, [patient.id.databaseValue, .text(patient.firstName), .text(patient.lastName),
-                          .text(patient.sortKey), patient.dateOfBirth.databaseValue, patient.nationalId.databaseValue,
-                          patient.email.databaseValue, patient.phoneNumber.databaseValue])
+                    """, [patient.id.vaultValue, .text(patient.firstName), .text(patient.lastName),
+                          .text(patient.sortKey), patient.dateOfBirth.vaultValue, patient.nationalId.vaultValue,
+                          patient.email.vaultValue, patient.phoneNumber.vaultValue])
                 let tokens = patient.searchTokens
                 try db.execute("INSERT INTO patient_search (docid, tokens) VALUES (?, ?)",
                                [.integer(db.lastInsertedRowID), .text(tokens.joined(separator: " "))])
@@ -35,7 +35,7 @@ struct PatientSearchMigrationTests {
         }
         await old.close()
 
-        let pool = try await DatabasePool.open(at: url, key: key, mode: .openExisting,
+        let pool = try await VaultDatabase.open(at: url, key: key, mode: .openExisting,
                                                migrator: MedVaultSchema.migrator)
         let patients = SQLCipherPatientRepository(pool: pool)
         #expect(try await patients.search("ana").map(\.lastName) == ["Núñez", "Ruiz"])

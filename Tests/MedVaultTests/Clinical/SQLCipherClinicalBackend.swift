@@ -7,9 +7,9 @@ import MedVaultKeys
 /// repositories that use it are released (or when `close` is called).
 final class TemporaryVaultDatabase: Sendable {
     let directory: TemporaryDirectory
-    let pool: DatabasePool
+    let pool: VaultDatabase
 
-    private init(directory: TemporaryDirectory, pool: DatabasePool) {
+    private init(directory: TemporaryDirectory, pool: VaultDatabase) {
         self.directory = directory
         self.pool = pool
     }
@@ -18,7 +18,7 @@ final class TemporaryVaultDatabase: Sendable {
         let directory = try TemporaryDirectory()
         LeftoverDirectories.register(directory.url.path)
         do {
-            let pool = try await DatabasePool.open(
+            let pool = try await VaultDatabase.open(
                 at: directory.file("vault.db"), key: SecureBytes.random(count: 32), mode: .createIfMissing,
                 migrator: MedVaultSchema.migrator)
             return TemporaryVaultDatabase(directory: directory, pool: pool)

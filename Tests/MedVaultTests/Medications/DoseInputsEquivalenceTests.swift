@@ -134,7 +134,7 @@ struct DoseInputsEquivalenceTests {
         for (sql, id, medicationID) in damage {
             try await t.database.pool.write { db in
                 try db.execute("PRAGMA ignore_check_constraints = ON")
-                try db.execute(sql, [id.databaseValue])
+                try db.execute(sql, [id.vaultValue])
                 try db.execute("PRAGMA ignore_check_constraints = OFF")
             }
             let error = await MT.error {

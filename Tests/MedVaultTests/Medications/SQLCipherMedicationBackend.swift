@@ -23,13 +23,13 @@ extension MedicationBackend {
 /// hold one); the pool's connections close as it is released.
 final class TemporaryMedicationDatabase: Sendable {
     let directory: TemporaryDirectory
-    let pool: DatabasePool
+    let pool: VaultDatabase
     let store: SQLCipherMedicationStore
 
     init(clock: RecordClock) async throws {
         directory = try TemporaryDirectory()
         do {
-            pool = try await DatabasePool.open(
+            pool = try await VaultDatabase.open(
                 at: directory.file("medications.sqlite"), key: SecureBytes.random(count: 32),
                 mode: .createIfMissing, migrator: MedVaultSchema.migrator)
         } catch {
@@ -55,11 +55,11 @@ final class TemporaryMedicationDatabase: Sendable {
         try db.execute("""
             INSERT INTO patient (id, first_name, last_name, sort_key, date_of_birth, created_at, updated_at, version)
             VALUES (?, 'Test', 'Patient', 'patient test', '1980-01-01', 0, 0, 1)
-            """, [id.databaseValue])
+            """, [id.vaultValue])
     }
 
     /// Runs raw SQL reads, bypassing the store.
-    func count(_ sql: String, _ arguments: [DatabaseValue] = []) async throws -> Int64 {
+    func count(_ sql: String, _ arguments: [VaultValue] = []) async throws -> Int64 {
         try await pool.read { db in try db.fetchOne(sql, arguments) { $0.int64(at: 0) } ?? 0 }
     }
 }

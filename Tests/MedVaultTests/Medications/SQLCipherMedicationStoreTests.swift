@@ -21,7 +21,7 @@ struct SQLCipherMedicationStoreTests {
 
     func inventoryRow(_ db: TemporaryMedicationDatabase, _ id: UUID) async throws -> (current: Int64, version: Int64)? {
         try await db.pool.read { conn in
-            try conn.fetchOne("SELECT inventory_current, version FROM medication WHERE id = ?", [id.databaseValue]) {
+            try conn.fetchOne("SELECT inventory_current, version FROM medication WHERE id = ?", [id.vaultValue]) {
                 ($0.int64(at: 0), $0.int64(at: 1))
             }
         }
@@ -53,7 +53,7 @@ struct SQLCipherMedicationStoreTests {
         // Success writes both, with the patient copied onto the log.
         let receipt = try await db.store.doseLogs.create(taken(medication))
         #expect(try await db.count("SELECT count(*) FROM dose_log WHERE patient_id = ?",
-                                   [medication.patientID.databaseValue]) == 1)
+                                   [medication.patientID.vaultValue]) == 1)
         let changed = try #require(try await inventoryRow(db, medication.id))
         #expect(changed.current == 8_500 && changed.version == 2)
         #expect(receipt.medication.version == 2)
@@ -114,19 +114,19 @@ struct SQLCipherMedicationStoreTests {
         await collect {
             try await db.pool.write { conn in
                 try conn.execute("UPDATE medication SET patient_id = ? WHERE id = ?",
-                                 [UUID().databaseValue, medication.id.databaseValue])
+                                 [UUID().vaultValue, medication.id.vaultValue])
             }
         }
         await collect {
             try await db.pool.write { conn in
                 try conn.execute("UPDATE medication SET inventory_current = -1, inventory_minimum = 0, name = ? WHERE id = ?",
-                                 [.text(marker), medication.id.databaseValue])
+                                 [.text(marker), medication.id.vaultValue])
             }
         }
         await collect {
             try await db.pool.write { conn in
                 try conn.execute("UPDATE medication SET dosage_amount = 0, instructions = ? WHERE id = ?",
-                                 [.text(marker), medication.id.databaseValue])
+                                 [.text(marker), medication.id.vaultValue])
             }
         }
         let log = DoseLog(medicationID: medication.id, scheduledAt: Self.now, status: .missed, notes: marker)
@@ -154,7 +154,7 @@ struct SQLCipherMedicationStoreTests {
             (SQLCipherDoseLogRepository.selectByPatient, 3),
         ]
         for (sql, parameterCount) in queries {
-            let arguments = [DatabaseValue](repeating: .integer(0), count: parameterCount)
+            let arguments = [VaultValue](repeating: .integer(0), count: parameterCount)
             let plan = try await db.pool.read { conn in
                 try conn.fetchAll("EXPLAIN QUERY PLAN " + sql, arguments) { $0.text(at: 3) }
             }
@@ -181,7 +181,7 @@ struct SQLCipherMedicationStoreTests {
         for sql in damage {
             try await db.pool.write { conn in
                 try conn.execute("PRAGMA ignore_check_constraints = ON")
-                try conn.execute(sql, [medication.id.databaseValue])
+                try conn.execute(sql, [medication.id.vaultValue])
                 try conn.execute("PRAGMA ignore_check_constraints = OFF")
             }
             let read = await MT.error { _ = try await db.store.list(patientID: patientID, filter: .all) }

@@ -17,7 +17,7 @@ struct AppMigrationTests {
         return app
     }
 
-    static func reminderLabels(_ pool: DatabasePool) async throws -> [String] {
+    static func reminderLabels(_ pool: VaultDatabase) async throws -> [String] {
         try await pool.read { db in try db.fetchAll("SELECT label FROM app_reminder ORDER BY id") { $0.text(at: 0) } }
     }
 
@@ -69,7 +69,7 @@ struct AppMigrationTests {
             let ana = ClinicalFixtures.patient("Ana", "Núñez")
             // What an app on a MedVault with two migrations had: MedVault's 1–2, then its own.
             let olderMedVault = SchemaMigrator(Array(MedVaultSchema.migrator.migrations.prefix(2)))
-            let old = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing,
+            let old = try await VaultDatabase.open(at: url, key: key, mode: .createIfMissing,
                                                   migrator: olderMedVault.appending(Self.reminders()))
             try await old.write { db in
                 try LegacySchema.insertPatient(ana, into: db)
@@ -83,7 +83,7 @@ struct AppMigrationTests {
             app.register("reminder due date") { db in
                 try db.executeScript("ALTER TABLE app_reminder ADD COLUMN due_at INTEGER;")
             }
-            let pool = try await DatabasePool.open(at: url, key: key, mode: .openExisting,
+            let pool = try await VaultDatabase.open(at: url, key: key, mode: .openExisting,
                                                    migrator: MedVaultSchema.migrator(appending: app))
             #expect(try await Self.reminderLabels(pool) == ["kept"])
             let state = try await LegacySchema.state(pool)
@@ -104,7 +104,7 @@ struct AppMigrationTests {
             var app = AppMigrations()
             app.register("medications") { db in try db.executeScript("CREATE TABLE app_medication_note(x);") }
             #expect(app.names == ["medications"])
-            let pool = try await DatabasePool.open(at: dir.file("v.db"), key: StorageFixtures.randomKey(),
+            let pool = try await VaultDatabase.open(at: dir.file("v.db"), key: StorageFixtures.randomKey(),
                                                    mode: .createIfMissing, migrator: MedVaultSchema.migrator(appending: app))
             #expect(try await LegacySchema.state(pool).names == SchemaMigrationTests.allNames + ["app:medications"])
             let tables = try await pool.read { db in

@@ -13,7 +13,7 @@ enum LegacySchema {
         at url: URL, key: SecureBytes, version: Int,
         fill: @escaping @Sendable (DatabaseConnection) throws -> Void = { _ in }
     ) async throws {
-        let pool = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing)
+        let pool = try await VaultDatabase.open(at: url, key: key, mode: .createIfMissing)
         do {
             let migrations = Array(MedVaultSchema.migrator.migrations.prefix(version))
             try await pool.writeWithoutTransaction { db in
@@ -37,16 +37,16 @@ enum LegacySchema {
         try db.execute("""
             INSERT INTO patient (id, first_name, last_name, sort_key, date_of_birth, national_id, email, \
             phone_number, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 1)
-            """, [patient.id.databaseValue, .text(patient.firstName), .text(patient.lastName),
-                  .text(patient.sortKey), patient.dateOfBirth.databaseValue, patient.nationalId.databaseValue,
-                  patient.email.databaseValue, patient.phoneNumber.databaseValue])
+            """, [patient.id.vaultValue, .text(patient.firstName), .text(patient.lastName),
+                  .text(patient.sortKey), patient.dateOfBirth.vaultValue, patient.nationalId.vaultValue,
+                  patient.email.vaultValue, patient.phoneNumber.vaultValue])
         try db.execute("INSERT INTO patient_search (docid, tokens) VALUES (?, ?)",
                        [.integer(db.lastInsertedRowID), .text(patient.searchTokens.joined(separator: " "))])
     }
 
     /// The schema state: `user_version` and the recorded migration names (nil when
     /// there is no migrations table).
-    static func state(_ pool: DatabasePool) async throws -> (version: Int64, names: [String]?) {
+    static func state(_ pool: VaultDatabase) async throws -> (version: Int64, names: [String]?) {
         try await pool.read { db in
             let version = try db.fetchOne("PRAGMA user_version") { $0.int64(at: 0) } ?? 0
             let hasTable = try db.fetchOne("""

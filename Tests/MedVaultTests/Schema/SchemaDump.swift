@@ -22,7 +22,7 @@ enum SchemaDump {
     static func dump(migrator: SchemaMigrator) async throws -> String {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let pool = try await DatabasePool.open(at: directory.file("schema.db"), key: SecureBytes.random(count: 32),
+        let pool = try await VaultDatabase.open(at: directory.file("schema.db"), key: SecureBytes.random(count: 32),
                                                mode: .createIfMissing, migrator: migrator)
         let text = try await pool.read { db in try dump(db, names: try migrator.appliedMigrationNames(db)) }
         await pool.close()

@@ -13,7 +13,7 @@ struct SchemaMigrationTests {
     @Test("A new database records MedVault's migrations by name, in order, and user_version counts them")
     func newDatabaseRecordsNames() async throws {
         try await withTemporaryDirectory { dir in
-            let pool = try await DatabasePool.open(at: dir.file("v.db"), key: StorageFixtures.randomKey(),
+            let pool = try await VaultDatabase.open(at: dir.file("v.db"), key: StorageFixtures.randomKey(),
                                                    mode: .createIfMissing, migrator: MedVaultSchema.migrator)
             let state = try await LegacySchema.state(pool)
             #expect(state.names == Self.allNames)
@@ -40,7 +40,7 @@ struct SchemaMigrationTests {
                     try PatientSearchIndex.insert(ana, rowid: db.lastInsertedRowID, in: db)
                 }
             }
-            let pool = try await DatabasePool.open(at: url, key: key, mode: .openExisting,
+            let pool = try await VaultDatabase.open(at: url, key: key, mode: .openExisting,
                                                    migrator: MedVaultSchema.migrator)
             let state = try await LegacySchema.state(pool)
             #expect(state.names == Self.allNames)
@@ -57,7 +57,7 @@ struct SchemaMigrationTests {
             await pool.close()
             // Opening again runs nothing and changes nothing.
             let before = try #require(StorageFixtures.bytes(url))
-            let again = try await DatabasePool.open(at: url, key: key, mode: .openExisting,
+            let again = try await VaultDatabase.open(at: url, key: key, mode: .openExisting,
                                                     migrator: MedVaultSchema.migrator)
             #expect(try await LegacySchema.state(again).names == Self.allNames)
             await again.close()
@@ -75,7 +75,7 @@ struct SchemaMigrationTests {
             }
             let before = try #require(StorageFixtures.bytes(url))
             let error = await #expect(throws: MedVaultError.self) {
-                _ = try await DatabasePool.open(at: url, key: key, mode: .openExisting,
+                _ = try await VaultDatabase.open(at: url, key: key, mode: .openExisting,
                                                 migrator: MedVaultSchema.migrator)
             }
             #expect(error?.code == .schemaTooNew)
@@ -91,11 +91,11 @@ struct SchemaMigrationTests {
             let newer = SchemaMigrator(MedVaultSchema.migrator.migrations + [
                 .init("a later MedVault's change") { db in try db.executeScript("CREATE TABLE later(x);") },
             ])
-            let pool = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing, migrator: newer)
+            let pool = try await VaultDatabase.open(at: url, key: key, mode: .createIfMissing, migrator: newer)
             await pool.close()
             let before = try #require(StorageFixtures.bytes(url))
             let error = await #expect(throws: MedVaultError.self) {
-                _ = try await DatabasePool.open(at: url, key: key, mode: .openExisting,
+                _ = try await VaultDatabase.open(at: url, key: key, mode: .openExisting,
                                                 migrator: MedVaultSchema.migrator)
             }
             #expect(error?.code == .schemaTooNew)
@@ -117,10 +117,10 @@ struct SchemaMigrationTests {
                 }
             }
             let first = SchemaMigrator([migration("a"), migration("c")])
-            try await DatabasePool.open(at: url, key: key, mode: .createIfMissing, migrator: first).close()
+            try await VaultDatabase.open(at: url, key: key, mode: .createIfMissing, migrator: first).close()
             let second = SchemaMigrator([migration("a"), migration("b"), migration("c")])
-            let pool = try await DatabasePool.open(at: url, key: key, mode: .openExisting, migrator: second)
-            try await DatabasePool.open(at: url, key: key, mode: .openExisting, migrator: second).close()
+            let pool = try await VaultDatabase.open(at: url, key: key, mode: .openExisting, migrator: second)
+            try await VaultDatabase.open(at: url, key: key, mode: .openExisting, migrator: second).close()
             #expect(counter.names == ["a", "c", "b"])
             #expect(try await LegacySchema.state(pool).names == ["a", "c", "b"])
             #expect(try await LegacySchema.state(pool).version == 3)
@@ -143,7 +143,7 @@ struct SchemaMigrationTests {
             var app = AppMigrations()
             app.register("") { db in try db.executeScript("CREATE TABLE app_x(x);") }
             let error = await #expect(throws: MedVaultError.self) {
-                _ = try await DatabasePool.open(at: dir.file("e.db"), key: StorageFixtures.randomKey(),
+                _ = try await VaultDatabase.open(at: dir.file("e.db"), key: StorageFixtures.randomKey(),
                                                 mode: .createIfMissing, migrator: MedVaultSchema.migrator(appending: app))
             }
             #expect(error?.code == .invalidArgument)

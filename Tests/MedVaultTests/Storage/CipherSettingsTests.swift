@@ -87,7 +87,7 @@ struct CipherSettingsTests {
         // A pool with such settings is refused before any file is created.
         try await withTemporaryDirectory { dir in
             let url = dir.file("vault.db")
-            await #expect { _ = try await DatabasePool.open(at: url, key: StorageFixtures.randomKey(), mode: .createIfMissing,
+            await #expect { _ = try await VaultDatabase.open(at: url, key: StorageFixtures.randomKey(), mode: .createIfMissing,
                                                             configuration: Self.configuration(settings)) } throws: {
                 ($0 as? MedVaultError)?.code == .invalidArgument
             }
@@ -102,7 +102,7 @@ struct CipherSettingsTests {
             let url = dir.file("vault.db")
             let key = StorageFixtures.randomKey()
             let configuration = Self.configuration(Self.unusual)
-            let pool = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing,
+            let pool = try await VaultDatabase.open(at: url, key: key, mode: .createIfMissing,
                                                    migrator: StorageFixtures.notesMigrator, configuration: configuration)
             try await StorageFixtures.insertNote(pool, 7, "seven")
             let readBack = try await pool.read { db in try db.readCipherSettings() }
@@ -125,11 +125,11 @@ struct CipherSettingsTests {
                 """)
             #expect(!pageOnly.output.contains("seven"))
 
-            await #expect { _ = try await DatabasePool.open(at: url, key: key, mode: .openExisting,
+            await #expect { _ = try await VaultDatabase.open(at: url, key: key, mode: .openExisting,
                                                             migrator: StorageFixtures.notesMigrator) } throws: {
                 ($0 as? MedVaultError)?.code == .wrongKey
             }
-            let reopened = try await DatabasePool.open(at: url, key: key, mode: .openExisting,
+            let reopened = try await VaultDatabase.open(at: url, key: key, mode: .openExisting,
                                                        migrator: StorageFixtures.notesMigrator, configuration: configuration)
             #expect(try await StorageFixtures.noteNumbers(reopened) == [7])
             await reopened.close()
@@ -186,7 +186,7 @@ struct CipherSettingsTests {
             let oldKey = StorageFixtures.randomKey()
             let newKey = StorageFixtures.randomKey()
             let configuration = Self.configuration(Self.unusual)
-            let pool = try await DatabasePool.open(at: url, key: oldKey, mode: .createIfMissing,
+            let pool = try await VaultDatabase.open(at: url, key: oldKey, mode: .createIfMissing,
                                                    migrator: StorageFixtures.notesMigrator, configuration: configuration)
             try await StorageFixtures.insertNote(pool, 1, "uno")
             await pool.close()

@@ -133,8 +133,8 @@ struct DatabaseConcurrencyTests {
     }
 
     @Test("A long statement is interrupted when its task is cancelled, on either thread",
-          arguments: [DatabasePool.ExpectedDuration.short, .long])
-    func longStatementIsInterrupted(duration: DatabasePool.ExpectedDuration) async throws {
+          arguments: [VaultDatabase.ExpectedDuration.short, .long])
+    func longStatementIsInterrupted(duration: VaultDatabase.ExpectedDuration) async throws {
         try await withTemporaryDirectory { dir in
             let pool = try await StorageFixtures.openNotes(dir.file("i.db"), key: StorageFixtures.randomKey())
             let started = Date()

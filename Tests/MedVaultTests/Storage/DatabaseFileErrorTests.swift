@@ -12,7 +12,7 @@ struct DatabaseFileErrorTests {
                                keyIsAuthenticated: Bool = false) async throws -> MedVaultError? {
         let before = StorageFixtures.bytes(url)
         let error = await #expect(throws: MedVaultError.self) {
-            _ = try await DatabasePool.open(at: url, key: key, mode: .openExisting,
+            _ = try await VaultDatabase.open(at: url, key: key, mode: .openExisting,
                                             migrator: StorageFixtures.notesMigrator,
                                             keyIsAuthenticated: keyIsAuthenticated)
         }

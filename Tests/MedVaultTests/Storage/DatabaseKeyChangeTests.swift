@@ -94,7 +94,7 @@ final class ProgressLog: @unchecked Sendable {
 }
 
 @Suite("Database pool: key change while in use")
-struct DatabasePoolKeyChangeTests {
+struct VaultDatabaseKeyChangeTests {
     @Test("Reads and writes issued during a key change wait for it and then work under the new key")
     func changeKeyWhileInUse() async throws {
         try await withTemporaryDirectory { dir in

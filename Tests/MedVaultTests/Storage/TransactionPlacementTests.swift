@@ -15,7 +15,7 @@ struct TransactionPlacementTests {
     /// Starts a write that inserts note 1 and holds the writer until `release` opens;
     /// returns once it holds it. `.long`: the body blocks, waiting for the test, and
     /// only the connection's own thread may do that.
-    fileprivate static func holdTheWriter(_ pool: DatabasePool) async -> (write: Task<Void, any Error>, release: Gate) {
+    fileprivate static func holdTheWriter(_ pool: VaultDatabase) async -> (write: Task<Void, any Error>, release: Gate) {
         let inWrite = Gate()
         let release = Gate()
         let write = Task {
@@ -30,7 +30,7 @@ struct TransactionPlacementTests {
     }
 
     /// Returns once a caller waits in line for the writer.
-    fileprivate static func waitUntilSomebodyIsInLine(_ pool: DatabasePool) async throws {
+    fileprivate static func waitUntilSomebodyIsInLine(_ pool: VaultDatabase) async throws {
         while pool.writerQueueLength == 0 { try await Task.sleep(for: .milliseconds(5)) }
     }
 
@@ -121,7 +121,7 @@ extension TransactionPlacementTests {
 
     /// Writes from the main actor; whether the body ran on the main thread.
     @MainActor
-    private static func writeFromTheMainActor(_ pool: DatabasePool) async throws -> Bool {
+    private static func writeFromTheMainActor(_ pool: VaultDatabase) async throws -> Bool {
         try await pool.write { db in
             try db.execute("INSERT INTO note(n, body) VALUES (1, 'a')")
             return Thread.isMainThread
@@ -196,11 +196,11 @@ struct MigrationPlacementTests {
             let url = dir.file("m.db")
             let key = StorageFixtures.randomKey()
             let threads = ThreadNames()
-            let created = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing,
+            let created = try await VaultDatabase.open(at: url, key: key, mode: .createIfMissing,
                                                       migrator: Self.recordingMigrator(threads))
             await created.close()
             #expect(threads.all == ["medvault.writer"])
-            let reopened = try await DatabasePool.open(at: url, key: key, mode: .openExisting,
+            let reopened = try await VaultDatabase.open(at: url, key: key, mode: .openExisting,
                                                        migrator: Self.recordingMigrator(threads))
             #expect(threads.all == ["medvault.writer"])  // nothing to migrate the second time
             #expect(try await StorageFixtures.noteNumbers(reopened).isEmpty)

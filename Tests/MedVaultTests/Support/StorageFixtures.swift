@@ -23,17 +23,17 @@ enum StorageFixtures {
     }
 
     static func openNotes(_ url: URL, key: SecureBytes,
-                          mode: DatabasePool.OpenMode = .createIfMissing) async throws -> DatabasePool {
-        try await DatabasePool.open(at: url, key: key, mode: mode, migrator: notesMigrator)
+                          mode: VaultDatabase.OpenMode = .createIfMissing) async throws -> VaultDatabase {
+        try await VaultDatabase.open(at: url, key: key, mode: mode, migrator: notesMigrator)
     }
 
-    static func insertNote(_ pool: DatabasePool, _ n: Int64, _ body: String) async throws {
+    static func insertNote(_ pool: VaultDatabase, _ n: Int64, _ body: String) async throws {
         try await pool.write { db in
             try db.execute("INSERT INTO note(n, body) VALUES (?, ?)", [.integer(n), .text(body)])
         }
     }
 
-    static func noteNumbers(_ pool: DatabasePool) async throws -> [Int64] {
+    static func noteNumbers(_ pool: VaultDatabase) async throws -> [Int64] {
         try await pool.read { db in
             try db.fetchAll("SELECT n FROM note ORDER BY n") { row in row.int64(at: 0) }
         }

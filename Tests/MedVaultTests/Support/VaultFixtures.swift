@@ -18,7 +18,7 @@ enum VaultFixtures {
                 try db.execute("""
                     INSERT INTO patient(id, first_name, last_name, sort_key, date_of_birth, created_at, updated_at, version)
                     VALUES (?, ?, ?, ?, '1980-01-01', 0, 0, 1)
-                    """, [UUID().databaseValue, .text("Paciente \(n)"), .text("Núñez"), .text("nunez\u{1}paciente \(n)")])
+                    """, [UUID().vaultValue, .text("Paciente \(n)"), .text("Núñez"), .text("nunez\u{1}paciente \(n)")])
             }
         }
     }

@@ -35,12 +35,12 @@ struct VaultRotationTests {
 
             let layout = VaultLayout(folder: dir.url)
             let oldOpen = await #expect(throws: MedVaultError.self) {
-                _ = try await DatabasePool.open(at: layout.database, key: oldKey, mode: .openExisting)
+                _ = try await VaultDatabase.open(at: layout.database, key: oldKey, mode: .openExisting)
             }
             #expect(oldOpen?.code == .wrongKey)
             let newKey = try VaultFixtures.databaseKey(in: dir.url, password: password)
             #expect(newKey != oldKey)
-            let raw = try await DatabasePool.open(at: layout.database, key: newKey, mode: .openExisting,
+            let raw = try await VaultDatabase.open(at: layout.database, key: newKey, mode: .openExisting,
                                                   migrator: MedVaultSchema.migrator)
             #expect(try await raw.read { db in try db.fetchOne("SELECT count(*) FROM patient") { row in row.int64(at: 0) } } == 1500)
             await raw.close()

@@ -8,14 +8,14 @@ import MedVaultCore
 /// It backs the `AsyncThrowingStream` of ``SQLCipherAttachmentRepository/content(of:)``:
 /// memory use is one chunk, whatever the attachment's size.
 actor AttachmentContentReader {
-    private let pool: DatabasePool
+    private let pool: VaultDatabase
     private let attachment: Attachment
     private var hasher = SHA256Hasher()
     private var byteCount: Int64 = 0
     private var nextSeq: Int64 = 0
     private var isFinished = false
 
-    init(pool: DatabasePool, attachment: Attachment) {
+    init(pool: VaultDatabase, attachment: Attachment) {
         self.pool = pool
         self.attachment = attachment
     }
@@ -32,7 +32,7 @@ actor AttachmentContentReader {
         let chunk = try await pool.read { db in
             try db.fetchOne("""
                 SELECT seq, data FROM attachment_chunk WHERE attachment_id = ? AND seq >= ? ORDER BY seq LIMIT 1
-                """, [id.databaseValue, .integer(seq)]) { row in (row.int64(at: 0), row.blob(at: 1)) }
+                """, [id.vaultValue, .integer(seq)]) { row in (row.int64(at: 0), row.blob(at: 1)) }
         }
         if let (seq, data) = chunk {
             nextSeq = seq + 1

@@ -6,7 +6,7 @@ import MedVaultCore
 /// decoding of a row by column name.
 ///
 /// Decoding never trusts the file blindly: a NULL in a required column or a malformed
-/// stored value throws `MedVaultError.Code.corrupted` (see ``Row``).
+/// stored value throws `MedVaultError.Code.corrupted` (see ``VaultRow``).
 enum ClinicalRows {
     // MARK: - Patient
 
@@ -15,7 +15,7 @@ enum ClinicalRows {
         case id, firstName, lastName, sortKey, dateOfBirth, biologicalSex, nationalId, email, phoneNumber,
              address, deletedAt, createdAt, updatedAt, version
 
-        static func value(of p: Patient, _ column: Self) -> any DatabaseValueConvertible {
+        static func value(of p: Patient, _ column: Self) -> any VaultValueConvertible {
             switch column {
             case .id: p.id
             case .firstName: p.firstName
@@ -43,7 +43,7 @@ enum ClinicalRows {
         .address, .updatedAt, .version,
     ]
 
-    static func insertArguments(_ p: Patient) -> [DatabaseValue] {
+    static func insertArguments(_ p: Patient) -> [VaultValue] {
         PatientColumn.arguments(p)
     }
 
@@ -51,11 +51,11 @@ enum ClinicalRows {
     static let patientAndRowidColumns = "\(PatientColumn.selection), rowid"
 
     /// A row selected with ``patientAndRowidColumns``.
-    static func patientAndRowid(_ row: Row) throws -> (rowid: Int64, patient: Patient) {
+    static func patientAndRowid(_ row: VaultRow) throws -> (rowid: Int64, patient: Patient) {
         (row.int64(at: Int32(PatientColumn.allCases.count)), try patient(row))
     }
 
-    static func patient(_ row: Row) throws -> Patient {
+    static func patient(_ row: VaultRow) throws -> Patient {
         typealias C = PatientColumn
         var p = Patient(id: try row[C.id], firstName: try row[C.firstName], lastName: try row[C.lastName],
                         dateOfBirth: try row[C.dateOfBirth])
@@ -78,7 +78,7 @@ enum ClinicalRows {
         case id, patientId, dateMs, type, durationMinutes, status, createdAt, updatedAt, version,
              chiefComplaint, treatmentPlan, notes
 
-        static func value(of s: ClinicalSession, _ column: Self) -> any DatabaseValueConvertible {
+        static func value(of s: ClinicalSession, _ column: Self) -> any VaultValueConvertible {
             switch column {
             case .id: s.id
             case .patientId: s.patientID
@@ -105,11 +105,11 @@ enum ClinicalRows {
         .dateMs, .type, .durationMinutes, .status, .updatedAt, .version, .chiefComplaint, .treatmentPlan, .notes,
     ]
 
-    static func insertArguments(_ s: ClinicalSession) -> [DatabaseValue] {
+    static func insertArguments(_ s: ClinicalSession) -> [VaultValue] {
         SessionColumn.arguments(s)
     }
 
-    static func session(_ row: Row) throws -> ClinicalSession {
+    static func session(_ row: VaultRow) throws -> ClinicalSession {
         typealias C = SessionColumn
         var s = ClinicalSession(id: try row[C.id], patientID: try row[C.patientId], date: try row[C.dateMs],
                                 type: SessionType(rawValue: try row[C.type]),
@@ -131,7 +131,7 @@ enum ClinicalRows {
         case id, sessionId, code, title, titleEs, uri, releaseVersion, diagnosisType, severity,
              diagnosedAt, createdAt, updatedAt, version, clinicalNotes
 
-        static func value(of d: Diagnosis, _ column: Self) -> any DatabaseValueConvertible {
+        static func value(of d: Diagnosis, _ column: Self) -> any VaultValueConvertible {
             switch column {
             case .id: d.id
             case .sessionId: d.sessionID
@@ -160,11 +160,11 @@ enum ClinicalRows {
         .diagnosisType, .severity, .clinicalNotes, .updatedAt, .version,
     ]
 
-    static func insertArguments(_ d: Diagnosis) -> [DatabaseValue] {
+    static func insertArguments(_ d: Diagnosis) -> [VaultValue] {
         DiagnosisColumn.arguments(d)
     }
 
-    static func diagnosis(_ row: Row) throws -> Diagnosis {
+    static func diagnosis(_ row: VaultRow) throws -> Diagnosis {
         typealias C = DiagnosisColumn
         let snapshot = ICD11Snapshot(code: try row[C.code], title: try row[C.title], titleEs: try row[C.titleEs],
                                      uri: try row[C.uri], releaseVersion: try row[C.releaseVersion])
@@ -184,7 +184,7 @@ enum ClinicalRows {
     enum ProfessionalColumn: Int32, TableColumn {
         case id, fullName, licenseNumber, specialty, email, preferredLanguage, createdAt, updatedAt, version
 
-        static func value(of p: Professional, _ column: Self) -> any DatabaseValueConvertible {
+        static func value(of p: Professional, _ column: Self) -> any VaultValueConvertible {
             switch column {
             case .id: p.id
             case .fullName: p.fullName
@@ -199,7 +199,7 @@ enum ClinicalRows {
         }
     }
 
-    static func professional(_ row: Row) throws -> Professional {
+    static func professional(_ row: VaultRow) throws -> Professional {
         typealias C = ProfessionalColumn
         var p = Professional(id: try row[C.id], fullName: try row[C.fullName], licenseNumber: try row[C.licenseNumber],
                              specialty: try row[C.specialty], email: try row[C.email],
@@ -216,7 +216,7 @@ enum ClinicalRows {
     enum AttachmentColumn: Int32, TableColumn {
         case id, sessionId, fileName, mimeType, byteCount, sha256, createdAt, updatedAt, version
 
-        static func value(of a: Attachment, _ column: Self) -> any DatabaseValueConvertible {
+        static func value(of a: Attachment, _ column: Self) -> any VaultValueConvertible {
             switch column {
             case .id: a.id
             case .sessionId: a.sessionID
@@ -231,7 +231,7 @@ enum ClinicalRows {
         }
     }
 
-    static func attachment(_ row: Row) throws -> Attachment {
+    static func attachment(_ row: VaultRow) throws -> Attachment {
         typealias C = AttachmentColumn
         let digest: SHA256Digest
         do {

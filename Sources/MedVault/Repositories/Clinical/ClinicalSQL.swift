@@ -85,10 +85,10 @@ enum ClinicalSQL {
     /// is the return value (`MemoryLayout<Record>.stride` per row: 18 MiB for 100,000
     /// diagnoses; the strings are shared with the inputs). Each row's statement
     /// arguments are built inside `insert` and freed after their row: building them all
-    /// before the transaction added ≈0.5 KiB a row (a `[DatabaseValue]` and a `Data`
+    /// before the transaction added ≈0.5 KiB a row (a `[VaultValue]` and a `Data`
     /// per UUID), 50 MiB of W1's peak for 100,000 diagnoses.
     static func insertBatch<Input, Record: Sendable>(
-        _ inputs: [Input], into pool: DatabasePool,
+        _ inputs: [Input], into pool: VaultDatabase,
         validate: (Input) throws -> Record,
         insert: @escaping @Sendable (DatabaseConnection, Record) throws -> Void
     ) async throws -> [Record] {

@@ -43,9 +43,9 @@ enum PatientSearchIndex {
 
     /// Indexes a newly stored patient.
     static func insert(_ patient: Patient, rowid: Int64, in db: DatabaseConnection) throws {
-        let sortKey = DatabaseValue.text(patient.sortKey)
+        let sortKey = VaultValue.text(patient.sortKey)
         for token in tokens(of: patient) {
-            try db.execute(insertToken, [.text(token), sortKey, patient.id.databaseValue, .integer(rowid)])
+            try db.execute(insertToken, [.text(token), sortKey, patient.id.vaultValue, .integer(rowid)])
         }
     }
 

@@ -8,7 +8,7 @@ struct PatientSearchCandidate {
     let id: UUID
     let rowid: Int64
 
-    init(row: Row) throws {
+    init(row: VaultRow) throws {
         sortKey = row.text(at: 0)
         id = try row[1]
         rowid = row.int64(at: 2)
@@ -54,11 +54,11 @@ struct PatientSearchMerge {
         /// Refills an empty buffer with the token's next batch.
         mutating func fill(_ db: DatabaseConnection) throws {
             guard buffer.isEmpty, !exhausted else { return }
-            let limit = DatabaseValue.integer(Int64(PatientSearchMerge.batchSize))
+            let limit = VaultValue.integer(Int64(PatientSearchMerge.batchSize))
             let batch: [PatientSearchCandidate]
             if let last {
                 batch = try db.fetchAll(nextBatch, [.text(token), .text(last.sortKey), .text(last.sortKey),
-                                                    last.id.databaseValue, limit], PatientSearchCandidate.init(row:))
+                                                    last.id.vaultValue, limit], PatientSearchCandidate.init(row:))
             } else {
                 batch = try db.fetchAll(firstBatch, [.text(token), limit], PatientSearchCandidate.init(row:))
             }

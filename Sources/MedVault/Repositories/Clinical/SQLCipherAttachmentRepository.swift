@@ -38,7 +38,7 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
     public static let defaultMaximumByteCount: Int64 = 100 * 1024 * 1024
 
     /// The database.
-    public let pool: DatabasePool
+    public let pool: VaultDatabase
     /// Where "now" comes from.
     public let clock: RecordClock
     /// The largest content accepted, in bytes.
@@ -50,7 +50,7 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
     ///   - pool: The open database.
     ///   - clock: Where timestamps read "now".
     ///   - maximumByteCount: The largest content accepted.
-    public init(pool: DatabasePool, clock: RecordClock = .system,
+    public init(pool: VaultDatabase, clock: RecordClock = .system,
                 maximumByteCount: Int64 = SQLCipherAttachmentRepository.defaultMaximumByteCount) {
         self.pool = pool
         self.clock = clock
@@ -71,7 +71,7 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
                 try db.execute("""
                     INSERT INTO attachment (id, session_id, file_name, mime_type, is_complete, created_at, \
                     updated_at, version) VALUES (?, ?, ?, ?, 0, 0, 0, 1)
-                    """, [attachment.id.databaseValue, attachment.sessionID.databaseValue,
+                    """, [attachment.id.vaultValue, attachment.sessionID.vaultValue,
                           .text(attachment.fileName), .text(attachment.mimeType)])
             }
         }
@@ -83,7 +83,7 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
             await Task {
                 try? await pool.write(duration: .long) { db in
                     try db.execute("DELETE FROM attachment WHERE id = ? AND is_complete = 0",
-                                   [attachment.id.databaseValue])
+                                   [attachment.id.vaultValue])
                 }
             }.value
             throw error
@@ -136,8 +136,8 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
             try db.execute("""
                 UPDATE attachment SET byte_count = ?, sha256 = ?, is_complete = 1, created_at = ?, updated_at = ? \
                 WHERE id = ? AND is_complete = 0
-                """, [.integer(stored.byteCount), .blob(Data(stored.sha256.bytes)), stored.createdAt.databaseValue,
-                      stored.updatedAt.databaseValue, stored.id.databaseValue])
+                """, [.integer(stored.byteCount), .blob(Data(stored.sha256.bytes)), stored.createdAt.vaultValue,
+                      stored.updatedAt.vaultValue, stored.id.vaultValue])
             // The session was deleted meanwhile, and the incomplete row with it.
             guard db.changedRowCount == 1 else { throw ClinicalSQL.notFound("sessionID") }
         }
@@ -147,7 +147,7 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
     private static func append(_ chunks: [Data], from first: Int64, to id: UUID, _ db: DatabaseConnection) throws {
         for (offset, chunk) in chunks.enumerated() {
             try ClinicalSQL.inserting(parentField: "sessionID") {
-                try db.execute(insertChunk, [id.databaseValue, .integer(first + Int64(offset)), .blob(chunk)])
+                try db.execute(insertChunk, [id.vaultValue, .integer(first + Int64(offset)), .blob(chunk)])
             }
         }
     }
@@ -172,10 +172,10 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
             guard let status = try db.fetchOne("""
                 SELECT s.status FROM attachment a JOIN clinical_session s ON s.id = a.session_id \
                 WHERE a.id = ? AND a.is_complete = 1
-                """, [id.databaseValue], { try $0[0] as String })
+                """, [id.vaultValue], { try $0[0] as String })
             else { throw ClinicalSQL.notFound() }
             guard status != SessionStatus.completed.rawValue else { throw ClinicalSQL.completedStatus }
-            try db.execute("DELETE FROM attachment WHERE id = ?", [id.databaseValue])
+            try db.execute("DELETE FROM attachment WHERE id = ?", [id.vaultValue])
         }
     }
 
@@ -187,7 +187,7 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
 
     public func get(_ id: UUID) async throws -> Attachment {
         try await pool.read { db in
-            guard let attachment = try db.fetchOne(Self.selectByID, [id.databaseValue], {
+            guard let attachment = try db.fetchOne(Self.selectByID, [id.vaultValue], {
                 try ClinicalRows.attachment($0)
             }) else { throw ClinicalSQL.notFound() }
             return attachment
@@ -196,13 +196,13 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
 
     public func list(sessionID: UUID) async throws -> [Attachment] {
         try await pool.read { db in
-            guard try db.fetchOne("SELECT 1 FROM clinical_session WHERE id = ?", [sessionID.databaseValue],
+            guard try db.fetchOne("SELECT 1 FROM clinical_session WHERE id = ?", [sessionID.vaultValue],
                                   { _ in true }) != nil
             else { throw ClinicalSQL.notFound("sessionID") }
             return try db.fetchAll("""
                 SELECT \(ClinicalRows.AttachmentColumn.selection) FROM attachment \
                 WHERE session_id = ? AND is_complete = 1 ORDER BY created_at, id
-                """, [sessionID.databaseValue]) { try ClinicalRows.attachment($0) }
+                """, [sessionID.vaultValue]) { try ClinicalRows.attachment($0) }
         }
     }
 

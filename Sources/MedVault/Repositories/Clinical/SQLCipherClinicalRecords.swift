@@ -11,7 +11,7 @@ import MedVaultCore
 /// For example:
 ///
 /// ```swift
-/// let pool = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing,
+/// let pool = try await VaultDatabase.open(at: url, key: key, mode: .createIfMissing,
 ///                                        migrator: MedVaultSchema.migrator)
 /// let records = SQLCipherClinicalRecords(pool: pool)
 /// let patient = try await records.patients.create(
@@ -36,7 +36,7 @@ public struct SQLCipherClinicalRecords: Sendable {
     ///   - pool: The open database.
     ///   - clock: Where "now" comes from (timestamps, the birth-date rule).
     ///   - maximumAttachmentByteCount: The largest attachment accepted.
-    public init(pool: DatabasePool, clock: RecordClock = .system,
+    public init(pool: VaultDatabase, clock: RecordClock = .system,
                 maximumAttachmentByteCount: Int64 = SQLCipherAttachmentRepository.defaultMaximumByteCount) {
         professional = SQLCipherProfessionalRepository(pool: pool, clock: clock)
         patients = SQLCipherPatientRepository(pool: pool, clock: clock)

@@ -17,7 +17,7 @@ import MedVaultCore
 /// ```
 public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
     /// The database.
-    public let pool: DatabasePool
+    public let pool: VaultDatabase
     /// Where "now" comes from.
     public let clock: RecordClock
 
@@ -26,7 +26,7 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
     /// - Parameters:
     ///   - pool: The open database.
     ///   - clock: Where timestamps read "now".
-    public init(pool: DatabasePool, clock: RecordClock = .system) {
+    public init(pool: VaultDatabase, clock: RecordClock = .system) {
         self.pool = pool
         self.clock = clock
     }
@@ -67,7 +67,7 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
     }
 
     static func fetch(_ id: UUID, _ db: DatabaseConnection) throws -> ClinicalSession {
-        guard let session = try db.fetchOne(selectByID, [id.databaseValue], { try ClinicalRows.session($0) }) else {
+        guard let session = try db.fetchOne(selectByID, [id.vaultValue], { try ClinicalRows.session($0) }) else {
             throw ClinicalSQL.notFound()
         }
         return session
@@ -92,7 +92,7 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
             value.updatedAt = clock.now()
             value.version = stored.version + 1
             try db.execute(Self.update, ClinicalRows.SessionColumn.arguments(value, ClinicalRows.updatedSessionColumns)
-                           + [value.id.databaseValue])
+                           + [value.id.vaultValue])
             return value
         }
     }
@@ -109,8 +109,8 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
             value.updatedAt = clock.now()
             value.version = stored.version + 1
             try db.execute("UPDATE clinical_session SET status = ?, updated_at = ?, version = ? WHERE id = ?",
-                           [.text(value.status.rawValue), value.updatedAt.databaseValue, .integer(value.version),
-                            id.databaseValue])
+                           [.text(value.status.rawValue), value.updatedAt.vaultValue, .integer(value.version),
+                            id.vaultValue])
             return value
         }
     }
@@ -119,17 +119,17 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         // Long: the session's attachments and their chunks are deleted with it.
         try await pool.write(duration: .long) { db in
             guard let status = try db.fetchOne("SELECT status FROM clinical_session WHERE id = ?",
-                                               [id.databaseValue], { try $0[0] as String })
+                                               [id.vaultValue], { try $0[0] as String })
             else { throw ClinicalSQL.notFound() }
             guard status != SessionStatus.completed.rawValue else { throw ClinicalSQL.completedStatus }
             let hasDiagnoses = try db.fetchOne("SELECT 1 FROM diagnosis WHERE session_id = ? LIMIT 1",
-                                               [id.databaseValue], { _ in true }) ?? false
+                                               [id.vaultValue], { _ in true }) ?? false
             guard !hasDiagnoses else {
                 throw MedVaultError(.immutable, field: "diagnoses",
                                     reason: "a session with diagnoses cannot be deleted")
             }
             // Attachments and their chunks go with it (ON DELETE CASCADE).
-            try db.execute("DELETE FROM clinical_session WHERE id = ?", [id.databaseValue])
+            try db.execute("DELETE FROM clinical_session WHERE id = ?", [id.vaultValue])
         }
     }
 
@@ -140,18 +140,18 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
     {
         try ClinicalSQL.checkLimit(limit)
         var sql = "SELECT \(ClinicalRows.SessionColumn.selection) FROM clinical_session WHERE patient_id = ?"
-        var arguments: [DatabaseValue] = [patientID.databaseValue]
+        var arguments: [VaultValue] = [patientID.vaultValue]
         if let cursor {
             // (date_ms, id) < (?, ?) without row values; the first term bounds the index range.
             sql += " AND date_ms <= ? AND (date_ms < ? OR id < ?)"
             arguments += [.integer(cursor.dateMilliseconds), .integer(cursor.dateMilliseconds),
-                          cursor.id.databaseValue]
+                          cursor.id.vaultValue]
         }
         sql += " ORDER BY date_ms DESC, id DESC LIMIT ?"
         arguments.append(.integer(Int64(limit) + 1))
         let (query, queryArguments) = (sql, arguments)
         let (entries, more) = try await pool.read { db in
-            guard try db.fetchOne("SELECT 1 FROM patient WHERE id = ?", [patientID.databaseValue], { _ in true })
+            guard try db.fetchOne("SELECT 1 FROM patient WHERE id = ?", [patientID.vaultValue], { _ in true })
                     != nil
             else { throw ClinicalSQL.notFound("patientID") }
             let sessions = try db.fetchAll(query, queryArguments) { try ClinicalRows.session($0) }

@@ -16,7 +16,7 @@ import MedVaultCore
 /// ```
 public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
     /// The database.
-    public let pool: DatabasePool
+    public let pool: VaultDatabase
     /// Where "now" comes from.
     public let clock: RecordClock
 
@@ -25,7 +25,7 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
     /// - Parameters:
     ///   - pool: The open database.
     ///   - clock: Where timestamps read "now".
-    public init(pool: DatabasePool, clock: RecordClock = .system) {
+    public init(pool: VaultDatabase, clock: RecordClock = .system) {
         self.pool = pool
         self.clock = clock
     }
@@ -75,7 +75,7 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
     }
 
     static func fetch(_ id: UUID, _ db: DatabaseConnection) throws -> Diagnosis {
-        guard let diagnosis = try db.fetchOne(selectByID, [id.databaseValue], { try ClinicalRows.diagnosis($0) })
+        guard let diagnosis = try db.fetchOne(selectByID, [id.vaultValue], { try ClinicalRows.diagnosis($0) })
         else { throw ClinicalSQL.notFound() }
         return diagnosis
     }
@@ -96,7 +96,7 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
             value.version = stored.version + 1
             // Only the amendable columns: the snapshot's are guarded by a trigger.
             try db.execute(Self.update, ClinicalRows.DiagnosisColumn.arguments(value, ClinicalRows.updatedDiagnosisColumns)
-                           + [value.id.databaseValue])
+                           + [value.id.vaultValue])
             return value
         }
     }
@@ -105,12 +105,12 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
 
     /// A session's diagnoses, oldest first.
     static func ofSession(_ sessionID: UUID, _ db: DatabaseConnection) throws -> [Diagnosis] {
-        try db.fetchAll(selectOfSession, [sessionID.databaseValue]) { try ClinicalRows.diagnosis($0) }
+        try db.fetchAll(selectOfSession, [sessionID.vaultValue]) { try ClinicalRows.diagnosis($0) }
     }
 
     public func list(sessionID: UUID) async throws -> [Diagnosis] {
         try await pool.read { db in
-            guard try db.fetchOne("SELECT 1 FROM clinical_session WHERE id = ?", [sessionID.databaseValue],
+            guard try db.fetchOne("SELECT 1 FROM clinical_session WHERE id = ?", [sessionID.vaultValue],
                                   { _ in true }) != nil
             else { throw ClinicalSQL.notFound("sessionID") }
             return try Self.ofSession(sessionID, db)
@@ -123,10 +123,10 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
 
     public func list(patientID: UUID) async throws -> [Diagnosis] {
         try await pool.read { db in
-            guard try db.fetchOne("SELECT 1 FROM patient WHERE id = ?", [patientID.databaseValue], { _ in true })
+            guard try db.fetchOne("SELECT 1 FROM patient WHERE id = ?", [patientID.vaultValue], { _ in true })
                     != nil
             else { throw ClinicalSQL.notFound("patientID") }
-            return try db.fetchAll(Self.selectOfPatient, [patientID.databaseValue]) {
+            return try db.fetchAll(Self.selectOfPatient, [patientID.vaultValue]) {
                 try ClinicalRows.diagnosis($0)
             }
         }

@@ -19,7 +19,7 @@ import MedVaultCore
 /// ```
 public struct SQLCipherPatientRepository: PatientRepository {
     /// The database.
-    public let pool: DatabasePool
+    public let pool: VaultDatabase
     /// Where "now" comes from.
     public let clock: RecordClock
 
@@ -28,7 +28,7 @@ public struct SQLCipherPatientRepository: PatientRepository {
     /// - Parameters:
     ///   - pool: The open database.
     ///   - clock: Where timestamps and the birth-date rule read "now".
-    public init(pool: DatabasePool, clock: RecordClock = .system) {
+    public init(pool: VaultDatabase, clock: RecordClock = .system) {
         self.pool = pool
         self.clock = clock
     }
@@ -112,7 +112,7 @@ public struct SQLCipherPatientRepository: PatientRepository {
             value.version = stored.version + 1
             value.updatedAt = clock.now()
             try db.execute("UPDATE patient SET deleted_at = ?, updated_at = ?, version = ? WHERE rowid = ?",
-                           [value.deletedAt.databaseValue, value.updatedAt.databaseValue,
+                           [value.deletedAt.vaultValue, value.updatedAt.vaultValue,
                             .integer(value.version), .integer(rowid)])
             return value
         }
@@ -120,7 +120,7 @@ public struct SQLCipherPatientRepository: PatientRepository {
 
     /// The stored patient with `id` and its rowid (the search index's `patient_rowid`).
     static func fetch(_ id: UUID, _ db: DatabaseConnection) throws -> (rowid: Int64, patient: Patient)? {
-        try db.fetchOne(selectByID, [id.databaseValue], ClinicalRows.patientAndRowid)
+        try db.fetchOne(selectByID, [id.vaultValue], ClinicalRows.patientAndRowid)
     }
 
     // MARK: - Reading
@@ -137,11 +137,11 @@ public struct SQLCipherPatientRepository: PatientRepository {
     public func list(filter: PatientFilter, after cursor: PatientCursor?, limit: Int) async throws -> PatientPage {
         try ClinicalSQL.checkLimit(limit)
         var sql = "SELECT \(ClinicalRows.PatientColumn.selection) FROM patient WHERE \(Self.filterSQL(filter))"
-        var arguments: [DatabaseValue] = []
+        var arguments: [VaultValue] = []
         if let cursor {
             // (sort_key, id) > (?, ?) without row values; the first term bounds the index range.
             sql += " AND sort_key >= ? AND (sort_key > ? OR id > ?)"
-            arguments = [.text(cursor.sortKey), .text(cursor.sortKey), cursor.id.databaseValue]
+            arguments = [.text(cursor.sortKey), .text(cursor.sortKey), cursor.id.vaultValue]
         }
         sql += " ORDER BY sort_key, id LIMIT ?"
         arguments.append(.integer(Int64(limit) + 1))

@@ -13,7 +13,7 @@ import MedVaultCore
 /// ```
 public struct SQLCipherProfessionalRepository: ProfessionalRepository {
     /// The database.
-    public let pool: DatabasePool
+    public let pool: VaultDatabase
     /// Where "now" comes from.
     public let clock: RecordClock
 
@@ -22,7 +22,7 @@ public struct SQLCipherProfessionalRepository: ProfessionalRepository {
     /// - Parameters:
     ///   - pool: The open database.
     ///   - clock: Where timestamps read "now".
-    public init(pool: DatabasePool, clock: RecordClock = .system) {
+    public init(pool: VaultDatabase, clock: RecordClock = .system) {
         self.pool = pool
         self.clock = clock
     }

@@ -31,27 +31,27 @@ enum DoseLogRow {
     static let insert = Column.insert(into: "dose_log", Column.allCases, extra: ["patient_id"])
 
     /// The arguments of ``insert``; `patientID` is the medication's patient.
-    static func insertArguments(_ log: DoseLog, patientID: UUID) -> [DatabaseValue] {
+    static func insertArguments(_ log: DoseLog, patientID: UUID) -> [VaultValue] {
         Column.allCases.map { column in
             switch column {
-            case .id: log.id.databaseValue
-            case .medicationID: log.medicationID.databaseValue
-            case .scheduledAt: log.scheduledAt.databaseValue
-            case .takenAt: log.takenAt.databaseValue
+            case .id: log.id.vaultValue
+            case .medicationID: log.medicationID.vaultValue
+            case .scheduledAt: log.scheduledAt.vaultValue
+            case .takenAt: log.takenAt.vaultValue
             case .status: .text(log.status.rawValue)
-            case .skipReason: (log.skipReason?.rawValue).databaseValue
-            case .notes: log.notes.databaseValue
-            case .createdAt: log.createdAt.databaseValue
-            case .updatedAt: log.updatedAt.databaseValue
-            case .version: log.version.databaseValue
+            case .skipReason: (log.skipReason?.rawValue).vaultValue
+            case .notes: log.notes.vaultValue
+            case .createdAt: log.createdAt.vaultValue
+            case .updatedAt: log.updatedAt.vaultValue
+            case .version: log.version.vaultValue
             }
-        } + [patientID.databaseValue]
+        } + [patientID.vaultValue]
     }
 
     /// Reads a row selected with ``columns``.
     ///
     /// - Throws: `MedVaultError.Code.corrupted` for a value that does not decode.
-    static func decode(_ row: Row) throws -> DoseLog {
+    static func decode(_ row: VaultRow) throws -> DoseLog {
         let row = ColumnRow<Column>(row: row)
         guard let status = DoseStatus(rawValue: try row[.status]) else {
             throw MedVaultError(.corrupted, reason: "a stored dose status is unknown")

@@ -71,44 +71,44 @@ enum MedicationRow {
     static let update = Column.update("medication", set: Column.updated, where: "rowid")
 
     /// The arguments of ``insert``.
-    static func insertArguments(_ medication: Medication) -> [DatabaseValue] {
+    static func insertArguments(_ medication: Medication) -> [VaultValue] {
         let frequency = FrequencyColumns(medication.frequency)
         return Column.inserted.map { argument($0, of: medication, frequency) }
     }
 
     /// The arguments of ``update`` for the row `rowID`.
-    static func updateArguments(_ medication: Medication, rowID: Int64) -> [DatabaseValue] {
+    static func updateArguments(_ medication: Medication, rowID: Int64) -> [VaultValue] {
         let frequency = FrequencyColumns(medication.frequency)
         return Column.updated.map { argument($0, of: medication, frequency) } + [.integer(rowID)]
     }
 
     /// The stored value of `column` for `m`, whose frequency columns are `frequency`.
-    private static func argument(_ column: Column, of m: Medication, _ frequency: FrequencyColumns) -> DatabaseValue {
+    private static func argument(_ column: Column, of m: Medication, _ frequency: FrequencyColumns) -> VaultValue {
         switch column {
-        case .id: m.id.databaseValue
-        case .patientID: m.patientID.databaseValue
-        case .name: m.name.databaseValue
-        case .genericName: m.genericName.databaseValue
+        case .id: m.id.vaultValue
+        case .patientID: m.patientID.vaultValue
+        case .name: m.name.vaultValue
+        case .genericName: m.genericName.vaultValue
         case .dosageAmount: .integer(m.dosage.amount.thousandths)
-        case .dosageUnit: m.dosage.unit.rawValue.databaseValue
-        case .form: m.form.rawValue.databaseValue
-        case .route: m.route.rawValue.databaseValue
-        case .frequencyKind: frequency.kind.databaseValue
-        case .frequencyCount: frequency.count.databaseValue
-        case .frequencyTimes: frequency.times.databaseValue
-        case .frequencyTimeLabels: frequency.labels.databaseValue
-        case .instructions: m.instructions.databaseValue
-        case .startDate: m.startDate.databaseValue
-        case .endDate: m.endDate.databaseValue
-        case .isActive: m.isActive.databaseValue
-        case .requiresPrescription: m.requiresPrescription.databaseValue
+        case .dosageUnit: m.dosage.unit.rawValue.vaultValue
+        case .form: m.form.rawValue.vaultValue
+        case .route: m.route.rawValue.vaultValue
+        case .frequencyKind: frequency.kind.vaultValue
+        case .frequencyCount: frequency.count.vaultValue
+        case .frequencyTimes: frequency.times.vaultValue
+        case .frequencyTimeLabels: frequency.labels.vaultValue
+        case .instructions: m.instructions.vaultValue
+        case .startDate: m.startDate.vaultValue
+        case .endDate: m.endDate.vaultValue
+        case .isActive: m.isActive.vaultValue
+        case .requiresPrescription: m.requiresPrescription.vaultValue
         case .inventoryCurrent: m.inventory.map { .integer($0.current.thousandths) } ?? .null
         case .inventoryMinimum: m.inventory.map { .integer($0.minimum.thousandths) } ?? .null
         case .inventoryPackageSize: m.inventory?.packageSize.map { .integer($0.thousandths) } ?? .null
-        case .inventoryExpirationDate: m.inventory?.expirationDate.databaseValue ?? .null
-        case .createdAt: m.createdAt.databaseValue
-        case .updatedAt: m.updatedAt.databaseValue
-        case .version: m.version.databaseValue
+        case .inventoryExpirationDate: m.inventory?.expirationDate.vaultValue ?? .null
+        case .createdAt: m.createdAt.vaultValue
+        case .updatedAt: m.updatedAt.vaultValue
+        case .version: m.version.vaultValue
         case .rowID: .null  // never written: SQLite assigns it
         }
     }
@@ -117,7 +117,7 @@ enum MedicationRow {
     ///
     /// - Returns: The medication and its rowid.
     /// - Throws: `MedVaultError.Code.corrupted` for a value that does not decode.
-    static func decode(_ row: Row) throws -> (medication: Medication, rowID: Int64) {
+    static func decode(_ row: VaultRow) throws -> (medication: Medication, rowID: Int64) {
         let row = ColumnRow<Column>(row: row)
         let frequency = try FrequencyColumns(
             kind: row[.frequencyKind], count: row[.frequencyCount],
@@ -155,7 +155,7 @@ enum MedicationRow {
 
     /// The arguments of an update over `columns` (``inventoryColumns``,
     /// ``activeColumns``) of the row `rowID`.
-    static func arguments(_ columns: [Column], of medication: Medication, rowID: Int64) -> [DatabaseValue] {
+    static func arguments(_ columns: [Column], of medication: Medication, rowID: Int64) -> [VaultValue] {
         let frequencyColumns: [Column] = [.frequencyKind, .frequencyCount, .frequencyTimes, .frequencyTimeLabels]
         // Encoding the frequency costs a string join: skip it when no column needs it.
         let frequency = columns.contains(where: { frequencyColumns.contains($0) })

@@ -36,38 +36,38 @@ enum MedicationScheduleRow {
     static let update = Column.update("medication_schedule", set: Column.updated, where: "id")
 
     /// The arguments of ``insert``.
-    static func insertArguments(_ schedule: MedicationSchedule) -> [DatabaseValue] {
+    static func insertArguments(_ schedule: MedicationSchedule) -> [VaultValue] {
         let times = TimeListCoding.encode(schedule.times)
         return Column.allCases.map { argument($0, of: schedule, times) }
     }
 
     /// The arguments of ``update``.
-    static func updateArguments(_ schedule: MedicationSchedule) -> [DatabaseValue] {
+    static func updateArguments(_ schedule: MedicationSchedule) -> [VaultValue] {
         let times = TimeListCoding.encode(schedule.times)
-        return Column.updated.map { argument($0, of: schedule, times) } + [schedule.id.databaseValue]
+        return Column.updated.map { argument($0, of: schedule, times) } + [schedule.id.vaultValue]
     }
 
     /// The stored value of `column` for `s`, whose encoded times are `times`.
     private static func argument(
         _ column: Column, of s: MedicationSchedule, _ times: (minutes: String, labels: String?)
-    ) -> DatabaseValue {
+    ) -> VaultValue {
         switch column {
-        case .id: s.id.databaseValue
-        case .medicationID: s.medicationID.databaseValue
-        case .times: times.minutes.databaseValue
-        case .timeLabels: times.labels.databaseValue
+        case .id: s.id.vaultValue
+        case .medicationID: s.medicationID.vaultValue
+        case .times: times.minutes.vaultValue
+        case .timeLabels: times.labels.vaultValue
         case .daysOfWeek: .integer(TimeListCoding.mask(of: s.daysOfWeek))
-        case .timeZone: s.timeZoneIdentifier.databaseValue
-        case .createdAt: s.createdAt.databaseValue
-        case .updatedAt: s.updatedAt.databaseValue
-        case .version: s.version.databaseValue
+        case .timeZone: s.timeZoneIdentifier.vaultValue
+        case .createdAt: s.createdAt.vaultValue
+        case .updatedAt: s.updatedAt.vaultValue
+        case .version: s.version.vaultValue
         }
     }
 
     /// Reads a row selected with ``columns``.
     ///
     /// - Throws: `MedVaultError.Code.corrupted` for a value that does not decode.
-    static func decode(_ row: Row) throws -> MedicationSchedule {
+    static func decode(_ row: VaultRow) throws -> MedicationSchedule {
         let row = ColumnRow<Column>(row: row)
         return MedicationSchedule(
             id: try row[.id], medicationID: try row[.medicationID],

@@ -6,7 +6,7 @@ import Foundation
 /// decrements the medication's inventory in the same transaction.
 public struct SQLCipherDoseLogRepository: DoseLogRepository {
     /// The database.
-    let pool: DatabasePool
+    let pool: VaultDatabase
     /// Where "now" comes from.
     let clock: RecordClock
     /// The test seam of the transactionality tests; `nil` outside them.
@@ -60,7 +60,7 @@ public struct SQLCipherDoseLogRepository: DoseLogRepository {
     /// The dose log with this identifier.
     public func get(_ id: UUID) async throws -> DoseLog {
         try await pool.read { db in
-            guard let log = try db.fetchOne(Self.selectByID, [id.databaseValue], DoseLogRow.decode) else {
+            guard let log = try db.fetchOne(Self.selectByID, [id.vaultValue], DoseLogRow.decode) else {
                 throw MedVaultError.recordNotFound()
             }
             return log
@@ -85,9 +85,9 @@ public struct SQLCipherDoseLogRepository: DoseLogRepository {
     }
 
     /// The arguments of ``selectByMedication`` and ``selectByPatient``.
-    static func rangeArguments(_ id: UUID, _ range: Range<Date>) -> [DatabaseValue] {
+    static func rangeArguments(_ id: UUID, _ range: Range<Date>) -> [VaultValue] {
         [
-            id.databaseValue,
+            id.vaultValue,
             .integer(DoseLogRow.millisecondBound(range.lowerBound)),
             .integer(DoseLogRow.millisecondBound(range.upperBound)),
         ]
@@ -118,7 +118,7 @@ struct DoseLogWriter: Sendable {
         } catch let error as MedVaultError where error.code == .duplicate {
             // Two UNIQUE constraints: the identifier, then the (medication, instant).
             // Probing only on failure keeps the usual path at one statement.
-            let known = try db.fetchOne("SELECT 1 FROM dose_log WHERE id = ?", [stored.id.databaseValue]) { _ in true }
+            let known = try db.fetchOne("SELECT 1 FROM dose_log WHERE id = ?", [stored.id.vaultValue]) { _ in true }
             throw known == true ? MedVaultError.duplicateRecord : MedVaultError.doseAlreadyLogged
         }
 

@@ -5,7 +5,7 @@ import MedVaultCore
 /// `medication_schedule` table, from ``SQLCipherMedicationStore/schedules``.
 public struct SQLCipherMedicationScheduleRepository: MedicationScheduleRepository {
     /// The database.
-    let pool: DatabasePool
+    let pool: VaultDatabase
     /// Where "now" comes from.
     let clock: RecordClock
 
@@ -65,18 +65,18 @@ public struct SQLCipherMedicationScheduleRepository: MedicationScheduleRepositor
     /// A medication's schedules, oldest first (by `createdAt`, then identifier).
     public func list(medicationID: UUID) async throws -> [MedicationSchedule] {
         try await pool.read { db in
-            try db.fetchAll(Self.selectByMedication, [medicationID.databaseValue], MedicationScheduleRow.decode)
+            try db.fetchAll(Self.selectByMedication, [medicationID.vaultValue], MedicationScheduleRow.decode)
         }
     }
 
     /// The schedules of all of a patient's medications, oldest first.
     public func list(patientID: UUID) async throws -> [MedicationSchedule] {
         try await pool.read { db in
-            try db.fetchAll(Self.selectByPatient, [patientID.databaseValue], MedicationScheduleRow.decode)
+            try db.fetchAll(Self.selectByPatient, [patientID.vaultValue], MedicationScheduleRow.decode)
         }
     }
 
     static func find(_ id: UUID, _ db: DatabaseConnection) throws -> MedicationSchedule? {
-        try db.fetchOne(selectByID, [id.databaseValue], MedicationScheduleRow.decode)
+        try db.fetchOne(selectByID, [id.vaultValue], MedicationScheduleRow.decode)
     }
 }

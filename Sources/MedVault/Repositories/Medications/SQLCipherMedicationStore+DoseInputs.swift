@@ -16,11 +16,11 @@ extension SQLCipherMedicationStore {
     ///   - range: The half-open instant range of the logs.
     /// - Throws: `corrupted` for a stored row that does not decode, or a storage error.
     public func doseInputs(forPatient patientID: UUID, medicationID: UUID?, in range: Range<Date>) async throws -> DoseInputs {
-        let lower = DatabaseValue.integer(DoseLogRow.millisecondBound(range.lowerBound))
-        let upper = DatabaseValue.integer(DoseLogRow.millisecondBound(range.upperBound))
+        let lower = VaultValue.integer(DoseLogRow.millisecondBound(range.lowerBound))
+        let upper = VaultValue.integer(DoseLogRow.millisecondBound(range.upperBound))
         var inputs = try await pool.read { db in
             guard let medicationID else {
-                let patient = patientID.databaseValue
+                let patient = patientID.vaultValue
                 return DoseInputs(
                     medications: try db.fetchAll(MedicationRow.selectByPatient, [patient]) {
                         try MedicationRow.decode($0).medication
@@ -31,7 +31,7 @@ extension SQLCipherMedicationStore {
             guard let medication = try Self.findMedication(medicationID, db)?.medication,
                   medication.patientID == patientID
             else { return DoseInputs() }
-            let id = medicationID.databaseValue
+            let id = medicationID.vaultValue
             return DoseInputs(
                 medications: [medication],
                 schedules: try db.fetchAll(SQLCipherMedicationScheduleRepository.selectByMedication, [id], MedicationScheduleRow.decode),

@@ -13,7 +13,7 @@ import Foundation
 /// For example:
 ///
 /// ```swift
-/// let pool = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing,
+/// let pool = try await VaultDatabase.open(at: url, key: key, mode: .createIfMissing,
 ///                                        migrator: MedVaultSchema.migrator)
 /// let store = SQLCipherMedicationStore(pool: pool)
 /// let stored = try await store.create(medication)
@@ -28,7 +28,7 @@ public struct SQLCipherMedicationStore: MedicationStore {
     /// What happened to doses.
     public let doseLogs: any DoseLogRepository
     /// The database.
-    let pool: DatabasePool
+    let pool: VaultDatabase
     /// The test seam of the transactionality tests; `nil` (and never consulted)
     /// outside them.
     let faults: MedicationFaultSwitch?
@@ -39,12 +39,12 @@ public struct SQLCipherMedicationStore: MedicationStore {
     /// - Parameters:
     ///   - pool: The database.
     ///   - clock: Where "now" comes from; `.system` by default.
-    public init(pool: DatabasePool, clock: RecordClock = .system) {
+    public init(pool: VaultDatabase, clock: RecordClock = .system) {
         self.init(pool: pool, clock: clock, faults: nil)
     }
 
     /// Creates a store whose writes consult `faults` (MedVault's own tests).
-    init(pool: DatabasePool, clock: RecordClock, faults: MedicationFaultSwitch?) {
+    init(pool: VaultDatabase, clock: RecordClock, faults: MedicationFaultSwitch?) {
         self.pool = pool
         self.clock = clock
         self.faults = faults
@@ -108,7 +108,7 @@ public struct SQLCipherMedicationStore: MedicationStore {
         case .all: sql = MedicationRow.selectByPatient
         }
         let found = try await pool.read { db in
-            try db.fetchAll(sql, [patientID.databaseValue]) { try MedicationRow.decode($0).medication }
+            try db.fetchAll(sql, [patientID.vaultValue]) { try MedicationRow.decode($0).medication }
         }
         return found.sorted(by: Medication.listOrder)
     }
@@ -122,10 +122,10 @@ public struct SQLCipherMedicationStore: MedicationStore {
         // term, never FTS syntax; the string is bound, not interpolated.
         let match = tokens.map { $0 + "*" }.joined(separator: " ")
         var sql = MedicationRow.selectMatching
-        var arguments: [DatabaseValue] = [.text(match)]
+        var arguments: [VaultValue] = [.text(match)]
         if let patientID {
             sql = MedicationRow.selectMatchingForPatient
-            arguments.append(patientID.databaseValue)
+            arguments.append(patientID.vaultValue)
         }
         let found = try await pool.read { [sql, arguments] db in
             try db.fetchAll(sql, arguments) { try MedicationRow.decode($0).medication }
@@ -149,12 +149,12 @@ public struct SQLCipherMedicationStore: MedicationStore {
     // MARK: - Shared reads
 
     static func medicationRowID(_ id: UUID, _ db: DatabaseConnection) throws -> Int64? {
-        try db.fetchOne("SELECT rowid FROM medication WHERE id = ?", [id.databaseValue]) { $0.int64(at: 0) }
+        try db.fetchOne("SELECT rowid FROM medication WHERE id = ?", [id.vaultValue]) { $0.int64(at: 0) }
     }
 
     /// The stored medication and its rowid, or `nil`.
     static func findMedication(_ id: UUID, _ db: DatabaseConnection) throws -> (medication: Medication, rowID: Int64)? {
-        try db.fetchOne(MedicationRow.selectByID, [id.databaseValue], MedicationRow.decode)
+        try db.fetchOne(MedicationRow.selectByID, [id.vaultValue], MedicationRow.decode)
     }
 
     /// The stored medication and its rowid.

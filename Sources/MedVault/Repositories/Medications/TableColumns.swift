@@ -36,12 +36,12 @@ extension TableColumns {
 
 /// A row read by column name: `try row[.name]` instead of `try row[2]`.
 struct ColumnRow<Column: TableColumns> {
-    let row: Row
+    let row: VaultRow
 
     /// Decodes `column` as `Value`.
     ///
-    /// - Throws: `MedVaultError.Code.corrupted` as ``Row``'s subscript does.
-    subscript<Value: DatabaseValueConvertible>(_ column: Column) -> Value {
+    /// - Throws: `MedVaultError.Code.corrupted` as ``VaultRow``'s subscript does.
+    subscript<Value: VaultValueConvertible>(_ column: Column) -> Value {
         get throws { try row[column.rawValue] }
     }
 

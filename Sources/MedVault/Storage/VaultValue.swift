@@ -3,14 +3,14 @@ import MedVaultCore
 
 /// A value as SQLite stores it: NULL, a 64-bit integer, a double, text or a blob.
 ///
-/// Statement arguments are arrays of `DatabaseValue`; build them from Swift values
-/// with ``DatabaseValueConvertible/databaseValue``:
+/// Statement arguments are arrays of `VaultValue`; build them from Swift values
+/// with ``VaultValueConvertible/vaultValue``:
 ///
 /// ```swift
 /// try db.execute("UPDATE patient SET email = ? WHERE id = ?",
-///                [patient.email.databaseValue, patient.id.databaseValue])
+///                [patient.email.vaultValue, patient.id.vaultValue])
 /// ```
-public enum DatabaseValue: Sendable, Hashable {
+public enum VaultValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case real(Double)
@@ -22,69 +22,69 @@ public enum DatabaseValue: Sendable, Hashable {
 ///
 /// MedVault's storage conventions: `UUID` is a 16-byte blob, `Date` is integer
 /// milliseconds since 1970 UTC, `CalendarDate` is `YYYY-MM-DD` text, `Bool` is 0/1.
-public protocol DatabaseValueConvertible: Sendable {
+public protocol VaultValueConvertible: Sendable {
     /// The value to bind.
-    var databaseValue: DatabaseValue { get }
+    var vaultValue: VaultValue { get }
 
     /// Reads the value in column `index` of `row`.
     ///
     /// - Throws: `MedVaultError.Code.corrupted` when the stored value has the wrong type.
-    init(row: Row, column index: Int32) throws
+    init(row: VaultRow, column index: Int32) throws
 }
 
-extension Int64: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(self) }
-    public init(row: Row, column index: Int32) throws {
+extension Int64: VaultValueConvertible {
+    public var vaultValue: VaultValue { .integer(self) }
+    public init(row: VaultRow, column index: Int32) throws {
         try row.requireNotNull(index)
         self = row.int64(at: index)
     }
 }
 
-extension Int: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
-    public init(row: Row, column index: Int32) throws {
+extension Int: VaultValueConvertible {
+    public var vaultValue: VaultValue { .integer(Int64(self)) }
+    public init(row: VaultRow, column index: Int32) throws {
         try row.requireNotNull(index)
         self = Int(row.int64(at: index))
     }
 }
 
-extension Bool: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
-    public init(row: Row, column index: Int32) throws {
+extension Bool: VaultValueConvertible {
+    public var vaultValue: VaultValue { .integer(self ? 1 : 0) }
+    public init(row: VaultRow, column index: Int32) throws {
         try row.requireNotNull(index)
         self = row.int64(at: index) != 0
     }
 }
 
-extension Double: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .real(self) }
-    public init(row: Row, column index: Int32) throws {
+extension Double: VaultValueConvertible {
+    public var vaultValue: VaultValue { .real(self) }
+    public init(row: VaultRow, column index: Int32) throws {
         try row.requireNotNull(index)
         self = row.double(at: index)
     }
 }
 
-extension String: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .text(self) }
-    public init(row: Row, column index: Int32) throws {
+extension String: VaultValueConvertible {
+    public var vaultValue: VaultValue { .text(self) }
+    public init(row: VaultRow, column index: Int32) throws {
         try row.requireNotNull(index)
         self = row.text(at: index)
     }
 }
 
-extension Data: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .blob(self) }
-    public init(row: Row, column index: Int32) throws {
+extension Data: VaultValueConvertible {
+    public var vaultValue: VaultValue { .blob(self) }
+    public init(row: VaultRow, column index: Int32) throws {
         try row.requireNotNull(index)
         self = row.blob(at: index)
     }
 }
 
-extension UUID: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue {
+extension UUID: VaultValueConvertible {
+    public var vaultValue: VaultValue {
         withUnsafeBytes(of: uuid) { .blob(Data($0)) }
     }
-    public init(row: Row, column index: Int32) throws {
+    public init(row: VaultRow, column index: Int32) throws {
         try row.requireNotNull(index)
         let uuid: UUID? = row.withBlob(at: index) { bytes in
             guard bytes.count == 16 else { return nil }
@@ -99,17 +99,17 @@ extension UUID: DatabaseValueConvertible {
     }
 }
 
-extension Date: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(millisecondsSince1970) }
-    public init(row: Row, column index: Int32) throws {
+extension Date: VaultValueConvertible {
+    public var vaultValue: VaultValue { .integer(millisecondsSince1970) }
+    public init(row: VaultRow, column index: Int32) throws {
         try row.requireNotNull(index)
         self = Date(millisecondsSince1970: row.int64(at: index))
     }
 }
 
-extension CalendarDate: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .text(iso8601) }
-    public init(row: Row, column index: Int32) throws {
+extension CalendarDate: VaultValueConvertible {
+    public var vaultValue: VaultValue { .text(iso8601) }
+    public init(row: VaultRow, column index: Int32) throws {
         try row.requireNotNull(index)
         do {
             try self.init(iso8601: row.text(at: index))
@@ -119,14 +119,14 @@ extension CalendarDate: DatabaseValueConvertible {
     }
 }
 
-extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue {
+extension Optional: VaultValueConvertible where Wrapped: VaultValueConvertible {
+    public var vaultValue: VaultValue {
         switch self {
         case .none: return .null
-        case .some(let value): return value.databaseValue
+        case .some(let value): return value.vaultValue
         }
     }
-    public init(row: Row, column index: Int32) throws {
+    public init(row: VaultRow, column index: Int32) throws {
         if row.isNull(at: index) {
             self = .none
         } else {

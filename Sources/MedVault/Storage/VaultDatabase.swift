@@ -25,17 +25,17 @@ import MedVaultKeys
 /// from the keyring. Use it for your own tables (create them with ``AppMigrations``) or for tools.
 ///
 /// ```swift
-/// let pool = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing,
+/// let pool = try await VaultDatabase.open(at: url, key: key, mode: .createIfMissing,
 ///                                        migrator: migrator)
 /// try await pool.write { db in
-///     try db.execute("INSERT INTO note(id, body) VALUES (?, ?)", [id.databaseValue, "…".databaseValue])
+///     try db.execute("INSERT INTO note(id, body) VALUES (?, ?)", [id.vaultValue, "…".vaultValue])
 /// }
 /// let count = try await pool.read { db in
 ///     try db.fetchOne("SELECT count(*) FROM note") { row in row.int64(at: 0) } ?? 0
 /// }
 /// await pool.close()
 /// ```
-public final class DatabasePool: Sendable {
+public final class VaultDatabase: Sendable {
     /// Whether opening may create the database file.
     public enum OpenMode: Sendable {
         /// Open the file, creating an empty encrypted database if there is none.
@@ -93,13 +93,13 @@ public final class DatabasePool: Sendable {
         migrator: SchemaMigrator = SchemaMigrator([]),
         configuration: DatabaseConfiguration = DatabaseConfiguration(),
         keyIsAuthenticated: Bool = false
-    ) async throws -> DatabasePool {
+    ) async throws -> VaultDatabase {
         let configuration = try configuration.validated()
         guard key.count == 32 else {
             throw MedVaultError(.invalidArgument, reason: "a database key must be 32 bytes")
         }
         let inspection = try DatabaseFile.inspect(url, mode: mode, pageSize: configuration.cipherPageSize)
-        let pool = try DatabasePool(url: url, key: key, configuration: configuration)
+        let pool = try VaultDatabase(url: url, key: key, configuration: configuration)
         do {
             // Opening and checking the schema version is short: it runs here (with
             // SQLite's WAL recovery after a crash, the one slow case). Migrating may
@@ -291,7 +291,7 @@ public final class DatabasePool: Sendable {
     }
 }
 
-/// Objects a pool keeps alive until it closes (see ``DatabasePool/retainUntilClosed(_:)``).
+/// Objects a pool keeps alive until it closes (see ``VaultDatabase/retainUntilClosed(_:)``).
 private final class PoolCompanions: @unchecked Sendable {
     // Safety of @unchecked Sendable: `objects` is read and written only under `lock`, and
     // holds Sendable objects.

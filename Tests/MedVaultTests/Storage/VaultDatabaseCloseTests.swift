@@ -5,7 +5,7 @@ import MedVaultKeys
 import Testing
 
 @Suite("Database pool: closing while reads are in flight")
-struct DatabasePoolCloseTests {
+struct VaultDatabaseCloseTests {
     @Test("close() waits for reads already admitted: each either completes or fails with locked, none meets a wiped key")
     func closeDrainsAdmittedReads() async throws {
         try await withTemporaryDirectory { dir in

@@ -6,7 +6,7 @@ import MedVaultKeys
 import Testing
 
 @Suite("Database pool: encryption at rest, raw key, typed values, migrations")
-struct DatabasePoolTests {
+struct VaultDatabaseTests {
     @Test("A marker written into a record is in neither the database nor its -wal/-shm, and the header is not plain SQLite")
     func markerIsNotOnDisk() async throws {
         try await withTemporaryDirectory { dir in
@@ -84,7 +84,7 @@ struct DatabasePoolTests {
                     try db.executeScript("CREATE TABLE v(i INTEGER, d REAL, t TEXT, b BLOB, u BLOB, ms INTEGER, day TEXT, o TEXT);")
                 },
             ])
-            let pool = try await DatabasePool.open(at: dir.file("v.db"), key: StorageFixtures.randomKey(),
+            let pool = try await VaultDatabase.open(at: dir.file("v.db"), key: StorageFixtures.randomKey(),
                                                    mode: .createIfMissing, migrator: migrator)
             let id = UUID()
             let instant = Date(millisecondsSince1970: 1_700_000_123_456)
@@ -92,10 +92,10 @@ struct DatabasePoolTests {
             let blob = Data([0, 1, 2, 255])
             try await pool.write { db in
                 try db.execute("INSERT INTO v VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
-                    Int64.min.databaseValue, 3.25.databaseValue, "José Núñez 🩺".databaseValue, blob.databaseValue,
-                    id.databaseValue, instant.databaseValue, day.databaseValue, (nil as String?).databaseValue,
+                    Int64.min.vaultValue, 3.25.vaultValue, "José Núñez 🩺".vaultValue, blob.vaultValue,
+                    id.vaultValue, instant.vaultValue, day.vaultValue, (nil as String?).vaultValue,
                 ])
-                try db.execute("INSERT INTO v(b) VALUES (?)", [Data().databaseValue])
+                try db.execute("INSERT INTO v(b) VALUES (?)", [Data().vaultValue])
             }
             let row = try await pool.read { db in
                 try db.fetchOne("SELECT i, d, t, b, u, ms, day, o FROM v WHERE i IS NOT NULL") { row in
@@ -149,9 +149,9 @@ struct DatabasePoolTests {
             let v2 = SchemaMigrator(v1.migrations + [
                 .init("b") { db in try db.executeScript("CREATE TABLE b(x);") },
             ])
-            let first = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing, migrator: v1)
+            let first = try await VaultDatabase.open(at: url, key: key, mode: .createIfMissing, migrator: v1)
             await first.close()
-            let second = try await DatabasePool.open(at: url, key: key, mode: .openExisting, migrator: v2)
+            let second = try await VaultDatabase.open(at: url, key: key, mode: .openExisting, migrator: v2)
             let state = try await second.read { db in
                 (try db.fetchOne("PRAGMA user_version") { row in row.int64(at: 0) },
                  try db.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { row in row.text(at: 0) })
@@ -177,12 +177,12 @@ struct DatabasePoolTests {
                 },
             ])
             let v1 = SchemaMigrator(Array(broken.migrations.prefix(1)))
-            let created = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing, migrator: v1)
+            let created = try await VaultDatabase.open(at: url, key: key, mode: .createIfMissing, migrator: v1)
             await created.close()
             await #expect(throws: MedVaultError.self) {
-                _ = try await DatabasePool.open(at: url, key: key, mode: .openExisting, migrator: broken)
+                _ = try await VaultDatabase.open(at: url, key: key, mode: .openExisting, migrator: broken)
             }
-            let pool = try await DatabasePool.open(at: url, key: key, mode: .openExisting,
+            let pool = try await VaultDatabase.open(at: url, key: key, mode: .openExisting,
                                                    migrator: v1)
             let tables = try await pool.read { db in
                 try db.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { row in row.text(at: 0) }
@@ -202,11 +202,11 @@ struct DatabasePoolTests {
                 .init("a") { db in try db.executeScript("CREATE TABLE a(x);") },
                 .init("b") { db in try db.executeScript("CREATE TABLE b(x);") },
             ])
-            let pool = try await DatabasePool.open(at: url, key: key, mode: .createIfMissing, migrator: newer)
+            let pool = try await VaultDatabase.open(at: url, key: key, mode: .createIfMissing, migrator: newer)
             await pool.close()
             let before = try #require(StorageFixtures.bytes(url))
             let error = await #expect(throws: MedVaultError.self) {
-                _ = try await DatabasePool.open(at: url, key: key, mode: .openExisting,
+                _ = try await VaultDatabase.open(at: url, key: key, mode: .openExisting,
                                                 migrator: SchemaMigrator(Array(newer.migrations.prefix(1))))
             }
             #expect(error?.code == .schemaTooNew)
@@ -219,7 +219,7 @@ struct DatabasePoolTests {
         try await withTemporaryDirectory { dir in
             let clash = SchemaMigrator([.init("b") { _ in }, .init("b") { _ in }])
             let error = await #expect(throws: MedVaultError.self) {
-                _ = try await DatabasePool.open(at: dir.file("g.db"), key: StorageFixtures.randomKey(),
+                _ = try await VaultDatabase.open(at: dir.file("g.db"), key: StorageFixtures.randomKey(),
                                                 mode: .createIfMissing, migrator: clash)
             }
             #expect(error?.code == .invalidArgument)
@@ -232,12 +232,12 @@ struct DatabasePoolTests {
             var configuration = DatabaseConfiguration()
             configuration.readerCount = 0
             let badConfiguration = await #expect(throws: MedVaultError.self) {
-                _ = try await DatabasePool.open(at: dir.file("c.db"), key: StorageFixtures.randomKey(),
+                _ = try await VaultDatabase.open(at: dir.file("c.db"), key: StorageFixtures.randomKey(),
                                                 mode: .createIfMissing, configuration: configuration)
             }
             #expect(badConfiguration?.code == .invalidArgument)
             let badKey = await #expect(throws: MedVaultError.self) {
-                _ = try await DatabasePool.open(at: dir.file("c.db"), key: SecureBytes.random(count: 16),
+                _ = try await VaultDatabase.open(at: dir.file("c.db"), key: SecureBytes.random(count: 16),
                                                 mode: .createIfMissing)
             }
             #expect(badKey?.code == .invalidArgument)

@@ -4,7 +4,7 @@ import MedVaultCore
 
 /// The current row of a statement being stepped.
 ///
-/// A `Row` is only valid inside the closure it is handed to; read the columns you
+/// A `VaultRow` is only valid inside the closure it is handed to; read the columns you
 /// need there and return values, never the row itself.
 ///
 /// Read a column by position or by name:
@@ -14,7 +14,7 @@ import MedVaultCore
 ///     (try row[0] as String, try row["last_name"] as String)
 /// }
 /// ```
-public struct Row {
+public struct VaultRow {
     let statement: OpaquePointer
 
     /// The number of columns.
@@ -24,7 +24,7 @@ public struct Row {
     ///
     /// - Throws: `MedVaultError.Code.corrupted` when the stored value is NULL for a
     ///   non-optional type or is otherwise not decodable as `Value`.
-    public subscript<Value: DatabaseValueConvertible>(_ index: Int32) -> Value {
+    public subscript<Value: VaultValueConvertible>(_ index: Int32) -> Value {
         get throws { try Value(row: self, column: index) }
     }
 
@@ -43,7 +43,7 @@ public struct Row {
     ///
     /// - Throws: `MedVaultError.Code.invalidArgument` when the statement has no
     ///   column of that name; `MedVaultError.Code.corrupted` as for a position.
-    public subscript<Value: DatabaseValueConvertible>(_ name: String) -> Value {
+    public subscript<Value: VaultValueConvertible>(_ name: String) -> Value {
         get throws {
             guard let index = index(ofColumn: name) else {
                 throw MedVaultError(.invalidArgument, reason: "the statement has no column of that name")
