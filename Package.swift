@@ -119,12 +119,12 @@ let package = Package(
         ),
         .testTarget(
             name: "MedVaultKeysTests",
-            dependencies: ["MedVaultKeys", "CArgon2"],
+            dependencies: ["MedVaultKeys", "MedVaultCore", "CArgon2", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MedVaultTests",
-            dependencies: ["MedVault", "CSQLCipher", "CrashProbe", "KeyScanProbe", "medvault", "ClinicDemo", "MedicationDemo"],
+            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "CSQLCipher", "CrashProbe", "KeyScanProbe", "medvault", "ClinicDemo", "MedicationDemo"],
             swiftSettings: strictSettings
         ),
         // A child process the crash-safety tests kill with SIGKILL mid-write.

@@ -1,6 +1,5 @@
 import Foundation
 import MedVault
-import MedVaultCore
 
 /// The clinic demo's data: values only. Instants are UTC; the clinic is in Madrid
 /// (CET, UTC+1, in February and March 2026).

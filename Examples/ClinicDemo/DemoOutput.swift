@@ -1,5 +1,5 @@
 import Foundation
-import MedVaultCore
+import MedVault
 
 /// Formatting for the clinic demo: aligned columns, local dates, grouped numbers.
 enum DemoOutput {

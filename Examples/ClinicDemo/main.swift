@@ -4,8 +4,6 @@
 // locks the vault, reopens it from disk, and prints what a practice app would show.
 import Foundation
 import MedVault
-import MedVaultCore
-import MedVaultKeys
 
 /// Runs the demo in `folder`; returns whether the files were free of plaintext.
 func runDemo(in folder: URL) async throws -> Bool {

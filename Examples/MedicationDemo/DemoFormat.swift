@@ -1,5 +1,5 @@
 import Foundation
-import MedVaultCore
+import MedVault
 
 /// Formatting for the medication demo.
 enum DemoFormat {

@@ -1,5 +1,5 @@
 import Foundation
-import MedVaultCore
+import MedVault
 
 /// The medication demo's data: values only. Times are wall-clock times in Madrid;
 /// the week is Monday 9 to Sunday 15 March 2026 and "now" is Monday 16 March, 13:30.

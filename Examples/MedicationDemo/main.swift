@@ -4,8 +4,6 @@
 // "Now" is fixed (Vault.Options(clock:)), so the output is the same on every run.
 import Foundation
 import MedVault
-import MedVaultCore
-import MedVaultKeys
 
 /// Runs the demo in `folder`.
 func runDemo(in folder: URL) async throws {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import MedVaultCore
+import MedVault
 
 /// The exit statuses of `medvault`, one per class of failure. Stable: scripts may rely on
 /// them. The same table is printed by `medvault --help` and documented in docs/cli.md.

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import MedVault
-import MedVaultCore
 
 /// `medvault export <vault> <patient-id> [--output file.json]`: a patient's whole record as JSON.
 struct ExportCommand: VaultCommand {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import MedVault
-import MedVaultKeys
 
 /// `medvault info <vault>`: formats, settings and counts; no patient data.
 struct InfoCommand: VaultCommand {

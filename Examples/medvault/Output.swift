@@ -1,6 +1,5 @@
 import Foundation
-import MedVaultCore
-import MedVaultKeys
+import MedVault
 
 /// Everything `medvault` prints: results on standard output, warnings and the one-line
 /// errors on standard error.

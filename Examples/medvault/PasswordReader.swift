@@ -1,6 +1,5 @@
 import Foundation
-import MedVaultCore
-import MedVaultKeys
+import MedVault
 
 /// Reads the secrets a command needs, in order, from one source: an interactive prompt
 /// without echo, a file, or standard input. Secrets are never taken from an argument.

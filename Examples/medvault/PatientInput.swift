@@ -1,5 +1,5 @@
 import Foundation
-import MedVaultCore
+import MedVault
 
 /// A new patient read from JSON (`medvault patients add --json FILE|-`), so that names,
 /// national id, email and phone never appear in arguments (visible in `ps` and the

@@ -1,5 +1,5 @@
 import Foundation
-import MedVaultCore
+import MedVault
 
 /// How `medvault` prints patients, sessions and dates.
 enum PatientTable {

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
 import MedVault
-import MedVaultCore
-import MedVaultKeys
 
 /// `medvault patients add <vault> --first-name … --last-name … --birth-date YYYY-MM-DD`.
 struct PatientsAddCommand: VaultCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MedVaultCore
+import MedVault
 
 /// `medvault patients …`: add, list, search and show patients.
 struct PatientsCommand: AsyncParsableCommand {

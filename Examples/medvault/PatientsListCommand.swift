@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import MedVault
-import MedVaultCore
 
 /// `medvault patients list <vault> [--inactive|--all] [--limit N]`.
 struct PatientsListCommand: VaultCommand {

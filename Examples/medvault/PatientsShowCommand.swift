@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import MedVault
-import MedVaultCore
 
 /// `medvault patients show <vault> <id>`: a patient's fields and clinical history.
 struct PatientsShowCommand: VaultCommand {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import MedVault
-import MedVaultKeys
 
 /// The arguments every vault command takes: the vault's folder first, then where the
 /// secrets come from.

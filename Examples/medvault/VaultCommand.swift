@@ -1,7 +1,5 @@
 import ArgumentParser
 import MedVault
-import MedVaultCore
-import MedVaultKeys
 
 /// A command that works on one vault. It gives the shared steps — read the secrets,
 /// open the vault, act, lock it, and turn failures into one line and an exit status —

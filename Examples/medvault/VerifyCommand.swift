@@ -1,6 +1,5 @@
 import ArgumentParser
 import MedVault
-import MedVaultCore
 
 /// `medvault verify <vault>`: integrity and cipher checks.
 struct VerifyCommand: VaultCommand {

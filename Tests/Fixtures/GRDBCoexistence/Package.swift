@@ -8,7 +8,7 @@ let package = Package(
     name: "GRDBCoexistence",
     platforms: [.macOS(.v13), .iOS(.v16)],
     dependencies: [
-        .package(path: "../../.."),
+        .package(name: "MedVault", path: "../../.."),
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
     ],
     targets: [

@@ -6,7 +6,7 @@ import Testing
 /// Where transactions run: short ones on the calling thread when their connection is
 /// idle, everything else in line on the connection's own thread.
 @Suite("Database pool: which thread runs a transaction")
-struct TransactionPlacementTests {
+struct TransactionDurationTests {
     /// The name of the thread running the transaction body.
     private static func threadName() -> String {
         Thread.current.name ?? ""
@@ -109,7 +109,7 @@ struct TransactionPlacementTests {
     }
 }
 
-extension TransactionPlacementTests {
+extension TransactionDurationTests {
     @Test("A short transaction called from the main actor does not run on the main thread")
     func shortTransactionLeavesTheMainThread() async throws {
         try await withTemporaryDirectory { dir in
@@ -179,7 +179,7 @@ extension TransactionPlacementTests {
 }
 
 @Suite("Database pool: where opening runs migrations")
-struct MigrationPlacementTests {
+struct MigrationDurationTests {
     /// A migrator whose migrations record the thread they ran on.
     private static func recordingMigrator(_ threads: ThreadNames) -> SchemaMigrator {
         SchemaMigrator([
