@@ -38,20 +38,7 @@ actor InMemoryClinicalStore {
     func getProfessional() -> Professional? { professional }
 
     func saveProfessional(_ input: Professional) throws -> Professional {
-        var value = try input.validated()
-        let now = clock.now()
-        if let stored = professional {
-            guard stored.id == value.id else {
-                throw MedVaultError(.duplicate, field: "id", reason: "the vault already has a professional")
-            }
-            guard stored.version == value.version else { throw Self.conflict }
-            value.createdAt = stored.createdAt
-            value.version = stored.version + 1
-        } else {
-            value.createdAt = now
-            value.version = 1
-        }
-        value.updatedAt = now
+        let value = try ProfessionalSaveRule.saved(try input.validated(), over: professional, now: clock.now())
         professional = value
         return value
     }

@@ -44,20 +44,8 @@ public struct SQLCipherProfessionalRepository: ProfessionalRepository {
         let validated = try professional.validated()
         let clock = clock
         return try await pool.write { db in
-            var value = validated
-            let now = clock.now()
-            if let stored = try db.fetchOne(Self.select, [], { try ClinicalRows.professional($0) }) {
-                guard stored.id == value.id else {
-                    throw MedVaultError(.duplicate, field: "id", reason: "the vault already has a professional")
-                }
-                guard stored.version == value.version else { throw ClinicalSQL.conflict }
-                value.createdAt = stored.createdAt
-                value.version = stored.version + 1
-            } else {
-                value.createdAt = now
-                value.version = 1
-            }
-            value.updatedAt = now
+            let stored = try db.fetchOne(Self.select, [], { try ClinicalRows.professional($0) })
+            let value = try ProfessionalSaveRule.saved(validated, over: stored, now: clock.now())
             try db.execute(Self.save, ClinicalRows.ProfessionalColumn.arguments(value))
             return value
         }
