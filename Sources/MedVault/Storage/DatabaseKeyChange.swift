@@ -89,7 +89,12 @@ enum DatabaseKeyChange {
     }
 
     /// Atomically replaces `database` with `copy`; no connection may be open.
-    static func replace(_ database: URL, with copy: URL) throws {
+    ///
+    /// - Returns: Whether the folder was synced, so the swap is durable. `false` means
+    ///   the file at `database` *is* the copy now (the rename happened) but a power cut
+    ///   could still bring the old one back: the caller must then keep both keys.
+    /// - Throws: Only when the rename itself failed (the original is untouched).
+    static func replace(_ database: URL, with copy: URL) throws -> Bool {
         // The old database's WAL was checkpointed when its pool closed; a leftover
         // WAL (under the old key) must never be applied to the new file.
         unlink(database.path + "-wal")
@@ -97,7 +102,9 @@ enum DatabaseKeyChange {
         guard rename(copy.path, database.path) == 0 else {
             throw DatabaseFile.fileError(errno, "replacing the database with its re-encrypted copy")
         }
-        try DatabaseFile.syncFolder(of: database)
+        // From here nothing may throw: the file is under the new key.
+        if (try? DatabaseFile.syncFolder(of: database)) != nil { return true }
+        return (try? DatabaseFile.syncFolder(of: database)) != nil
     }
 
     /// Removes a copy left behind by an interrupted rotation.

@@ -258,8 +258,13 @@ public final class VaultDatabase: Sendable {
     ///     return `false` to stop (the database keeps its old key; `cancelled` is thrown).
     ///   - verifying: Called once the copy is written, before it is checked.
     /// - Throws: `cancelled`, `corrupted` (the copy failed verification; the original is
-    ///   untouched), storage errors.
-    public func changeKey(
+    ///   untouched), storage errors — all before the swap, the old key still in force —
+    ///   or ``KeyChangeNotDurable`` after it: the file is under the new key, but the
+    ///   swap may not survive a power cut, so the caller must keep both keys.
+    ///
+    /// Package access: a key change is safe only inside the vault's rotation protocol
+    /// (pending key recorded first, the vault held alone).
+    package func changeKey(
         to newKey: SecureBytes, progress: @escaping @Sendable (Double) -> Bool = { _ in true },
         verifying: @escaping @Sendable () -> Void = {}
     ) async throws {
@@ -285,8 +290,9 @@ public final class VaultDatabase: Sendable {
                 DatabaseKeyChange.unlinkAll(copy)
                 throw error
             }
-            try DatabaseKeyChange.replace(url, with: copy)
+            let durable = try DatabaseKeyChange.replace(url, with: copy)
             keyBox.replace(with: replacement)
+            if !durable { throw KeyChangeNotDurable() }
         }
     }
 }
@@ -301,3 +307,8 @@ private final class PoolCompanions: @unchecked Sendable {
     func add(_ object: any Sendable & AnyObject) { lock.withLock { objects.append(object) } }
     func removeAll() { lock.withLock { objects.removeAll() } }
 }
+
+/// Thrown by ``VaultDatabase/changeKey(to:progress:verifying:)`` when the database was
+/// replaced by its re-encrypted copy but the folder could not be synced: the file is
+/// under the new key, and a power cut could still bring back the old file.
+struct KeyChangeNotDurable: Error {}

@@ -116,7 +116,9 @@ extension Vault {
     ///
     /// - Parameter progress: Called at each ``RotationProgress/Phase`` and while copying.
     /// - Throws: `locked`; `vaultInUse`; `diskFull` (nothing changed); `conflict` if a
-    ///   rotation is already pending; storage errors (the old key then stays in force).
+    ///   rotation is already pending; storage errors — before the swap the old key stays
+    ///   in force; after it (the folder could not be synced) both keys stay in the
+    ///   keyring and the next open finishes the rotation.
     public func rotateDatabaseKey(
         progress: @escaping @Sendable (RotationProgress) -> Void = { _ in }
     ) async throws {
@@ -136,8 +138,16 @@ extension Vault {
                 }, verifying: {
                     progress(RotationProgress(phase: .verifying, fractionCopied: 1))
                 })
+            } catch is KeyChangeNotDurable {
+                // The file is under the new key but its swap may not be durable: keep
+                // both keys in the keyring (the next open finds the one that opens it).
+                throw MedVaultError(.storage, reason: """
+                    the database was re-encrypted but its folder could not be synced; \
+                    the rotation is finished when the vault is opened again
+                    """)
             } catch {
-                // The file still has the old key: drop the pending one.
+                // Every other failure comes before the swap: the file still has the old
+                // key, so the pending one is dropped.
                 if let abandoned = try? await operation.keyring().abandoningRotation(vaultKey: operation.vaultKey) {
                     try? await operation.commit(abandoned, evenWhileLocking: true)
                 }
@@ -165,20 +175,39 @@ extension Vault {
     ///   `vaultInUse` while another process or `Vault` has it open (nothing is removed).
     public func destroy() async throws {
         let layout = self.layout
-        try await keys.perform(soleAccess: true) { operation in
-            // Under both locks, alone: close the database, then shred the keyring.
-            await database.close()
-            try KeyringFile.destroy(at: layout.keyring)
-            for name in KeyringFile.temporaryFiles(besides: layout.keyring) {
-                try KeyringFile.destroy(at: layout.folder.appendingPathComponent(name))
+        let database = self.database
+        do {
+            try await keys.perform(soleAccess: true) { _ in
+                // Under both locks, alone: close the database, then shred the keyring.
+                await database.close()
+                do {
+                    try KeyringFile.destroy(at: layout.keyring)
+                    for name in KeyringFile.temporaryFiles(besides: layout.keyring) {
+                        try KeyringFile.destroy(at: layout.folder.appendingPathComponent(name))
+                    }
+                } catch {
+                    throw DestroyFailedAfterClosing(underlying: error)
+                }
+                for file in layout.allFiles {
+                    try? FileManager.default.removeItem(at: file)
+                }
             }
-            for file in layout.allFiles {
-                try? FileManager.default.removeItem(at: file)
-            }
+        } catch let failure as DestroyFailedAfterClosing {
+            // The database is closed already: lock, so no key stays in memory and later
+            // calls say `locked` rather than "the database is closed".
+            await lock()
+            throw failure.underlying
         }
         await lock()
+        // Safe although another process may be waiting on them: a lock taken on an
+        // unlinked file is noticed and taken again on the new one (VaultFileLock).
         unlink(layout.presenceLock.path)
         unlink(layout.keyringLock.path)
         rmdir(layout.folder.path) // removes the folder only when nothing else is in it
     }
+}
+
+/// A `destroy()` failure after the database was closed.
+private struct DestroyFailedAfterClosing: Error {
+    let underlying: any Error
 }

@@ -101,7 +101,7 @@ public final class Vault: Sendable {
         defer { keyringLock.release() }
         try await keyringLock.lock(.exclusive, timeout: options.lockTimeout,
                                    waitingFor: "another process is opening or changing a vault in this folder")
-        guard try presence.tryLock(.shared) else {
+        guard try presence.tryLockCurrent(.shared) else {
             throw MedVaultError(.vaultInUse, reason: "another process holds this folder's vault lock")
         }
         if manager.fileExists(atPath: layout.keyring.path) || manager.fileExists(atPath: layout.database.path) {
@@ -202,7 +202,7 @@ public final class Vault: Sendable {
             // The keyring may have changed since it was read for unlocking (another
             // process changed the password meanwhile): the vault key still opens it.
             var keyring = try VaultKeySession.reread(layout, cached: unlockedKeyring, vaultKey: vaultKey)
-            guard try presence.tryLock(.shared) else {
+            guard try presence.tryLockCurrent(.shared) else {
                 throw MedVaultError(.vaultInUse, reason: "another process holds this vault out of turn")
             }
             try KeyringFile.removeTemporaryFiles(besides: layout.keyring)
@@ -255,18 +255,26 @@ public final class Vault: Sendable {
                                         migrator: MedVaultSchema.migrator(appending: options.appMigrations), configuration: options.database,
                                         keyIsAuthenticated: authenticated)
         }
+        /// Writes `keyring` for an opened `pool`, closing the pool when that fails.
+        func finish(_ pool: VaultDatabase, _ keyring: () throws -> Keyring) async throws -> (VaultDatabase, Keyring) {
+            do {
+                let finished = try keyring()
+                try KeyringFile.write(finished, to: layout.keyring)
+                return (pool, finished)
+            } catch {
+                await pool.close()
+                throw error
+            }
+        }
+        let pool: VaultDatabase
         do {
-            let pool = try await open(currentKey, authenticated: false)
-            DatabaseKeyChange.unlinkAll(DatabaseKeyChange.copyURL(for: layout.database))
-            let abandoned = try keyring.abandoningRotation(vaultKey: vaultKey)
-            try KeyringFile.write(abandoned, to: layout.keyring)
-            return (pool, abandoned)
+            pool = try await open(currentKey, authenticated: false)
         } catch let error as MedVaultError where error.code == .wrongKey {
             let pool = try await open(pendingKey, authenticated: true)
-            let completed = try keyring.completingRotation(vaultKey: vaultKey)
-            try KeyringFile.write(completed, to: layout.keyring)
-            return (pool, completed)
+            return try await finish(pool) { try keyring.completingRotation(vaultKey: vaultKey) }
         }
+        DatabaseKeyChange.unlinkAll(DatabaseKeyChange.copyURL(for: layout.database))
+        return try await finish(pool) { try keyring.abandoningRotation(vaultKey: vaultKey) }
     }
 
     // MARK: - Locking

@@ -50,6 +50,14 @@ final class VaultFileLock: @unchecked Sendable {
     ///   file (somebody planted it), or cannot be opened.
     init(_ url: URL) throws {
         name = url.lastPathComponent
+        path = url.path
+        descriptor = try Self.openFile(url)
+    }
+
+    /// The lock file's path.
+    private let path: String
+
+    private static func openFile(_ url: URL) throws -> Int32 {
         let opened = open(url.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o600)
         guard opened >= 0 else {
             let code = errno
@@ -65,7 +73,40 @@ final class VaultFileLock: @unchecked Sendable {
             throw MedVaultError(.permissionDenied,
                                 reason: "the vault's lock file \(url.lastPathComponent) is not a regular file; remove it")
         }
-        descriptor = opened
+        return opened
+    }
+
+    /// Whether the locked descriptor is still the file at the path: a lock taken on a
+    /// file that was since unlinked (by `destroy()`, or by hand) or replaced protects
+    /// nothing, since the next process opens a new file.
+    private func isCurrentFile() -> Bool {
+        lock.withLock {
+            var held = stat()
+            var named = stat()
+            guard descriptor >= 0, fstat(descriptor, &held) == 0, lstat(path, &named) == 0 else { return false }
+            return held.st_dev == named.st_dev && held.st_ino == named.st_ino
+        }
+    }
+
+    /// Drops the descriptor (and its lock) and opens the file at the path again.
+    private func reopen() throws {
+        let fresh = try Self.openFile(URL(fileURLWithPath: path))
+        lock.withLock {
+            if descriptor >= 0 { close(descriptor) }
+            descriptor = fresh
+        }
+    }
+
+    /// Takes the lock without waiting, on the file the path names now.
+    ///
+    /// - Returns: `false` when another holder's lock conflicts.
+    func tryLockCurrent(_ mode: Mode) throws -> Bool {
+        for _ in 0..<8 {
+            guard try tryLock(mode) else { return false }
+            if isCurrentFile() { return true }
+            try reopen()
+        }
+        throw MedVaultError(.vaultInUse, reason: "the vault's lock file \(name) keeps being replaced; try again")
     }
 
     deinit {
@@ -103,7 +144,7 @@ final class VaultFileLock: @unchecked Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         var pause = Duration.milliseconds(2)
-        while try !tryLock(mode) {
+        while try !tryLockCurrent(mode) {
             if shouldGiveUp() { throw MedVaultError(.locked, reason: "the vault is locked; open it again") }
             guard clock.now < deadline else {
                 throw MedVaultError(.vaultInUse, reason: "\(waitingFor); try again when it has finished")

@@ -93,8 +93,9 @@ actor VaultKeySession {
         try KeyringFile.write(updated, to: layout.keyring)
         keyring = updated
         // A leftover of an earlier, interrupted write could still open the vault with
-        // an old password: none may outlive a write that succeeded.
-        try KeyringFile.removeTemporaryFiles(besides: layout.keyring)
+        // an old password: none may outlive a write that succeeded. Best effort here (the
+        // write itself stands); the next open sweeps again, and verify() reports any.
+        _ = try? KeyringFile.removeTemporaryFiles(besides: layout.keyring)
     }
 
     /// The keyring file as it is now (under the keyring lock): the cached copy when

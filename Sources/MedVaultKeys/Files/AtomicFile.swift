@@ -17,6 +17,9 @@ enum AtomicFile {
 
     /// Replaces the file at `url` with `bytes`: temporary file in the same folder (mode 0600),
     /// write, fsync, rename over the target, fsync the folder.
+    ///
+    /// Throws only before the rename (the old file is then untouched); once the new file
+    /// is in place it returns normally, even when the folder's sync failed twice.
     static func write(_ bytes: UnsafeRawBufferPointer, to url: URL) throws {
         let directory = url.deletingLastPathComponent().path
         let suffix = String(UInt64.random(in: .min ... .max), radix: 16)
@@ -35,7 +38,11 @@ enum AtomicFile {
         }
         guard rename(temporary, url.path) == 0 else { throw posixError(errno, file: url) }
         renamed = true
-        try syncDirectory(directory)
+        // The new file is in place: reporting a failure now would make the caller
+        // believe the old content is still there (a regenerated recovery key never
+        // shown, a password "not changed" that was). The folder's sync is retried; if
+        // it still fails, the write stands, durable up to the next folder sync.
+        if (try? syncDirectory(directory)) == nil { _ = try? syncDirectory(directory) }
     }
 
     /// How the temporary files of ``write(_:to:)`` for `url` begin: a dot, the file's

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import MedVault
 import MedVaultCore
 import MedVaultKeys
@@ -179,6 +182,47 @@ struct VaultCoordinationTests {
             let reopened = try await Self.open(dir, new)
             #expect(!FileManager.default.fileExists(atPath: leftover.path), "removed at open")
             #expect(try await reopened.verify().problemsBesidesTestKDF.isEmpty)
+            await reopened.lock()
+        }
+    }
+
+    @Test("A lock taken on a lock file that was then unlinked (destroy, a clean-up script) is retaken on the new file")
+    func lockFollowsTheCurrentFile() async throws {
+        try await withTemporaryDirectory { dir in
+            let url = dir.file("records.medvault.keyring.lock")
+            let holder = try VaultFileLock(url)
+            #expect(try holder.tryLock(.exclusive))
+            // A waiter opened the file before it was unlinked…
+            let waiter = try VaultFileLock(url)
+            let waiting = Task { try await waiter.lock(.exclusive, timeout: .seconds(10), waitingFor: "test") }
+            try await Task.sleep(for: .milliseconds(50))
+            // …the holder finishes and the file is unlinked (as destroy() does).
+            holder.release()
+            unlink(url.path)
+            try await waiting.value
+            // A newcomer opens the path afresh: it must see the waiter's lock.
+            let newcomer = try VaultFileLock(url)
+            #expect(try !newcomer.tryLock(.exclusive), "the waiter's lock is on the file the path names")
+            waiter.release()
+            #expect(try newcomer.tryLock(.exclusive))
+        }
+    }
+
+    @Test("destroy() that fails after closing the database (a hard-linked keyring) locks the vault and removes nothing")
+    func destroyFailureLocks() async throws {
+        try await withTemporaryDirectory { dir in
+            let password = try VaultFixtures.password()
+            let folder = dir.url.appendingPathComponent("v")
+            let created = try await Vault.create(at: folder, password: password, options: VaultFixtures.options)
+            let layout = VaultLayout(folder: folder)
+            // A `cp -l` backup: crypto-shredding refuses a keyring with a second link.
+            #expect(link(layout.keyring.path, dir.file("keyring-backup").path) == 0)
+            await #expect(throws: MedVaultError.self) { try await created.vault.destroy() }
+            #expect(await created.vault.isLocked, "no key stays in memory after the failure")
+            let later = await #expect(throws: MedVaultError.self) { _ = try await created.vault.patients.count() }
+            #expect(later?.code == .locked)
+            // Nothing was removed: the vault opens.
+            let reopened = try await Vault.open(at: folder, password: password, options: VaultFixtures.options)
             await reopened.lock()
         }
     }
