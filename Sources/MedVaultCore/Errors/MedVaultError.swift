@@ -72,19 +72,6 @@ public struct MedVaultError: Error, Sendable, Hashable, CustomStringConvertible 
         /// the operation needs it alone (key rotation, destroy); or a key operation of
         /// another process did not finish within the wait.
         public static let vaultInUse = Code(rawValue: "vaultInUse")
-
-        // MARK: Remote services (the ICD-11 catalogue)
-
-        /// A server could not be reached (no network, connection refused, timed out).
-        public static let offline = Code(rawValue: "offline")
-        /// A server refused the credentials (HTTP 401/403 or the token endpoint).
-        public static let unauthorized = Code(rawValue: "unauthorized")
-        /// A server asked to slow down; see ``MedVaultError/retryAfter``.
-        public static let rateLimited = Code(rawValue: "rateLimited")
-        /// A server failed (HTTP 5xx).
-        public static let serverError = Code(rawValue: "serverError")
-        /// A server's answer could not be understood (truncated, malformed, unexpected shape).
-        public static let badResponse = Code(rawValue: "badResponse")
     }
 
     /// What kind of failure this is.
@@ -95,8 +82,6 @@ public struct MedVaultError: Error, Sendable, Hashable, CustomStringConvertible 
     public let reason: String
     /// The SQLite (extended) result code, when the failure came from SQLCipher.
     public let sqliteCode: Int32?
-    /// For `rateLimited`: how long the server asked to wait (`Retry-After`), when it said.
-    public let retryAfter: Duration?
 
     /// Creates an error.
     ///
@@ -105,14 +90,11 @@ public struct MedVaultError: Error, Sendable, Hashable, CustomStringConvertible 
     ///   - field: The offending field's *name*, for validation errors.
     ///   - reason: A fixed explanation. Do not interpolate record values into it.
     ///   - sqliteCode: The SQLite result code, if any.
-    ///   - retryAfter: For `rateLimited`, the wait the server asked for.
-    public init(_ code: Code, field: String? = nil, reason: String, sqliteCode: Int32? = nil,
-                retryAfter: Duration? = nil) {
+    public init(_ code: Code, field: String? = nil, reason: String, sqliteCode: Int32? = nil) {
         self.code = code
         self.field = field
         self.reason = reason
         self.sqliteCode = sqliteCode
-        self.retryAfter = retryAfter
     }
 
     /// Shorthand for a validation error on `field`.
