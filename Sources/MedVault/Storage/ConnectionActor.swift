@@ -72,6 +72,30 @@ actor ConnectionActor {
         try await perform(duration) { connection in try connection.transaction(ticket: ticket, kind: kind, body) }
     }
 
+    /// Runs `write` as ``perform(_:_:)`` places it: alone, at once on the calling thread
+    /// when the connection is idle; otherwise in line, where the first caller to reach
+    /// the connection's thread takes every write waiting in `queue` into one group
+    /// commit (``LazyConnection/commitGroup(_:interrupter:)``). When this returns,
+    /// `write` has been settled, by this caller's group or an earlier one.
+    nonisolated func performGrouped(
+        _ write: GroupedWrite, queue: GroupCommitQueue, duration: VaultDatabase.ExpectedDuration
+    ) async {
+        queue.enqueue(write)
+        if duration == .short && ownership.claimIfIdle() {
+            defer { ownership.release() }
+            if let own = queue.take(write) {
+                queue.recordCommits(connection.commitGroup([own], interrupter: interrupter))
+            }
+            return
+        }
+        ownership.joinLine()
+        let interrupter = interrupter
+        _ = try? await performInLine { connection in
+            let group = queue.takeAll(limit: LazyConnection.groupCommitLimit)
+            queue.recordCommits(connection.commitGroup(group, interrupter: interrupter))
+        }
+    }
+
     /// Runs `body` without a transaction (for PRAGMAs that refuse to run inside one),
     /// placed as ``perform(_:_:)`` places it.
     nonisolated func withConnection<Value: Sendable>(

@@ -52,6 +52,7 @@ public final class VaultDatabase: Sendable {
     private let gate = MaintenanceGate()
     private let companions = PoolCompanions()
     private let writer: ConnectionActor
+    private let writeQueue = GroupCommitQueue()
     private let readers: ReaderSlots
 
     static let closedError = MedVaultError(.locked, reason: "the database is closed")
@@ -167,11 +168,21 @@ public final class VaultDatabase: Sendable {
     /// (`synchronous = FULL`) when `body` returns. It is rolled back, and nothing it
     /// wrote remains, when `body` throws or the task is cancelled.
     ///
+    /// Group commit: writes that find the writer busy share a transaction. The first of
+    /// them to reach the writer runs every write waiting at that moment (up to 64), each
+    /// `body` in its own savepoint, then commits once: one `fsync` instead of one per
+    /// caller. A `body` that throws, or whose task is cancelled, is rolled back to its
+    /// savepoint and fails its own caller only. Every caller returns after the commit
+    /// that made its write durable; if that commit fails, every write of the group fails.
+    /// A `body` sees the writes of the bodies grouped before it, as it would have had
+    /// they committed first.
+    ///
     /// - Parameters:
     ///   - duration: Where the transaction runs: ``ExpectedDuration/short`` (the
     ///     default) on the calling thread when the writer is idle and nobody waits for
     ///     it, ``ExpectedDuration/long`` always on the writer's own thread.
-    ///   - body: Reads and writes through the connection.
+    ///   - body: Reads and writes through the connection. It must not begin, commit
+    ///     or roll back transactions itself (savepoints of its own are fine).
     /// - Returns: What `body` returned.
     public func write<Value: Sendable>(
         duration: ExpectedDuration = .short, _ body: @escaping @Sendable (DatabaseConnection) throws -> Value
@@ -180,7 +191,20 @@ public final class VaultDatabase: Sendable {
         defer { gate.leave() }
         readers.acquireWriter()
         defer { readers.releaseWriter() }
-        return try await run(on: writer, kind: .write, duration: duration, body)
+        let interrupter = writer.interrupter
+        let value = WriteValue<Value>()
+        let write = GroupedWrite(ticket: interrupter.makeTicket()) { db in value.store(try body(db)) }
+        await withTaskCancellationHandler {
+            await writer.performGrouped(write, queue: writeQueue, duration: duration)
+        } onCancel: {
+            write.cancel()
+            interrupter.interrupt(write.ticket)
+        }
+        guard let result = write.result else {
+            throw MedVaultError(.storage, reason: "internal error: a write was never run")
+        }
+        try result.get()
+        return try value.take()
     }
 
     /// Runs `body` on the writer connection outside any transaction, for statements
@@ -210,6 +234,9 @@ public final class VaultDatabase: Sendable {
 
     /// How many callers wait in line for the writer (for tests).
     var writerQueueLength: Int { writer.queuedCount }
+
+    /// How many write transactions the writer committed (for tests).
+    var writerCommitCount: Int { writeQueue.commitCount }
 
     /// How many read connections the pool has opened (for tests).
     var openedReaderCount: Int { readers.all().count }
@@ -294,6 +321,21 @@ public final class VaultDatabase: Sendable {
             keyBox.replace(with: replacement)
             if !durable { throw KeyChangeNotDurable() }
         }
+    }
+}
+
+/// The value a write's body returned, kept until its group has committed.
+private final class WriteValue<Value: Sendable>: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `value` is written by the body (on the thread
+    // running the group) strictly before the group settles the write under its lock,
+    // and read by the caller strictly after it saw that settlement under the same lock.
+    private var value: Value?
+
+    func store(_ value: Value) { self.value = value }
+
+    func take() throws -> Value {
+        guard let value else { throw MedVaultError(.storage, reason: "internal error: a write returned no value") }
+        return value
     }
 }
 
