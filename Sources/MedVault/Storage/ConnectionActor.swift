@@ -20,10 +20,11 @@ actor ConnectionActor {
     }
 
     init(path: String, keyBox: DatabaseKeyBox, role: DatabaseConnection.Role,
-         configuration: DatabaseConfiguration, name: String) {
+         configuration: DatabaseConfiguration, name: String, checkpoints: CheckpointScheduler? = nil) {
         self.thread = ConnectionThread(name: name)
         self.connection = LazyConnection(path: path, keyBox: keyBox, role: role,
-                                         configuration: configuration, interrupter: interrupter)
+                                         configuration: configuration, interrupter: interrupter,
+                                         checkpoints: checkpoints)
     }
 
     deinit {

@@ -8,6 +8,9 @@ extension DatabaseConnection {
     enum Role {
         case writer
         case reader
+        /// Read-write, for the pool's background WAL checkpoints: a small page cache,
+        /// and it never changes the journal mode.
+        case checkpointer
     }
 
     /// Opens, keys, verifies and configures one connection.
@@ -20,7 +23,7 @@ extension DatabaseConnection {
         path: String, key: SecureBytes, role: Role, configuration: DatabaseConfiguration
     ) throws -> DatabaseConnection {
         var handle: OpaquePointer?
-        let flags = (role == .writer ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX
+        let flags = (role == .reader ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
         let opened = sqlite3_open_v2(path, &handle, flags, nil)
         guard let handle else {
             throw MedVaultError(.storage, reason: "SQLite could not allocate a connection", sqliteCode: opened)
@@ -43,7 +46,7 @@ extension DatabaseConnection {
             PRAGMA foreign_keys = ON;
             PRAGMA synchronous = FULL;
             PRAGMA temp_store = MEMORY;
-            PRAGMA cache_size = -\(configuration.cacheSizeKiB);
+            PRAGMA cache_size = -\(role == .checkpointer ? 64 : configuration.cacheSizeKiB);
             """)
         switch role {
         case .writer:
@@ -53,6 +56,8 @@ extension DatabaseConnection {
             }
         case .reader:
             try connection.executeScript("PRAGMA query_only = ON;")
+        case .checkpointer:
+            break
         }
         return connection
     }

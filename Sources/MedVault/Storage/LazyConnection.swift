@@ -16,11 +16,14 @@ final class LazyConnection: @unchecked Sendable {
     private let role: DatabaseConnection.Role
     private let configuration: DatabaseConfiguration
     private let interrupter: ConnectionInterrupter
+    private let checkpoints: CheckpointScheduler?
     private var connection: DatabaseConnection?
     private var isClosed = false
 
     init(path: String, keyBox: DatabaseKeyBox, role: DatabaseConnection.Role,
-         configuration: DatabaseConfiguration, interrupter: ConnectionInterrupter) {
+         configuration: DatabaseConfiguration, interrupter: ConnectionInterrupter,
+         checkpoints: CheckpointScheduler? = nil) {
+        self.checkpoints = checkpoints
         self.path = path
         self.keyBox = keyBox
         self.role = role
@@ -33,6 +36,7 @@ final class LazyConnection: @unchecked Sendable {
         if isClosed { throw VaultDatabase.closedError }
         if let connection { return connection }
         let opened = try DatabaseConnection.open(path: path, key: keyBox.key, role: role, configuration: configuration)
+        checkpoints?.install(on: opened.handle)
         connection = opened
         interrupter.attach(opened.handle)
         return opened

@@ -53,6 +53,10 @@ public final class VaultDatabase: Sendable {
     private let companions = PoolCompanions()
     private let writer: ConnectionActor
     private let writeQueue = GroupCommitQueue()
+    private let checkpoints = CheckpointScheduler()
+    /// Internal for tests, which hold it busy to observe what a commit does alone.
+    let checkpointer: ConnectionActor
+    private let checkpointCount = AtomicCounter()
     private let readers: ReaderSlots
 
     static let closedError = MedVaultError(.locked, reason: "the database is closed")
@@ -65,11 +69,15 @@ public final class VaultDatabase: Sendable {
         self.keyBox = keyBox
         let path = url.path
         self.writer = ConnectionActor(path: path, keyBox: keyBox, role: .writer,
-                                      configuration: configuration, name: "medvault.writer")
+                                      configuration: configuration, name: "medvault.writer",
+                                      checkpoints: checkpoints)
+        self.checkpointer = ConnectionActor(path: path, keyBox: keyBox, role: .checkpointer,
+                                            configuration: configuration, name: "medvault.ckpt")
         self.readers = ReaderSlots(maximum: configuration.readerCount) { index in
             ConnectionActor(path: path, keyBox: keyBox, role: .reader,
                             configuration: configuration, name: "medvault.read\(index)")
         }
+        checkpoints.start { [weak self] in await self?.checkpointInBackground() }
     }
 
     /// Opens (or creates) an encrypted database.
@@ -232,6 +240,20 @@ public final class VaultDatabase: Sendable {
         }
     }
 
+    /// Copies the WAL into the database file on the checkpoint connection, off every
+    /// caller's path (see ``CheckpointScheduler``). Skipped once the pool is closed.
+    private func checkpointInBackground() async {
+        do { try await gate.enter() } catch { return }
+        defer { gate.leave() }
+        _ = try? await checkpointer.withConnection(.long) { db in
+            try db.executeScript("PRAGMA wal_checkpoint(PASSIVE);")
+        }
+        checkpointCount.increment()
+    }
+
+    /// How many background checkpoints ran (for tests).
+    var backgroundCheckpointCount: Int { checkpointCount.value }
+
     /// How many callers wait in line for the writer (for tests).
     var writerQueueLength: Int { writer.queuedCount }
 
@@ -255,10 +277,12 @@ public final class VaultDatabase: Sendable {
     public func close() async {
         // Reads and writes already admitted finish first: none may open a connection
         // (with the key) after the connections below were closed.
+        checkpoints.stop()
         await gate.closeAndDrain()
         for reader in readers.all() {
             await reader.close()
         }
+        await checkpointer.close()
         _ = try? await writer.withConnection(.long) { db in
             try db.executeScript("PRAGMA wal_checkpoint(TRUNCATE);")
         }
@@ -301,6 +325,7 @@ public final class VaultDatabase: Sendable {
         await gate.pauseAndDrain()
         defer { gate.resume() }
         for reader in readers.all() { await reader.suspend() }
+        await checkpointer.suspend()
         let url = self.url
         let configuration = self.configuration
         let keyBox = self.keyBox
@@ -337,6 +362,16 @@ private final class WriteValue<Value: Sendable>: @unchecked Sendable {
         guard let value else { throw MedVaultError(.storage, reason: "internal error: a write returned no value") }
         return value
     }
+}
+
+/// A counter read and incremented from any thread.
+private final class AtomicCounter: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `count` is read and written only while holding `lock`.
+    private let lock = NSLock()
+    private var count = 0
+
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
 }
 
 /// Objects a pool keeps alive until it closes (see ``VaultDatabase/retainUntilClosed(_:)``).

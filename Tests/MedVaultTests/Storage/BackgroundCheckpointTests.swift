@@ -1,0 +1,74 @@
+import Foundation
+@testable import MedVault
+import MedVaultCore
+import Testing
+
+/// WAL checkpoints run on the pool's checkpoint connection, never inside a caller's commit.
+@Suite("Database pool: checkpoints off the commit path")
+struct BackgroundCheckpointTests {
+    private static func size(_ url: URL) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int) ?? 0
+    }
+
+    @Test("A commit that grows the WAL past 1,000 pages returns without checkpointing; the checkpoint connection copies it")
+    func theCommitDoesNotCheckpoint() async throws {
+        try await withTemporaryDirectory { dir in
+            let url = dir.file("w.db")
+            let pool = try await StorageFixtures.openNotes(url, key: StorageFixtures.randomKey())
+            let sizeBefore = Self.size(url)
+            // Hold the checkpoint connection so a background checkpoint cannot start yet.
+            let holding = Gate()
+            let release = Gate()
+            let holder = Task {
+                try await pool.checkpointer.withConnection(.long) { _ in
+                    holding.open()
+                    release.waitBlocking()
+                }
+            }
+            await holding.waitUntilOpen()
+            // About 1,300 pages of notes in one commit.
+            let body = String(repeating: "x", count: 3_000)
+            try await pool.write { db in
+                for n in Int64(1)...1_500 {
+                    try db.execute("INSERT INTO note(n, body) VALUES (?, ?)", [.integer(n), .text(body)])
+                }
+            }
+            // The commit is durable in the WAL; the database file has not grown.
+            #expect(Self.size(url) - sizeBefore < 64 * 1024)
+            #expect(Self.size(URL(fileURLWithPath: url.path + "-wal")) > 4 * 1024 * 1024)
+            release.open()
+            try await holder.value
+            let deadline = ContinuousClock.now + .seconds(20)
+            while pool.backgroundCheckpointCount == 0 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(pool.backgroundCheckpointCount >= 1)
+            #expect(Self.size(url) - sizeBefore > 4 * 1024 * 1024)
+            #expect(try await StorageFixtures.noteNumbers(pool).count == 1_500)
+            await pool.close()
+        }
+    }
+
+    @Test("Closing the pool right after commits that scheduled background checkpoints leaves a database that reopens whole")
+    func closingWithACheckpointPending() async throws {
+        try await withTemporaryDirectory { dir in
+            let url = dir.file("c.db")
+            let key = StorageFixtures.randomKey()
+            let pool = try await StorageFixtures.openNotes(url, key: key)
+            let body = String(repeating: "y", count: 3_000)
+            for chunk in 0..<3 {
+                try await pool.write { db in
+                    for n in Int64(1)...600 {
+                        try db.execute("INSERT INTO note(n, body) VALUES (?, ?)",
+                                       [.integer(Int64(chunk) * 1_000 + n), .text(body)])
+                    }
+                }
+            }
+            await pool.close()
+            await #expect(throws: MedVaultError.self) { try await pool.read { _ in 1 } }
+            let reopened = try await StorageFixtures.openNotes(url, key: key, mode: .openExisting)
+            #expect(try await StorageFixtures.noteNumbers(reopened).count == 1_800)
+            await reopened.close()
+        }
+    }
+}
