@@ -9,17 +9,28 @@ import Foundation
 /// its own for long jobs and for short ones that find the connection busy (see
 /// ``VaultDatabase/ExpectedDuration``).
 final class ConnectionThread: SerialExecutor, @unchecked Sendable {
-    // Safety of @unchecked Sendable: `jobs`, `isStopping` and `isStarted` are read and
-    // written only while holding `condition`'s lock.
+    // Safety of @unchecked Sendable: `jobs`, `isStopping`, `isStarted` and `isLaunched`
+    // are read and written only while holding `condition`'s lock; `name` is immutable.
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var isStopping = false
     private var isStarted = false
+    private var isLaunched = false
+    private let name: String
 
-    /// Starts the thread.
+    /// Prepares the executor; its thread starts with the first job. A connection whose
+    /// transactions all run on their callers' threads (short ones on an idle
+    /// connection) never pays for a thread.
     ///
     /// - Parameter name: The thread's name, at most 15 bytes (Linux's limit).
     init(name: String) {
+        self.name = name
+    }
+
+    /// Starts the thread. Call it holding `condition`'s lock.
+    private func launchIfNeeded() {
+        guard !isLaunched else { return }
+        isLaunched = true
         let thread = Thread { [self] in
             // Named from inside, once `start()` has returned: on Linux a name set
             // before `start()` never reaches the system thread (which tools such as
@@ -36,15 +47,15 @@ final class ConnectionThread: SerialExecutor, @unchecked Sendable {
         // are MedVault's own fixed statements and stay shallow.
         thread.stackSize = 8 << 20
         thread.start()
-        condition.lock()
+        // The new thread waits for this lock, held by the caller, before it reads it.
         isStarted = true
         condition.broadcast()
-        condition.unlock()
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
+        launchIfNeeded()
         jobs.append(job)
         condition.signal()
         condition.unlock()

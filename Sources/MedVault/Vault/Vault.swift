@@ -211,10 +211,10 @@ public final class Vault: Sendable {
             // The database is opened with the cipher settings the keyring recorded for it.
             var options = options
             options.database.cipherSettings = keyring.cipherSettings
-            let databaseKey = try keyring.databaseKey(vaultKey: vaultKey)
+            let (databaseKey, pending) = try keyring.databaseKeys(vaultKey: vaultKey)
             defer { databaseKey.wipe() }
             let pool: VaultDatabase
-            if let pendingKey = try keyring.pendingDatabaseKey(vaultKey: vaultKey) {
+            if let pendingKey = pending {
                 defer { pendingKey.wipe() }
                 (pool, keyring) = try await recoverRotation(layout: layout, keyring: keyring, vaultKey: vaultKey,
                                                             currentKey: databaseKey, pendingKey: pendingKey, options: options)

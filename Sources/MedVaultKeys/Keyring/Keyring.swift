@@ -245,6 +245,23 @@ public struct Keyring: Sendable, Hashable {
         return try openPending(wrappedPendingKey, vaultKey: vaultKey)
     }
 
+    /// Opens the current database key and, while a rotation is under way, the pending
+    /// one, checking the keyring's authentication tag once (what opening a vault needs).
+    ///
+    /// - Parameter vaultKey: The vault key.
+    /// - Returns: The current key and the pending key (or `nil`); the caller wipes both.
+    /// - Throws: As ``databaseKey(vaultKey:)``.
+    public func databaseKeys(vaultKey: SecureBytes) throws -> (current: SecureBytes, pending: SecureBytes?) {
+        let current = try databaseKey(vaultKey: vaultKey)
+        guard let wrappedPendingKey else { return (current, nil) }
+        do {
+            return (current, try openPending(wrappedPendingKey, vaultKey: vaultKey))
+        } catch {
+            current.wipe()
+            throw error
+        }
+    }
+
     // MARK: - Serialisation
 
     /// The keyring file's bytes (format in `docs/keyring-format.md`).

@@ -159,8 +159,14 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
     /// - Returns: The number of incomplete attachments removed.
     @discardableResult
     public func removeIncompleteAttachments() async throws -> Int {
+        // Usually there is none: a short read says so without a write transaction or a
+        // hop to the writer's thread (this runs at every open of a vault).
+        let anyIncomplete = try await pool.read { db in
+            try db.fetchOne("SELECT EXISTS (SELECT 1 FROM attachment WHERE is_complete = 0)") { try $0[0] as Bool }
+        }
+        guard anyIncomplete == true else { return 0 }
         // Long: each incomplete attachment takes its chunks (up to the size limit) along.
-        try await pool.write(duration: .long) { db in
+        return try await pool.write(duration: .long) { db in
             try db.execute("DELETE FROM attachment WHERE is_complete = 0")
             return db.changedRowCount
         }
