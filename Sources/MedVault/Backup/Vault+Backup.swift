@@ -49,19 +49,30 @@ extension Vault {
             throw MedVaultError(.invalidArgument, field: "destination", reason: "a backup cannot go inside the vault's own folder")
         }
         try BackupFolder.checkNewDestination(destination)
-        let keys = try await backupKeys(newDatabaseKey: options.newDatabaseKey)
-        defer { keys.wipe() }
-        let temporary = try BackupFolder.makeTemporary(besides: destination, purpose: "backup")
-        do {
-            let report = try await writeBackup(into: VaultLayout(folder: temporary), keys: keys,
-                                               newDatabaseKey: options.newDatabaseKey, progress: progress)
-            try BackupFolder.install(temporary, at: destination)
-            progress(BackupProgress(phase: .finished, fractionCopied: 1))
-            return report
-        } catch {
-            BackupFolder.remove(temporary)
-            throw error
+        // A rotation of this vault between reading the keys and starting the snapshot
+        // changes the key under the snapshot: start again with the new keys.
+        for attempt in 1... {
+            let keys = try await backupKeys(newDatabaseKey: options.newDatabaseKey)
+            defer { keys.wipe() }
+            let temporary = try BackupFolder.makeTemporary(besides: destination, purpose: "backup")
+            do {
+                let report = try await writeBackup(into: VaultLayout(folder: temporary), keys: keys,
+                                                   newDatabaseKey: options.newDatabaseKey, progress: progress)
+                try BackupFolder.install(temporary, at: destination)
+                progress(BackupProgress(phase: .finished, fractionCopied: 1))
+                return report
+            } catch is KeyRotatedDuringBackup where attempt < 3 {
+                BackupFolder.remove(temporary)
+            } catch is KeyRotatedDuringBackup {
+                BackupFolder.remove(temporary)
+                throw MedVaultError(.conflict, reason: "the database key kept being rotated while the backup started; try again")
+            } catch {
+                BackupFolder.remove(temporary)
+                throw error
+            }
         }
+        // `for attempt in 1...` only ends by returning or throwing.
+        throw MedVaultError(.conflict, reason: "the backup could not start")
     }
 
     /// The keyring to copy and the keys of the backup, read under the keyring lock (one
@@ -126,9 +137,7 @@ extension Vault {
         let stop = LockRequest()
         return try await database.admitted {
             // A rotation in this process may have run since the keys were read.
-            guard database.keyBox.key == keys.sourceKey else {
-                throw MedVaultError(.conflict, reason: "the database key was rotated while the backup started; try again")
-            }
+            guard database.keyBox.key == keys.sourceKey else { throw KeyRotatedDuringBackup() }
             return try await withTaskCancellationHandler {
                 try await BlockingWork.run {
                     try DatabaseSnapshot.export(source, sourceKey: keys.sourceKey, to: copy.database, copyKey: keys.copyKey,
@@ -149,6 +158,9 @@ extension Vault {
         counts.filter { countedTables.contains($0.key) }
     }
 }
+
+/// The database key changed between reading the keyring and starting the snapshot.
+private struct KeyRotatedDuringBackup: Error {}
 
 /// The keyring a backup copies, the key the live database is under, and the key the
 /// copy is written under (the same bytes, or new ones). Wiped when the backup ends.

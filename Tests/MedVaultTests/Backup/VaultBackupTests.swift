@@ -233,3 +233,51 @@ final class LockOnce: @unchecked Sendable {
         await lock.withLock { task }?.value
     }
 }
+
+@Suite("Vault: backup racing key operations")
+struct BackupRaceTests {
+    @Test("Backups racing rotations in the same process (5 rounds) all open with the password: the keyring copy always wraps the copy's key")
+    func backupRacingRotation() async throws {
+        try await withTemporaryDirectory { dir in
+            let vault = try await BackupFixtures.makeVault(at: dir.file("vault"), patients: 100).vault
+            for round in 0..<5 {
+                async let rotation: Void = vault.rotateDatabaseKey()
+                async let backup = vault.backup(to: dir.file("backup\(round)"))
+                try await rotation
+                _ = try await backup
+            }
+            #expect(try await vault.info().databaseKeyGeneration == 6)
+            await vault.lock()
+            for round in 0..<5 {
+                let copy = try await BackupFixtures.open(dir.file("backup\(round)"))
+                #expect(try await copy.patients.count() == 99)
+                #expect(try await copy.verify().problemsBesidesTestKDF == [])
+                await copy.lock()
+            }
+        }
+    }
+
+    @Test("A backup racing a password change in another process opens with the old or the new password, and passes verify")
+    func backupRacingPasswordChangeElsewhere() async throws {
+        try await withTemporaryDirectory { dir in
+            let old = CLIHarness.password
+            let new = CLIHarness.otherPassword
+            let vault = try await Vault.create(at: dir.file("vault"), password: try Password(old), options: VaultFixtures.options).vault
+            try await VaultFixtures.insertRawPatients(vault, count: 500)
+            let passwd = try CLIHarness.start(["passwd", dir.file("vault").path, "--password-stdin"], input: "\(old)\n\(new)\n")
+            try await vault.backup(to: dir.file("backup"))
+            let changed = try await passwd.finish()
+            #expect(changed.status == 0, "\(changed.standardError)")
+            await vault.lock()
+            let copy: Vault
+            do {
+                copy = try await Vault.open(at: dir.file("backup"), password: try Password(old), options: VaultFixtures.options)
+            } catch let error as MedVaultError where error.code == .wrongPassword {
+                copy = try await Vault.open(at: dir.file("backup"), password: try Password(new), options: VaultFixtures.options)
+            }
+            #expect(try await VaultFixtures.patientCount(copy) == 500)
+            #expect(try await copy.verify().problemsBesidesTestKDF == [])
+            await copy.lock()
+        }
+    }
+}
