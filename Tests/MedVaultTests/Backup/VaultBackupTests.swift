@@ -281,3 +281,37 @@ struct BackupRaceTests {
         }
     }
 }
+
+@Suite("Vault: backup cancellation")
+struct BackupCancellationTests {
+    @Test("Cancelling the task during the export stops the backup with cancelled; nothing is left, the vault stays usable")
+    func cancellationStopsBackup() async throws {
+        try await withTemporaryDirectory { dir in
+            let vault = try await BackupFixtures.makeVault(at: dir.file("vault"), patients: 300).vault
+            let holder = TaskHolder()
+            let destination = dir.file("backup")
+            let task = Task {
+                try await vault.backup(to: destination) { progress in
+                    if progress.phase == .copying, progress.fractionCopied > 0 { holder.cancel() }
+                }
+            }
+            holder.set(task)
+            let result = await task.result
+            #expect(throws: MedVaultError.self) { try result.get() }
+            if case .failure(let error as MedVaultError) = result { #expect(error.code == .cancelled) }
+            #expect(BackupFixtures.names(in: dir.url) == ["vault"])
+            #expect(try await vault.patients.count() == 299)
+            await vault.lock()
+        }
+    }
+}
+
+/// Cancels a task from a synchronous callback once the task is known.
+final class TaskHolder: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `task` is read and written only under `lock`.
+    private let lock = NSLock()
+    private var task: Task<BackupReport, any Error>?
+
+    func set(_ task: Task<BackupReport, any Error>) { lock.withLock { self.task = task } }
+    func cancel() { lock.withLock { task }?.cancel() }
+}
