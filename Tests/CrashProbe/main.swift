@@ -23,8 +23,9 @@
 //       SIGKILL when the restore reports <phase>: copying (past 0) or verifying.
 //
 //   CrashProbe import <vault folder> <json file>
-//       Opens the vault (password "probe", fast test KDF), reads the export documents,
-//       prints "start", imports them, prints "done". The test kills it in between.
+//       Opens the vault (password "probe", fast test KDF), reads the export documents and
+//       imports them, killing itself with SIGKILL inside the import's transaction once
+//       half of the documents are written; prints "done" if the import ever returns.
 //
 //   CrashProbe hold <vault folder>
 //       Opens the vault (password "probe", fast test KDF), prints "open", and keeps it
@@ -133,8 +134,10 @@ func importRecords(folder: String, file: String) async throws {
     let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
                                      options: Vault.Options(kdf: .fastForTestsOnly))
     let documents = try PatientRecordExport.documents(jsonData: try Data(contentsOf: URL(fileURLWithPath: file)))
-    FileHandle.standardOutput.write(Data("start\n".utf8))
-    try await vault.importRecords(documents)
+    let half = documents.count / 2
+    try await vault.importRecords(documents) { written in
+        if written == half { kill(getpid(), SIGKILL) }
+    }
     FileHandle.standardOutput.write(Data("done\n".utf8))
     await vault.lock()
 }

@@ -13,7 +13,9 @@ enum RecordImport {
     ///
     /// - Throws: `duplicate` (field `id`) when a record's identifier is in the vault
     ///   already; the transaction then rolls back.
-    static func insert(_ documents: [PatientRecordExport], in db: DatabaseConnection) throws -> ImportReport {
+    static func insert(
+        _ documents: [PatientRecordExport], in db: DatabaseConnection, progress: (Int) -> Void
+    ) throws -> ImportReport {
         var report = ImportReport()
         for document in documents {
             var patient = document.patient
@@ -56,6 +58,7 @@ enum RecordImport {
             if let deletedAt {
                 try db.execute("UPDATE patient SET deleted_at = ? WHERE id = ?", [deletedAt.vaultValue, patient.id.vaultValue])
             }
+            progress(report.patients)
         }
         return report
     }

@@ -1,7 +1,7 @@
 import Foundation
 import MedVaultCore
 
-/// What ``Vault/importRecords(_:)`` wrote: counts of records, no content.
+/// What ``Vault/importRecords(_:progress:)`` wrote: counts of records, no content.
 public struct ImportReport: Sendable, Equatable {
     /// Patients imported.
     public var patients = 0
@@ -39,21 +39,27 @@ extension Vault {
     /// Attachments are not imported (an export holds no attachment content); the report
     /// counts them.
     ///
-    /// - Parameter documents: One document per patient.
+    /// - Parameters:
+    ///   - documents: One document per patient.
+    ///   - progress: Called inside the transaction after each document is written, with
+    ///     the number written so far (not yet committed: an error still undoes them all).
+    ///     It runs on the writer's thread and holds the write transaction: keep it short.
     /// - Returns: What was imported.
     /// - Throws: `duplicate` (field `id`) when a record is in the vault already or listed
     ///   twice; `validation` or `invalidArgument` for damaged documents; `locked`.
     ///   Nothing is written on any error.
     @discardableResult
-    public func importRecords(_ documents: [PatientRecordExport]) async throws -> ImportReport {
+    public func importRecords(
+        _ documents: [PatientRecordExport], progress: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws -> ImportReport {
         try PatientRecordExport.checkImportable(documents, at: options.clock.now())
         return try await database.write(duration: .long) { db in
-            try RecordImport.insert(documents, in: db)
+            try RecordImport.insert(documents, in: db, progress: progress)
         }
     }
 
     /// Every patient's record (active and inactive), one export document each, in the
-    /// order of patient ids. For moving a whole practice with ``importRecords(_:)``.
+    /// order of patient ids. For moving a whole practice with ``importRecords(_:progress:)``.
     ///
     /// - Throws: `locked`; storage errors.
     public func exportAllRecords() async throws -> [PatientRecordExport] {
