@@ -63,6 +63,18 @@ enum BackupFolder {
         }
     }
 
+    /// Throws `diskFull` when the file system that will hold `destination` has less than
+    /// `needed` bytes free (when the system does not say, the copy itself will tell).
+    static func requireRoom(_ needed: Int, for destination: URL, doing what: String) throws {
+        guard let free = DiskSpace.availableBytes(in: destination.deletingLastPathComponent()) else { return }
+        guard free >= needed else {
+            throw MedVaultError(.diskFull, reason: """
+                \(what) needs \(String(format: "%.1f MiB", Double(needed) / 1_048_576)) free beside \(destination.lastPathComponent) \
+                and the disk has \(String(format: "%.1f MiB", Double(free) / 1_048_576)); free space and try again
+                """)
+        }
+    }
+
     /// Creates `<parent>/.<name>.<purpose>-<random>` with mode 0700.
     static func makeTemporary(besides destination: URL, purpose: String) throws -> URL {
         let suffix = (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()

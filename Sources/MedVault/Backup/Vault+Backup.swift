@@ -37,6 +37,7 @@ extension Vault {
     /// - Returns: The copy's schema version and record counts.
     /// - Throws: `duplicate` when `destination` is a folder that is not empty;
     ///   `invalidArgument` when it is a file, a link, a pipe, or inside the vault's folder;
+    ///   `diskFull` when its file system lacks room for the database, its WAL and 4 MiB;
     ///   `locked`; `cancelled`; `corrupted` when the copy fails its checks; storage errors.
     ///   Nothing is left at `destination` after an error.
     @discardableResult
@@ -49,6 +50,7 @@ extension Vault {
             throw MedVaultError(.invalidArgument, field: "destination", reason: "a backup cannot go inside the vault's own folder")
         }
         try BackupFolder.checkNewDestination(destination)
+        try BackupFolder.requireRoom(DiskSpace.bytesNeededForCopy(of: layout.database), for: destination, doing: "the backup")
         // A rotation of this vault between reading the keys and starting the snapshot
         // changes the key under the snapshot: start again with the new keys.
         for attempt in 1... {

@@ -42,7 +42,8 @@ extension Vault {
     /// - Throws: `wrongPassword`; `fileNotFound` when `backup` holds no keyring or
     ///   database; `corrupted` or `notADatabase` for a damaged or foreign backup;
     ///   `schemaTooNew`; `invalidArgument` for a `folder` that is a file, link or pipe,
-    ///   or a folder holding files that are not a vault's; `vaultInUse`. Nothing at
+    ///   or a folder holding files that are not a vault's; `vaultInUse`; `diskFull` when
+    ///   the target's file system lacks room for the backup and 4 MiB. Nothing at
     ///   `folder` changes on any error.
     @discardableResult
     public static func restore(
@@ -80,6 +81,8 @@ extension Vault {
         }
         try checkBackupFolder(source)
         let replacing = try RestoreTarget.inspect(target)
+        try BackupFolder.requireRoom(DatabaseKeyChange.fileSize(source.database) + DiskSpace.margin,
+                                     for: target.folder, doing: "the restore")
         let temporary = try BackupFolder.makeTemporary(besides: target.folder, purpose: "restore")
         do {
             let copy = VaultLayout(folder: temporary)
