@@ -144,7 +144,8 @@ enum BackupFolder {
     }
 
     /// Renames the complete `temporary` folder to `destination` (missing, or an empty
-    /// folder, which `rename` replaces atomically) and syncs the parent folder.
+    /// folder, which `rename` replaces atomically) and syncs the parent folder; when that
+    /// sync fails, `destination` is removed again and the error thrown.
     static func install(_ temporary: URL, at destination: URL) throws {
         try DatabaseFile.syncFolder(of: temporary.appendingPathComponent("x"))
         guard rename(temporary.path, destination.path) == 0 else {
@@ -154,7 +155,14 @@ enum BackupFolder {
             }
             throw DatabaseFile.fileError(errno, "renaming the verified copy to \(destination.lastPathComponent)")
         }
-        try DatabaseFile.syncFolder(of: destination)
+        do {
+            try DatabaseFile.syncFolder(of: destination)
+        } catch {
+            // The rename may not survive a power cut: undo it, so that an error always
+            // means nothing at `destination` (the caller may simply try again).
+            try? FileManager.default.removeItem(at: destination)
+            throw error
+        }
     }
 
     /// Removes a temporary folder and what it holds (best effort: a failure leaves a

@@ -39,7 +39,8 @@ public struct BackupReport: Sendable, Equatable {
     public let recordCounts: [String: Int]
     /// The size of the copy's database file in bytes.
     public let databaseByteCount: Int
-    /// Whether the copy was written under a new database key.
+    /// Whether a backup wrote its copy under a new database key (always `false` in a
+    /// restore's report).
     public let hasNewDatabaseKey: Bool
 }
 
