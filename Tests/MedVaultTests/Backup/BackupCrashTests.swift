@@ -55,6 +55,28 @@ struct BackupCrashTests {
         }
     }
 
+    @Test("A backup taken while another process keeps creating patients holds every patient that process had reported committed before the backup began")
+    func backupWhileAnotherProcessWrites() async throws {
+        try await withTemporaryDirectory { dir in
+            let vault = try await BackupFixtures.makeVault(at: dir.file("vault"), patients: 100).vault
+            let writer = try ProbeChild(["add-patients", dir.file("vault").path], outputURL: dir.file("writer.txt"))
+            try #require(try await writer.waitForLines(20, timeoutSeconds: 60), "the writer did not start")
+            let committed = Set(writer.lines.compactMap(UUID.init(uuidString:)))
+            try await vault.backup(to: dir.file("backup"))
+            let during = writer.lines.count
+            try await Task.sleep(for: .milliseconds(50))
+            writer.sigkill()
+            try await writer.waitForExit()
+            #expect(writer.lines.count > during || during > committed.count, "the writer was blocked by the backup")
+            await vault.lock()
+            let copy = try await BackupFixtures.open(dir.file("backup"))
+            let ids = Set(try await BackupFixtures.allPatients(copy).map(\.id))
+            #expect(committed.isSubset(of: ids), "\(committed.subtracting(ids).count) committed patients are missing")
+            #expect(try await copy.verify().problemsBesidesTestKDF == [])
+            await copy.lock()
+        }
+    }
+
     @Test("Killed right after the rename: the backup is complete and opens")
     func killedAfterBackupFinished() async throws {
         try await withTemporaryDirectory { dir in

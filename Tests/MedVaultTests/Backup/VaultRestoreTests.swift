@@ -174,6 +174,33 @@ struct VaultRestoreTests {
         }
     }
 
+    @Test("A backup written by a newer MedVault (a migration this build does not know) is refused with schemaTooNew; nothing changes")
+    func newerSchemaIsRefused() async throws {
+        try await withTemporaryDirectory { dir in
+            let (created, _) = try await vaultAndBackup(dir)
+            await created.vault.lock()
+            let password = try Password(BackupFixtures.password)
+            let key = try VaultFixtures.databaseKey(in: dir.file("backup"), password: password)
+            let keyring = try KeyringFile.read(at: VaultLayout(folder: dir.file("backup")).keyring)
+            var configuration = DatabaseConfiguration()
+            configuration.cipherSettings = keyring.cipherSettings
+            // Written in rollback-journal mode, as a backup is (no -wal left behind).
+            let connection = try DatabaseConnection.open(path: VaultLayout(folder: dir.file("backup")).database.path, key: key,
+                                                         role: .writer, configuration: configuration)
+            try connection.executeScript("PRAGMA journal_mode = DELETE;")
+            try connection.execute("INSERT INTO medvault_migrations(name) VALUES ('a migration from the future')")
+            connection.close()
+            let before = snapshot(dir.file("vault"))
+            let error = await #expect(throws: MedVaultError.self) {
+                try await Vault.restore(from: dir.file("backup"), to: dir.file("vault"), password: password,
+                                        options: VaultFixtures.options)
+            }
+            #expect(error?.code == .schemaTooNew, "\(String(describing: error))")
+            #expect(snapshot(dir.file("vault")) == before)
+            #expect(BackupFixtures.names(in: dir.url) == ["backup", "vault"])
+        }
+    }
+
     @Test("Unsafe targets (a file, a link, a pipe, a folder of other files, the backup itself) and missing backups are refused with typed errors")
     func unsafeTargetsAreRefused() async throws {
         try await withTemporaryDirectory { dir in
