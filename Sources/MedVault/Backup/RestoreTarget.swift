@@ -52,6 +52,27 @@ enum RestoreTarget {
             throw MedVaultError(.vaultInUse,
                                 reason: "another process (or an open Vault) has this vault open; close it there and try again")
         }
+        let old: VaultLayout
+        if FolderExchange.exchange(replacement, target.folder) {
+            // One atomic step: the target names the new vault, `replacement` the old one.
+            old = VaultLayout(folder: replacement)
+        } else {
+            old = VaultLayout(folder: try renameAside(target, replacement: replacement))
+        }
+        // The restore has happened; a failed sync cannot be undone by an error (the
+        // caller could not tell which vault is in place). The next rename syncs again.
+        try? DatabaseFile.syncFolder(of: target.folder)
+        // The old vault is gone from its path: shred its keyring (its records become
+        // unreadable), then remove its files.
+        try? KeyringFile.destroy(at: old.keyring)
+        BackupFolder.remove(old.folder)
+    }
+
+    /// Where no atomic exchange exists: two renames, the old vault aside first. A crash
+    /// between them leaves the target absent and both vaults beside it.
+    ///
+    /// - Returns: Where the old vault now is.
+    static func renameAside(_ target: VaultLayout, replacement: URL) throws -> URL {
         let aside = try BackupFolder.makeTemporary(besides: target.folder, purpose: "replaced")
         // `rename` replaces the empty folder just made: the old vault keeps a unique name.
         guard rename(target.folder.path, aside.path) == 0 else {
@@ -64,13 +85,6 @@ enum RestoreTarget {
             _ = rename(aside.path, target.folder.path)
             throw failure
         }
-        // The restore has happened; a failed sync cannot be undone by an error (the
-        // caller could not tell which vault is in place). The next rename syncs again.
-        try? DatabaseFile.syncFolder(of: target.folder)
-        // The old vault is gone from its path: shred its keyring (its records become
-        // unreadable), then remove its files.
-        let old = VaultLayout(folder: aside)
-        try? KeyringFile.destroy(at: old.keyring)
-        BackupFolder.remove(aside)
+        return aside
     }
 }

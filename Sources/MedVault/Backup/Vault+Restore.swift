@@ -25,12 +25,13 @@ extension Vault {
     ///
     /// * `folder` missing or empty: one atomic rename.
     /// * `folder` holds a vault: only when no process has it open (its presence lock is
-    ///   taken exclusively, under its keyring lock), the old folder is renamed aside
-    ///   (`.<name>.replaced-<hex>`), the new one renamed into place, and the old keyring
-    ///   is crypto-shredded and the old folder removed. A crash between the two renames
-    ///   leaves `folder` absent and both complete vaults beside it (the old one under the
-    ///   `replaced` name): rename one of them back. At no instant is a half-written vault
-    ///   at `folder`.
+    ///   taken exclusively, under its keyring lock), the two folders are exchanged in one
+    ///   atomic step (Linux `renameat2`, Darwin `renamex_np`), then the old keyring is
+    ///   crypto-shredded and the old folder removed. Where the file system cannot
+    ///   exchange, the old folder is renamed aside (`.<name>.replaced-<hex>`) and the new
+    ///   one into place: a crash between the two renames leaves `folder` absent and both
+    ///   complete vaults beside it; rename one of them back. At no instant is a
+    ///   half-written vault at `folder` (docs/backup.md).
     ///
     /// - Parameters:
     ///   - backup: The backup's folder.

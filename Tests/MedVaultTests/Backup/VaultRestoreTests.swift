@@ -201,6 +201,42 @@ struct VaultRestoreTests {
         }
     }
 
+    @Test("FolderExchange swaps two folders in one step, or says it cannot and changes nothing")
+    func folderExchange() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        for name in ["a", "b"] {
+            try FileManager.default.createDirectory(at: dir.file(name), withIntermediateDirectories: false)
+            try Data(name.utf8).write(to: dir.file("\(name)/name"))
+        }
+        let swapped = FolderExchange.exchange(dir.file("a"), dir.file("b"))
+        print("FolderExchange on this file system: \(swapped ? "atomic exchange" : "not supported, two renames")")
+        #expect(StorageFixtures.bytes(dir.file("a/name")) == Data((swapped ? "b" : "a").utf8))
+        #expect(StorageFixtures.bytes(dir.file("b/name")) == Data((swapped ? "a" : "b").utf8))
+        #expect(!FolderExchange.exchange(dir.file("a"), dir.file("missing")), "an exchange with a missing path succeeded")
+        #expect(StorageFixtures.bytes(dir.file("a/name")) == Data((swapped ? "b" : "a").utf8))
+    }
+
+    @Test("Without an atomic exchange, the two-rename fallback puts the new folder in place and returns the old one's new path")
+    func renameAsideFallback() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        for name in ["vault", "new"] {
+            try FileManager.default.createDirectory(at: dir.file(name), withIntermediateDirectories: false)
+            try Data(name.utf8).write(to: dir.file("\(name)/records.medvault"))
+        }
+        let aside = try RestoreTarget.renameAside(VaultLayout(folder: dir.file("vault")), replacement: dir.file("new"))
+        #expect(StorageFixtures.bytes(dir.file("vault/records.medvault")) == Data("new".utf8))
+        #expect(StorageFixtures.bytes(aside.appendingPathComponent("records.medvault")) == Data("vault".utf8))
+        #expect(aside.lastPathComponent.hasPrefix(".vault.replaced-"))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("new").path))
+        let failed = #expect(throws: MedVaultError.self) {
+            _ = try RestoreTarget.renameAside(VaultLayout(folder: dir.file("vault")), replacement: dir.file("missing"))
+        }
+        #expect(failed != nil)
+        #expect(StorageFixtures.bytes(dir.file("vault/records.medvault")) == Data("new".utf8), "a failed fallback lost the vault")
+    }
+
     @Test("Unsafe targets (a file, a link, a pipe, a folder of other files, the backup itself) and missing backups are refused with typed errors")
     func unsafeTargetsAreRefused() async throws {
         try await withTemporaryDirectory { dir in
