@@ -10,12 +10,14 @@ struct RestoreCommand: VaultCommand {
         discussion: """
             The backup is copied beside the target and verified with its password (or, with \
             --recovery-key, its recovery key): it must decrypt, pass an integrity check and \
-            have a known schema. Only then is it renamed into place. The target may be a new \
-            or empty folder, or a vault's folder that no process has open: that vault is \
-            REPLACED (its keyring is shredded). A damaged or foreign backup changes nothing.
+            have a known schema. Only then is it put in place. The target may be a new or \
+            empty folder, or — with --replace — a vault's folder that no process has open: \
+            that vault is REPLACED (its keyring is shredded, its records are gone). A damaged \
+            or foreign backup changes nothing.
 
             Example:
-              medvault restore ./backups/clinic-2026-11-23 ./clinic
+              medvault restore ./backups/clinic-2026-11-23 ./clinic-restored
+              medvault restore ./backups/clinic-2026-11-23 ./clinic --replace
 
             \(HelpText.exitStatus)
             """
@@ -29,8 +31,16 @@ struct RestoreCommand: VaultCommand {
     @Flag(help: "Verify the backup with its recovery key instead of its password.")
     var recoveryKey = false
 
+    @Flag(help: "Replace the vault in the target folder (its records are lost) instead of refusing.")
+    var replace = false
+
     func run() async throws {
         try await reportingFailures {
+            // Refuse before any secret is read: replacing a vault must be asked for.
+            if Vault.exists(at: vault.folder), !replace {
+                throw CLIError(status: ExitCodes.invalidInput,
+                               message: "\(vault.path): the folder holds a vault; pass --replace to replace it with the backup")
+            }
             let reader = makeReader()
             let source = URL(fileURLWithPath: backup)
             let bar = ProgressBar()

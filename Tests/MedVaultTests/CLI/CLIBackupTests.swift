@@ -46,15 +46,23 @@ struct CLIBackupTests {
             let (folder, _) = try await makeVault(in: directory)
             let backup = directory.file("backup")
             #expect(try await CLIHarness.run(["backup", folder.path, backup.path, "--password-stdin"], input: input).status == 0)
-            let wrong = try await CLIHarness.run(["restore", backup.path, folder.path, "--password-stdin"], input: "nope\n")
+            let unasked = try await CLIHarness.run(["restore", backup.path, folder.path, "--password-stdin"], input: input)
+            #expect(unasked.status == 7, "replacing a vault without --replace: \(unasked.standardError)")
+            #expect(unasked.standardError.contains("--replace"))
+            let wrong = try await CLIHarness.run(["restore", backup.path, folder.path, "--replace", "--password-stdin"],
+                                                 input: "nope\n")
             #expect(wrong.status == 3, "\(wrong.standardError)")
 
             let holder = try await Vault.open(at: folder, password: try Password(CLIHarness.password),
                                               options: VaultFixtures.options)
-            let inUse = try await CLIHarness.run(["restore", backup.path, folder.path, "--password-stdin"], input: input)
+            let inUse = try await CLIHarness.run(["restore", backup.path, folder.path, "--replace", "--password-stdin"],
+                                                 input: input)
             #expect(inUse.status == 9, "\(inUse.standardError)")
             #expect(try await holder.patients.count() == 1)
             await holder.lock()
+            let replaced = try await CLIHarness.run(["restore", backup.path, folder.path, "--replace", "--password-stdin"],
+                                                    input: input)
+            #expect(replaced.status == 0, "\(replaced.standardError)")
 
             let database = VaultLayout(folder: backup).database
             var bytes = try #require(StorageFixtures.bytes(database))
