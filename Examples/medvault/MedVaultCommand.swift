@@ -29,6 +29,9 @@ struct MedVaultCommand: AsyncParsableCommand {
             RotateKeyCommand.self,
             PatientsCommand.self,
             ExportCommand.self,
+            BackupCommand.self,
+            RestoreCommand.self,
+            ImportCommand.self,
         ]
     )
 }

@@ -19,8 +19,13 @@ final class ProgressBar: @unchecked Sendable {
 
     /// Redraws the bar for `progress` when its whole percentage changed.
     func update(_ progress: Vault.RotationProgress) {
+        update(fraction: progress.fractionCopied, label: "Re-encrypting")
+    }
+
+    /// Redraws the bar at `fraction` (0…1) after `label` when its whole percentage changed.
+    func update(fraction: Double, label: String) {
         guard isEnabled else { return }
-        let percent = Int((min(max(progress.fractionCopied, 0), 1) * 100).rounded(.down))
+        let percent = Int((min(max(fraction, 0), 1) * 100).rounded(.down))
         let changed: Bool = lock.withLock {
             guard percent != lastPercent else { return false }
             lastPercent = percent
@@ -29,7 +34,7 @@ final class ProgressBar: @unchecked Sendable {
         guard changed else { return }
         let filled = percent * width / 100
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        Output.standardError("\rRe-encrypting [\(bar)] \(String(percent).leftPadded(to: 3))%")
+        Output.standardError("\r\(label) [\(bar)] \(String(percent).leftPadded(to: 3))%")
     }
 
     /// Ends the bar's line.

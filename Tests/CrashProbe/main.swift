@@ -13,6 +13,20 @@
 //       Opens the vault (password "probe", fast test KDF) and creates patients one at a
 //       time, printing each new patient's id only after its create returned, until killed.
 //
+//   CrashProbe backup <vault folder> <destination> <phase>
+//       Opens the vault (password "probe", fast test KDF) and backs it up to
+//       <destination>, killing itself with SIGKILL when the backup reports <phase>:
+//       copying (the first report past 0), verifying or finished.
+//
+//   CrashProbe restore <backup folder> <vault folder> <phase>
+//       Restores the backup (password "probe") to <vault folder>, killing itself with
+//       SIGKILL when the restore reports <phase>: copying (past 0) or verifying.
+//
+//   CrashProbe import <vault folder> <json file>
+//       Opens the vault (password "probe", fast test KDF), reads the export documents and
+//       imports them, killing itself with SIGKILL inside the import's transaction once
+//       half of the documents are written; prints "done" if the import ever returns.
+//
 //   CrashProbe hold <vault folder>
 //       Opens the vault (password "probe", fast test KDF), prints "open", and keeps it
 //       open until standard input closes; then locks it and prints "locked".
@@ -90,6 +104,44 @@ func addPatients(folder: String) async throws {
     }
 }
 
+/// Whether `progress` is the moment to die for `phase`.
+func reached(_ progress: BackupProgress, _ phase: String) -> Bool {
+    switch progress.phase {
+    case .copying: phase == "copying" && progress.fractionCopied > 0
+    case .verifying: phase == "verifying"
+    case .finished: phase == "finished"
+    }
+}
+
+func backupAndDie(folder: String, destination: String, phase: String) async throws {
+    let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
+                                     options: Vault.Options(kdf: .fastForTestsOnly))
+    try await vault.backup(to: URL(fileURLWithPath: destination)) { progress in
+        if reached(progress, phase) { kill(getpid(), SIGKILL) }
+    }
+    fail("the backup finished without reaching phase \(phase)")
+}
+
+func restoreAndDie(backup: String, folder: String, phase: String) async throws {
+    try await Vault.restore(from: URL(fileURLWithPath: backup), to: URL(fileURLWithPath: folder),
+                            password: try Password("probe"), options: Vault.Options(kdf: .fastForTestsOnly)) { progress in
+        if reached(progress, phase) { kill(getpid(), SIGKILL) }
+    }
+    fail("the restore finished without reaching phase \(phase)")
+}
+
+func importRecords(folder: String, file: String) async throws {
+    let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
+                                     options: Vault.Options(kdf: .fastForTestsOnly))
+    let documents = try PatientRecordExport.documents(jsonData: try Data(contentsOf: URL(fileURLWithPath: file)))
+    let half = documents.count / 2
+    try await vault.importRecords(documents) { written in
+        if written == half { kill(getpid(), SIGKILL) }
+    }
+    FileHandle.standardOutput.write(Data("done\n".utf8))
+    await vault.lock()
+}
+
 func hold(folder: String) async throws {
     let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
                                      options: Vault.Options(kdf: .fastForTestsOnly))
@@ -107,10 +159,16 @@ do {
         try await hold(folder: arguments[2])
     case "commit" where arguments.count == 4:
         try await commitLoop(database: arguments[2], hexKey: arguments[3])
+    case "backup" where arguments.count == 5:
+        try await backupAndDie(folder: arguments[2], destination: arguments[3], phase: arguments[4])
+    case "restore" where arguments.count == 5:
+        try await restoreAndDie(backup: arguments[2], folder: arguments[3], phase: arguments[4])
+    case "import" where arguments.count == 4:
+        try await importRecords(folder: arguments[2], file: arguments[3])
     case "rotate" where arguments.count == 4:
         try await rotateAndDie(folder: arguments[2], phase: arguments[3])
     default:
-        fail("usage: CrashProbe commit <database> <hex key> | rotate <vault folder> <phase> | add-patients <vault folder> | hold <vault folder>")
+        fail("usage: CrashProbe commit <database> <hex key> | rotate <vault folder> <phase> | add-patients <vault folder> | hold <vault folder> | backup <vault folder> <destination> <phase> | restore <backup> <vault folder> <phase>")
     }
 } catch {
     fail("\(error)")

@@ -254,6 +254,15 @@ public final class VaultDatabase: Sendable {
     /// How many background checkpoints ran (for tests).
     var backgroundCheckpointCount: Int { checkpointCount.value }
 
+    /// Runs `body` as an admitted call, like a read: a key change or ``close()`` waits
+    /// until it returns. For work on a connection of its own (a backup's snapshot), which
+    /// must not see the file replaced under it.
+    func admitted<Value: Sendable>(_ body: () async throws -> Value) async throws -> Value {
+        try await gate.enter()
+        defer { gate.leave() }
+        return try await body()
+    }
+
     /// How many callers wait in line for the writer (for tests).
     var writerQueueLength: Int { writer.queuedCount }
 

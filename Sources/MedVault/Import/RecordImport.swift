@@ -1,0 +1,76 @@
+import Foundation
+import MedVaultCore
+
+/// The SQL of an import: every record of checked export documents inserted with its own
+/// identifier, stamps and version, through the repositories' row mappings
+/// (`ClinicalRows`, `MedicationRow`, `MedicationScheduleRow`, `DoseLogRow`), and each
+/// patient indexed for search (`PatientSearchIndex`), inside the caller's transaction.
+enum RecordImport {
+    /// Inserts `documents` (checked with `PatientRecordExport.checkImportable`).
+    ///
+    /// A deactivated patient is inserted active, its records after it (the schema refuses
+    /// a session for an inactive patient), then deactivated with its own date.
+    ///
+    /// - Throws: `duplicate` (field `id`) when a record's identifier is in the vault
+    ///   already; the transaction then rolls back.
+    static func insert(
+        _ documents: [PatientRecordExport], in db: DatabaseConnection, progress: (Int) -> Void
+    ) throws -> ImportReport {
+        var report = ImportReport()
+        for document in documents {
+            var patient = document.patient
+            let deletedAt = patient.deletedAt
+            patient.deletedAt = nil
+            try inserting("patient") { try db.execute(ClinicalRows.insertPatient, ClinicalRows.insertArguments(patient)) }
+            try PatientSearchIndex.insert(patient, rowid: db.lastInsertedRowID, in: db)
+            report.patients += 1
+            for entry in document.sessions {
+                try inserting("session") {
+                    try db.execute(ClinicalRows.insertSession, ClinicalRows.insertArguments(entry.session))
+                }
+                report.sessions += 1
+                for diagnosis in entry.diagnoses {
+                    try inserting("diagnosis") {
+                        try db.execute(ClinicalRows.insertDiagnosis, ClinicalRows.insertArguments(diagnosis))
+                    }
+                    report.diagnoses += 1
+                }
+                report.attachmentsSkipped += entry.attachments.count
+            }
+            for entry in document.medications {
+                try inserting("medication") {
+                    try db.execute(MedicationRow.insert, MedicationRow.insertArguments(entry.medication))
+                }
+                report.medications += 1
+                for schedule in entry.schedules {
+                    try inserting("schedule") {
+                        try db.execute(MedicationScheduleRow.insert, MedicationScheduleRow.insertArguments(schedule))
+                    }
+                    report.schedules += 1
+                }
+                for log in entry.doseLogs {
+                    try inserting("dose log") {
+                        try db.execute(DoseLogRow.insert, DoseLogRow.insertArguments(log, patientID: patient.id))
+                    }
+                    report.doseLogs += 1
+                }
+            }
+            if let deletedAt {
+                try db.execute("UPDATE patient SET deleted_at = ? WHERE id = ?", [deletedAt.vaultValue, patient.id.vaultValue])
+            }
+            progress(report.patients)
+        }
+        return report
+    }
+
+    /// Runs one insert; a unique-constraint failure is a record already in the vault.
+    private static func inserting(_ kind: String, _ insert: () throws -> Void) throws {
+        do {
+            try insert()
+        } catch let error as MedVaultError where error.code == .duplicate {
+            throw MedVaultError(.duplicate, field: "id",
+                                reason: "a \(kind) with the same identifier is already in the vault; nothing was imported",
+                                sqliteCode: error.sqliteCode)
+        }
+    }
+}

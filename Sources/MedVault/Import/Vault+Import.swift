@@ -1,0 +1,79 @@
+import Foundation
+import MedVaultCore
+
+/// What ``Vault/importRecords(_:progress:)`` wrote: counts of records, no content.
+public struct ImportReport: Sendable, Equatable {
+    /// Patients imported.
+    public var patients = 0
+    /// Sessions imported.
+    public var sessions = 0
+    /// Diagnoses imported.
+    public var diagnoses = 0
+    /// Medications imported.
+    public var medications = 0
+    /// Medication schedules imported.
+    public var schedules = 0
+    /// Dose logs imported.
+    public var doseLogs = 0
+    /// Attachments listed in the documents and not imported: an export carries an
+    /// attachment's name, type, size and digest, not its content.
+    public var attachmentsSkipped = 0
+
+    /// An empty report.
+    public init() {}
+}
+
+extension Vault {
+    /// Imports export documents (``exportRecord(of:)``, ``exportAllRecords()``, or
+    /// `medvault export`) from this or another vault, keeping every record's identifier,
+    /// `createdAt`, `updatedAt`, `version` and the patient's deactivation.
+    ///
+    /// ```swift
+    /// let documents = try await oldVault.exportAllRecords()
+    /// let report = try await newVault.importRecords(documents)
+    /// ```
+    ///
+    /// All or nothing: the documents are checked first
+    /// (`PatientRecordExport.checkImportable(_:at:)`), then written in one transaction,
+    /// so an error — or the process being killed — leaves the vault as it was.
+    /// Attachments are not imported (an export holds no attachment content); the report
+    /// counts them.
+    ///
+    /// - Parameters:
+    ///   - documents: One document per patient.
+    ///   - progress: Called inside the transaction after each document is written, with
+    ///     the number written so far (not yet committed: an error still undoes them all).
+    ///     It runs on the writer's thread and holds the write transaction: keep it short.
+    /// - Returns: What was imported.
+    /// - Throws: `duplicate` (field `id`) when a record is in the vault already or listed
+    ///   twice; `validation` or `invalidArgument` for damaged documents; `locked`.
+    ///   Nothing is written on any error.
+    @discardableResult
+    public func importRecords(
+        _ documents: [PatientRecordExport], progress: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws -> ImportReport {
+        try PatientRecordExport.checkImportable(documents, at: options.clock.now())
+        return try await database.write(duration: .long) { db in
+            try RecordImport.insert(documents, in: db, progress: progress)
+        }
+    }
+
+    /// Every patient's record (active and inactive), one export document each, in the
+    /// order of patient ids. For moving a whole practice with ``importRecords(_:progress:)``.
+    ///
+    /// - Throws: `locked`; storage errors.
+    public func exportAllRecords() async throws -> [PatientRecordExport] {
+        var ids: [UUID] = []
+        var cursor: PatientCursor?
+        repeat {
+            let page = try await patients.list(filter: .all, after: cursor, limit: 500)
+            ids += page.patients.map(\.id)
+            cursor = page.nextCursor
+        } while cursor != nil
+        var documents: [PatientRecordExport] = []
+        for id in ids.sorted(by: { $0.uuidString < $1.uuidString }) {
+            documents.append(try await exportRecord(of: id))
+        }
+        return documents
+    }
+}

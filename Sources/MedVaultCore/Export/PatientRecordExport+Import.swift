@@ -1,0 +1,114 @@
+import Foundation
+
+extension PatientRecordExport {
+    /// Checks that documents can be imported as they are, before anything is written.
+    ///
+    /// An import keeps every record's identifier, `createdAt`, `updatedAt`, `version` and
+    /// the patient's deactivation, so it accepts only what a repository could have
+    /// stored: each record passes its type's validation, carries a version of at least 1
+    /// and an `updatedAt` not before its `createdAt`, belongs to the record it is listed
+    /// under (a session to the document's patient, a diagnosis to its session, …), and
+    /// no identifier appears twice across all the documents. Errors name the field,
+    /// never a value.
+    ///
+    /// - Parameters:
+    ///   - documents: The documents, one per patient.
+    ///   - now: The clock's now (a date of birth may not be after it).
+    /// - Throws: `invalidArgument` (field `formatVersion`) for a newer format;
+    ///   `validation` with the field for a record that fails its rules or is inconsistent;
+    ///   `duplicate` (field `id`) for an identifier listed twice.
+    public static func checkImportable(_ documents: [PatientRecordExport], at now: Date) throws {
+        var seen = Set<UUID>()
+        func unique(_ id: UUID, _ kind: String) throws {
+            guard seen.insert(id).inserted else {
+                throw MedVaultError(.duplicate, field: "id", reason: "the import lists a \(kind) identifier twice")
+            }
+        }
+        for document in documents {
+            guard (1...currentFormatVersion).contains(document.formatVersion) else {
+                throw MedVaultError(.invalidArgument, field: "formatVersion",
+                                    reason: "the export's format version is not one this build reads")
+            }
+            let patient = document.patient
+            _ = try patient.validated(at: now)
+            try checkStamps(patient.createdAt, patient.updatedAt, patient.version, kind: "patient")
+            if let deletedAt = patient.deletedAt, deletedAt < patient.createdAt {
+                throw MedVaultError(.validation, field: "deletedAt", reason: "a patient is deactivated before it was created")
+            }
+            try unique(patient.id, "patient")
+            for entry in document.sessions {
+                let session = entry.session
+                _ = try session.validated()
+                try checkStamps(session.createdAt, session.updatedAt, session.version, kind: "session")
+                try belongs(session.patientID == patient.id, field: "patientID", "a session is listed under another patient")
+                try unique(session.id, "session")
+                for diagnosis in entry.diagnoses {
+                    _ = try diagnosis.validated()
+                    try checkStamps(diagnosis.createdAt, diagnosis.updatedAt, diagnosis.version, kind: "diagnosis")
+                    try belongs(diagnosis.sessionID == session.id, field: "sessionID", "a diagnosis is listed under another session")
+                    try unique(diagnosis.id, "diagnosis")
+                }
+            }
+            for entry in document.medications {
+                let medication = entry.medication
+                _ = try medication.validated()
+                try checkStamps(medication.createdAt, medication.updatedAt, medication.version, kind: "medication")
+                try belongs(medication.patientID == patient.id, field: "patientID", "a medication is listed under another patient")
+                try unique(medication.id, "medication")
+                for schedule in entry.schedules {
+                    _ = try schedule.validated()
+                    try checkStamps(schedule.createdAt, schedule.updatedAt, schedule.version, kind: "schedule")
+                    try belongs(schedule.medicationID == medication.id, field: "medicationID",
+                                "a schedule is listed under another medication")
+                    try unique(schedule.id, "schedule")
+                }
+                for log in entry.doseLogs {
+                    _ = try log.validated()
+                    try checkStamps(log.createdAt, log.updatedAt, log.version, kind: "dose log")
+                    try belongs(log.medicationID == medication.id, field: "medicationID",
+                                "a dose log is listed under another medication")
+                    try unique(log.id, "dose log")
+                }
+            }
+        }
+    }
+
+    private static func checkStamps(_ createdAt: Date, _ updatedAt: Date, _ version: Int64, kind: String) throws {
+        guard version >= 1 else {
+            throw MedVaultError(.validation, field: "version", reason: "a stored \(kind) has a version of at least 1")
+        }
+        guard updatedAt >= createdAt else {
+            throw MedVaultError(.validation, field: "updatedAt", reason: "a \(kind) was updated before it was created")
+        }
+    }
+
+    private static func belongs(_ condition: Bool, field: String, _ reason: String) throws {
+        guard condition else { throw MedVaultError(.validation, field: field, reason: reason) }
+    }
+}
+
+extension PatientRecordExport {
+    /// Reads one document (``jsonData()``) or a JSON array of documents (a whole vault's
+    /// records), for an import.
+    ///
+    /// - Throws: `invalidArgument` when the data is neither, or a document is of a newer
+    ///   format.
+    public static func documents(jsonData: Data) throws -> [PatientRecordExport] {
+        if let documents = try? decoder().decode([PatientRecordExport].self, from: jsonData) {
+            guard documents.allSatisfy({ $0.formatVersion <= currentFormatVersion }) else {
+                throw MedVaultError(.invalidArgument, field: "formatVersion", reason: "the export was written by a newer MedVault")
+            }
+            return documents
+        }
+        return [try PatientRecordExport(jsonData: jsonData)]
+    }
+
+    /// Documents as one JSON array (``documents(jsonData:)`` reads it back), ending with a line feed.
+    ///
+    /// - Throws: `EncodingError` (not expected for stored records).
+    public static func jsonData(of documents: [PatientRecordExport]) throws -> Data {
+        var data = try encoder().encode(documents)
+        data.append(0x0A)
+        return data
+    }
+}
