@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Testing) import MedVaultCore
+import MedVaultCore
 
 /// The SQLCipher `TransactionalMedicationStore` of a unit of work: the SQL of
 /// `SQLCipherMedicationStore`, on the unit's connection.
@@ -43,59 +43,5 @@ struct SQLCipherTransactionalMedicationStore: TransactionalMedicationStore {
 
     func deactivate(_ id: UUID) throws -> Medication {
         try unit.write { db in try SQL.deactivate(id, clock: unit.clock, in: db) }
-    }
-}
-
-/// The SQLCipher `TransactionalMedicationScheduleRepository` of a unit of work.
-struct SQLCipherTransactionalMedicationScheduleRepository: TransactionalMedicationScheduleRepository {
-    let unit: SQLCipherUnitOfWork
-
-    private typealias SQL = SQLCipherMedicationScheduleRepository
-
-    func create(_ schedule: MedicationSchedule) throws -> MedicationSchedule {
-        try unit.write { db in try SQL.create(schedule, clock: unit.clock, in: db) }
-    }
-
-    func update(_ schedule: MedicationSchedule) throws -> MedicationSchedule {
-        try unit.write { db in try SQL.update(schedule, clock: unit.clock, in: db) }
-    }
-
-    func get(_ id: UUID) throws -> MedicationSchedule {
-        try unit.read { db in try SQL.get(id, in: db) }
-    }
-
-    func list(medicationID: UUID) throws -> [MedicationSchedule] {
-        try unit.read { db in try SQL.list(medicationID: medicationID, in: db) }
-    }
-
-    func list(patientID: UUID) throws -> [MedicationSchedule] {
-        try unit.read { db in try SQL.list(patientID: patientID, in: db) }
-    }
-}
-
-/// The SQLCipher `TransactionalDoseLogRepository` of a unit of work.
-struct SQLCipherTransactionalDoseLogRepository: TransactionalDoseLogRepository {
-    let unit: SQLCipherUnitOfWork
-
-    private typealias SQL = SQLCipherDoseLogRepository
-
-    func create(_ log: DoseLog) throws -> DoseLogReceipt {
-        try create([log])[0]
-    }
-
-    func create(_ logs: [DoseLog]) throws -> [DoseLogReceipt] {
-        try unit.write { db in try DoseLogWriter(clock: unit.clock, faults: nil).write(logs, db) }
-    }
-
-    func get(_ id: UUID) throws -> DoseLog {
-        try unit.read { db in try SQL.get(id, in: db) }
-    }
-
-    func list(medicationID: UUID, in range: Range<Date>) throws -> [DoseLog] {
-        try unit.read { db in try SQL.list(medicationID: medicationID, in: range, db) }
-    }
-
-    func list(patientID: UUID, in range: Range<Date>) throws -> [DoseLog] {
-        try unit.read { db in try SQL.list(patientID: patientID, in: range, db) }
     }
 }
