@@ -162,3 +162,34 @@ struct VaultUnitOfWorkTests {
         }
     }
 }
+
+/// The unit of work's own guards, on a bare database.
+@Suite("SQLCipherUnitOfWork")
+struct SQLCipherUnitOfWorkTests {
+    typealias F = ClinicalFixtures
+
+    @Test("When SQLite drops the unit's transaction, later steps are refused instead of committing alone")
+    func lostTransactionRefusesLaterSteps() async throws {
+        try await withTemporaryDirectory { dir in
+            let vault = try await Vault.create(at: dir.url, password: try VaultFixtures.password(),
+                                               options: VaultFixtures.options).vault
+            let clock = vault.options.clock
+            await #expect(throws: MedVaultError.self) {
+                try await vault.database.write { db in
+                    let unit = SQLCipherUnitOfWork(db: db, clock: clock)
+                    let tx = unit.transaction
+                    try tx.patients.create(F.patient())
+                    // What SQLite does on its own after an interrupt or an I/O error.
+                    try db.execute("ROLLBACK")
+                    let refused = #expect(throws: MedVaultError.self) { try tx.patients.create(F.patient("Eva", "Gil")) }
+                    #expect(refused?.code == .storage)
+                    #expect(refused?.reason == SQLCipherUnitOfWork.transactionLostError.reason)
+                    #expect(throws: MedVaultError.self) { try tx.patients.count() }
+                    try unit.finish()
+                }
+            }
+            #expect(try await vault.patients.count(filter: .all) == 0, "a step ran and committed outside the unit")
+            await vault.lock()
+        }
+    }
+}

@@ -1,3 +1,4 @@
+import CSQLCipher
 import Foundation
 import MedVaultCore
 
@@ -60,16 +61,27 @@ final class SQLCipherUnitOfWork {
         }
     }
 
-    /// Throws when the unit ended or a step left it unsound.
+    /// The error of a unit whose transaction SQLite rolled back on its own (it does
+    /// after an interrupt, and may after `SQLITE_FULL`, `SQLITE_IOERR` or
+    /// `SQLITE_NOMEM`): nothing of the unit was written.
+    static let transactionLostError = MedVaultError(
+        .storage, reason: "the database rolled the unit of work back; nothing of it was written")
+
+    /// Throws when the unit ended, a step left it unsound, or its transaction is gone.
+    ///
+    /// The last check matters: with no transaction open, a step's `SAVEPOINT` would
+    /// start one of its own and its `RELEASE` commit it, writing that step alone.
     private func checkUsable() throws {
         try scope.check()
         if let unsoundStep { throw unsoundStep }
+        if sqlite3_get_autocommit(db.handle) != 0 { throw Self.transactionLostError }
     }
 
     /// Called after the closure returned, before the commit: throws (so the
-    /// transaction rolls back) when a step left the unit unsound.
+    /// transaction rolls back) when a step left the unit unsound or its transaction is gone.
     func finish() throws {
         scope.close()
         if let unsoundStep { throw unsoundStep }
+        if sqlite3_get_autocommit(db.handle) != 0 { throw Self.transactionLostError }
     }
 }
