@@ -29,10 +29,10 @@ extension Vault: VaultWriter {
     ///
     /// - Parameter body: Writes and reads through the transaction's repositories, on
     ///   the writer connection. It must not store the transaction: once `body` returns,
-    ///   its methods throw ``MedVaultError/Code/invalidArgument`` and touch nothing.
+    ///   its methods throw `MedVaultError.Code.invalidArgument` and touch nothing.
     /// - Returns: What `body` returned.
-    /// - Throws: What `body` threw; ``MedVaultError/Code/cancelled`` when the task was
-    ///   cancelled; ``MedVaultError/Code/locked`` when the vault is locked; a storage error.
+    /// - Throws: What `body` threw; `MedVaultError.Code.cancelled` when the task was
+    ///   cancelled; `MedVaultError.Code.locked` when the vault is locked; a storage error.
     public func write<Value: Sendable>(
         _ body: @escaping @Sendable (VaultTransaction) throws -> Value
     ) async throws -> Value {
