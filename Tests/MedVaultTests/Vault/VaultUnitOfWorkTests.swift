@@ -52,6 +52,32 @@ struct VaultUnitOfWorkTests {
         }
     }
 
+    @Test("Cancelling a unit from another task rolls it back")
+    func cancellationFromAnotherTask() async throws {
+        try await withTemporaryDirectory { dir in
+            let vault = try await Vault.create(at: dir.url, password: try VaultFixtures.password(),
+                                               options: VaultFixtures.options).vault
+            let started = Flag()
+            // The unit runs on the writer's own thread, so holding it blocks no thread of
+            // the cooperative pool.
+            let unit = Task {
+                try await vault.write { tx in
+                    let patient = try tx.patients.create(F.patient())
+                    started.set()
+                    let deadline = Date().addingTimeInterval(20)
+                    while !Task.isCancelled, Date() < deadline { usleep(1_000) }
+                    try tx.sessions.create(ClinicalSession(patientID: patient.id, date: F.now))
+                }
+            }
+            while !started.isSet { try await Task.sleep(for: .milliseconds(1)) }
+            unit.cancel()
+            await expectMedVaultError(.cancelled) { try await unit.value }
+            #expect(try await vault.patients.count(filter: .all) == 0)
+            #expect(try await vault.sessions.count() == 0)
+            await vault.lock()
+        }
+    }
+
     @Test("lock() during a long unit waits for it: the unit commits whole, later writes are refused")
     func lockDuringUnitWaitsForIt() async throws {
         try await withTemporaryDirectory { dir in
