@@ -27,6 +27,16 @@
 //       imports them, killing itself with SIGKILL inside the import's transaction once
 //       half of the documents are written; prints "done" if the import ever returns.
 //
+//   CrashProbe unit-hold <vault folder>
+//       Opens the vault (password "probe", fast test KDF) and, inside one unit of work
+//       (`vault.write`), creates a patient, a session and a diagnosis, prints their ids
+//       on one line and waits inside the unit, uncommitted, until killed.
+//
+//   CrashProbe units <vault folder>
+//       Opens the vault (password "probe", fast test KDF) and commits units of work of a
+//       patient, a session and a diagnosis, printing the patient's id only after its
+//       unit committed, until killed.
+//
 //   CrashProbe hold <vault folder>
 //       Opens the vault (password "probe", fast test KDF), prints "open", and keeps it
 //       open until standard input closes; then locks it and prints "locked".
@@ -142,6 +152,39 @@ func importRecords(folder: String, file: String) async throws {
     await vault.lock()
 }
 
+/// The patient, session and diagnosis of unit `number`, created in `tx`.
+func writeUnit(_ tx: VaultTransaction, number: Int) throws -> (UUID, UUID, UUID) {
+    let patient = try tx.patients.create(
+        Patient(firstName: "Probe", lastName: "Unit \(number)", dateOfBirth: try CalendarDate(iso8601: "1980-01-01")))
+    let session = try tx.sessions.create(ClinicalSession(patientID: patient.id, date: Date()))
+    let snapshot = ICD11Snapshot(code: "6A70", title: "Single episode depressive disorder", titleEs: nil,
+                                 uri: "http://id.who.int/icd/entity/1563440232", releaseVersion: "2024-01")
+    let diagnosis = try tx.diagnoses.create(Diagnosis(sessionID: session.id, snapshot: snapshot, diagnosedAt: Date()))
+    return (patient.id, session.id, diagnosis.id)
+}
+
+func holdUnit(folder: String) async throws {
+    let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
+                                     options: Vault.Options(kdf: .fastForTestsOnly))
+    try await vault.write { tx in
+        let (patient, session, diagnosis) = try writeUnit(tx, number: 1)
+        FileHandle.standardOutput.write(Data("\(patient) \(session) \(diagnosis)\n".utf8))
+        while true { sleep(1) }
+    }
+}
+
+func commitUnits(folder: String) async throws {
+    let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
+                                     options: Vault.Options(kdf: .fastForTestsOnly))
+    var number = 0
+    while true {
+        number += 1
+        let unit = number
+        let (patient, _, _) = try await vault.write { tx in try writeUnit(tx, number: unit) }
+        FileHandle.standardOutput.write(Data("\(patient.uuidString)\n".utf8))
+    }
+}
+
 func hold(folder: String) async throws {
     let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
                                      options: Vault.Options(kdf: .fastForTestsOnly))
@@ -155,6 +198,10 @@ do {
     switch arguments.count >= 2 ? arguments[1] : "" {
     case "add-patients" where arguments.count == 3:
         try await addPatients(folder: arguments[2])
+    case "unit-hold" where arguments.count == 3:
+        try await holdUnit(folder: arguments[2])
+    case "units" where arguments.count == 3:
+        try await commitUnits(folder: arguments[2])
     case "hold" where arguments.count == 3:
         try await hold(folder: arguments[2])
     case "commit" where arguments.count == 4:
@@ -168,7 +215,7 @@ do {
     case "rotate" where arguments.count == 4:
         try await rotateAndDie(folder: arguments[2], phase: arguments[3])
     default:
-        fail("usage: CrashProbe commit <database> <hex key> | rotate <vault folder> <phase> | add-patients <vault folder> | hold <vault folder> | backup <vault folder> <destination> <phase> | restore <backup> <vault folder> <phase>")
+        fail("usage: CrashProbe commit <database> <hex key> | rotate <vault folder> <phase> | add-patients <vault folder> | unit-hold <vault folder> | units <vault folder> | hold <vault folder> | backup <vault folder> <destination> <phase> | restore <backup> <vault folder> <phase> | import <vault folder> <json file>")
     }
 } catch {
     fail("\(error)")

@@ -47,7 +47,9 @@ public struct InMemoryMedicationStore: MedicationStore {
     }
 
     private init(clock: RecordClock, patientsOf patients: InMemoryClinicalStore?) {
-        let tables = InMemoryMedicationTables(clock: clock)
+        // A store on its own gets an empty clinical store to share an executor with.
+        let owner = patients ?? InMemoryClinicalStore(clock: clock, maximumAttachmentByteCount: 0)
+        let tables = InMemoryMedicationTables(clock: clock, sharingExecutorOf: owner)
         self.clock = clock
         self.tables = tables
         self.patients = patients

@@ -19,9 +19,21 @@ actor InMemoryMedicationTables {
     let clock: RecordClock
     var tables = Tables()
     var armedFault: _MedicationFaultPoint?
+    /// The actor whose executor these tables run on.
+    private let executorOwner: InMemoryClinicalStore
 
-    init(clock: RecordClock) {
+    /// Tables that run on `owner`'s executor: isolated to `owner` is isolated to them,
+    /// so a unit of work of ``InMemoryVault`` reads and writes patients and
+    /// medications in one step, with nothing else in between.
+    init(clock: RecordClock, sharingExecutorOf owner: InMemoryClinicalStore) {
         self.clock = clock
+        self.executorOwner = owner
+    }
+
+    /// The executor of the clinical store these tables belong to (see
+    /// ``init(clock:sharingExecutorOf:)``).
+    nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executorOwner.unownedExecutor
     }
 
     func arm(_ point: _MedicationFaultPoint) {

@@ -25,6 +25,9 @@ import Foundation
 /// try await vault.sessions.create(ClinicalSession(patientID: ana.id, date: someInstant))
 /// try await vault.medications.create(medication)   // notFound (patientID) for an unknown patient
 /// ```
+///
+/// Its ``write(_:)`` runs a unit of work across repositories with the vault's
+/// semantics: all or nothing, rolled back on an error or a cancellation.
 public struct InMemoryVault: Sendable {
     /// The clock every repository reads "now" from.
     public let clock: RecordClock
@@ -41,6 +44,8 @@ public struct InMemoryVault: Sendable {
     /// Medications, schedules and dose logs; it refuses a medication for a patient
     /// this vault does not have.
     public let medications: InMemoryMedicationStore
+    /// The clinical tables, whose executor the medication tables share.
+    let store: InMemoryClinicalStore
 
     /// Creates an empty vault.
     ///
@@ -58,5 +63,6 @@ public struct InMemoryVault: Sendable {
         self.diagnoses = records.diagnoses
         self.attachments = records.attachments
         self.medications = InMemoryMedicationStore(clock: clock, patients: records.store)
+        self.store = records.store
     }
 }

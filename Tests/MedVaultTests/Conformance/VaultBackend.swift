@@ -9,6 +9,8 @@ struct VaultRepositories: Sendable {
     var diagnoses: any DiagnosisRepository
     var attachments: any AttachmentRepository
     var medications: any MedicationStore
+    /// The vault's units of work (`write { tx in … }`) over the same records.
+    var writer: any VaultWriter
     /// Releases the backend's resources (locks the vault, removes its folder).
     var close: @Sendable () async -> Void = {}
 }
@@ -25,7 +27,7 @@ struct VaultBackend: Sendable, CustomTestStringConvertible {
     static let inMemory = VaultBackend(name: "in-memory") { clock in
         let vault = InMemoryVault(clock: clock)
         return VaultRepositories(patients: vault.patients, sessions: vault.sessions, diagnoses: vault.diagnoses,
-                                 attachments: vault.attachments, medications: vault.medications)
+                                 attachments: vault.attachments, medications: vault.medications, writer: vault)
     }
 
     static let sqlCipher = VaultBackend(name: "sqlcipher") { clock in
@@ -41,7 +43,7 @@ struct VaultBackend: Sendable, CustomTestStringConvertible {
             throw error
         }
         return VaultRepositories(patients: vault.patients, sessions: vault.sessions, diagnoses: vault.diagnoses,
-                                 attachments: vault.attachments, medications: vault.medications,
+                                 attachments: vault.attachments, medications: vault.medications, writer: vault,
                                  close: { await vault.lock(); directory.remove() })
     }
 

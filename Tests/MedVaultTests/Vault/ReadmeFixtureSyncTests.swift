@@ -13,7 +13,10 @@ struct ReadmeFixtureSyncTests {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     /// The fixture files holding the README's blocks, in README order.
-    static let fixtureFiles = ["ClinicalRecordsExample.swift", "MedicationsExample.swift", "InMemoryVaultExample.swift"]
+    static let fixtureFiles = [
+        "ClinicalRecordsExample.swift", "UnitOfWorkExample.swift", "MedicationsExample.swift",
+        "InMemoryVaultExample.swift",
+    ]
 
     /// The contents of every ```swift fence of `markdown`, in order.
     static func swiftBlocks(of markdown: String) -> [[String]] {

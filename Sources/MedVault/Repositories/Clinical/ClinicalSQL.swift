@@ -94,10 +94,31 @@ enum ClinicalSQL {
     ) async throws -> [Record] {
         let (valid, failure) = validatePrefix(inputs, validate)
         if valid.isEmpty, let failure { throw failure }
-        try await pool.write(duration: .long) { db in
-            for record in valid { try insert(db, record) }
-            if let failure { throw failure }
+        return try await pool.write(duration: .long) { db in
+            try writeBatch(valid, failure: failure, in: db, insert: insert)
         }
+    }
+
+    /// Creates a batch inside a caller's write transaction (a unit of work): the same
+    /// validation and inserts as ``insertBatch(_:into:validate:insert:)``, on `db`.
+    static func insertBatch<Input, Record>(
+        _ inputs: [Input], in db: DatabaseConnection,
+        validate: (Input) throws -> Record,
+        insert: (DatabaseConnection, Record) throws -> Void
+    ) throws -> [Record] {
+        let (valid, failure) = validatePrefix(inputs, validate)
+        if valid.isEmpty, let failure { throw failure }
+        return try writeBatch(valid, failure: failure, in: db, insert: insert)
+    }
+
+    /// Inserts the validated prefix of a batch, then throws the first invalid input's
+    /// error, if any (the caller's transaction then rolls the prefix back).
+    private static func writeBatch<Record>(
+        _ valid: [Record], failure: (any Error)?, in db: DatabaseConnection,
+        insert: (DatabaseConnection, Record) throws -> Void
+    ) throws -> [Record] {
+        for record in valid { try insert(db, record) }
+        if let failure { throw failure }
         return valid
     }
 }

@@ -47,23 +47,53 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
     @discardableResult
     public func create(_ sessions: [ClinicalSession]) async throws -> [ClinicalSession] {
         let now = clock.now()
-        return try await ClinicalSQL.insertBatch(sessions, into: pool) { input in
-            var value = try input.validated()
-            value.createdAt = now
-            value.updatedAt = now
-            value.version = 1
-            return value
-        } insert: { db, session in
-            // The insert trigger reports a missing or inactive patient before the
-            // unique index reports a duplicate id: the in-memory store's order.
-            try ClinicalSQL.inserting(parentField: "patientID") {
-                try db.execute(ClinicalRows.insertSession, ClinicalRows.insertArguments(session))
-            }
-        }
+        return try await ClinicalSQL.insertBatch(sessions, into: pool) { try Self.stamped($0, now: now) }
+            insert: { db, session in try Self.insert(session, in: db) }
     }
 
     public func get(_ id: UUID) async throws -> ClinicalSession {
         try await pool.read { db in try Self.fetch(id, db) }
+    }
+
+    @discardableResult
+    public func update(_ session: ClinicalSession) async throws -> ClinicalSession {
+        let validation = Result(catching: { try session.validated() })
+        let clock = clock
+        return try await pool.write { db in try Self.update(session, validation: validation, clock: clock, in: db) }
+    }
+
+    @discardableResult
+    public func cancel(_ id: UUID) async throws -> ClinicalSession {
+        let clock = clock
+        return try await pool.write { db in try Self.cancel(id, clock: clock, in: db) }
+    }
+
+    public func delete(_ id: UUID) async throws {
+        // Long: the session's attachments and their chunks are deleted with it.
+        try await pool.write(duration: .long) { db in try Self.delete(id, in: db) }
+    }
+
+    // MARK: - Operations on a connection
+    //
+    // The SQL of each operation, run by the methods above in a transaction of their
+    // own and by `SQLCipherTransactionalClinicalSessionRepository` in a unit of work's.
+
+    /// A new session as stored: validated, version 1, stamped `now`.
+    static func stamped(_ input: ClinicalSession, now: Date) throws -> ClinicalSession {
+        var value = try input.validated()
+        value.createdAt = now
+        value.updatedAt = now
+        value.version = 1
+        return value
+    }
+
+    /// Inserts a stamped session.
+    static func insert(_ session: ClinicalSession, in db: DatabaseConnection) throws {
+        // The insert trigger reports a missing or inactive patient before the
+        // unique index reports a duplicate id: the in-memory store's order.
+        try ClinicalSQL.inserting(parentField: "patientID") {
+            try db.execute(ClinicalRows.insertSession, ClinicalRows.insertArguments(session))
+        }
     }
 
     static func fetch(_ id: UUID, _ db: DatabaseConnection) throws -> ClinicalSession {
@@ -73,64 +103,57 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         return session
     }
 
-    @discardableResult
-    public func update(_ session: ClinicalSession) async throws -> ClinicalSession {
-        let validation = Result(catching: { try session.validated() })
-        let clock = clock
-        return try await pool.write { db in
-            let stored = try Self.fetch(session.id, db)
-            guard stored.version == session.version else { throw ClinicalSQL.conflict }
-            var value = try validation.get()
-            guard value.patientID == stored.patientID else {
-                throw MedVaultError(.immutable, field: "patientID",
-                                    reason: "a session cannot move to another patient")
-            }
-            if stored.status == .completed, value.status != .completed {
-                throw ClinicalSQL.completedStatus
-            }
-            value.createdAt = stored.createdAt
-            value.updatedAt = clock.now()
-            value.version = stored.version + 1
-            try db.execute(Self.update, ClinicalRows.SessionColumn.arguments(value, ClinicalRows.updatedSessionColumns)
-                           + [value.id.vaultValue])
-            return value
+    /// Saves `session` over the stored one; `validation` is `session` validated (or
+    /// its error), computed before the transaction by the async path.
+    static func update(
+        _ session: ClinicalSession, validation: Result<ClinicalSession, any Error>, clock: RecordClock,
+        in db: DatabaseConnection
+    ) throws -> ClinicalSession {
+        let stored = try fetch(session.id, db)
+        guard stored.version == session.version else { throw ClinicalSQL.conflict }
+        var value = try validation.get()
+        guard value.patientID == stored.patientID else {
+            throw MedVaultError(.immutable, field: "patientID",
+                                reason: "a session cannot move to another patient")
         }
+        if stored.status == .completed, value.status != .completed {
+            throw ClinicalSQL.completedStatus
+        }
+        value.createdAt = stored.createdAt
+        value.updatedAt = clock.now()
+        value.version = stored.version + 1
+        try db.execute(update, ClinicalRows.SessionColumn.arguments(value, ClinicalRows.updatedSessionColumns)
+                       + [value.id.vaultValue])
+        return value
     }
 
-    @discardableResult
-    public func cancel(_ id: UUID) async throws -> ClinicalSession {
-        let clock = clock
-        return try await pool.write { db in
-            let stored = try Self.fetch(id, db)
-            if stored.status == .cancelled { return stored }
-            guard stored.status != .completed else { throw ClinicalSQL.completedStatus }
-            var value = stored
-            value.status = .cancelled
-            value.updatedAt = clock.now()
-            value.version = stored.version + 1
-            try db.execute("UPDATE clinical_session SET status = ?, updated_at = ?, version = ? WHERE id = ?",
-                           [.text(value.status.rawValue), value.updatedAt.vaultValue, .integer(value.version),
-                            id.vaultValue])
-            return value
-        }
+    static func cancel(_ id: UUID, clock: RecordClock, in db: DatabaseConnection) throws -> ClinicalSession {
+        let stored = try fetch(id, db)
+        if stored.status == .cancelled { return stored }
+        guard stored.status != .completed else { throw ClinicalSQL.completedStatus }
+        var value = stored
+        value.status = .cancelled
+        value.updatedAt = clock.now()
+        value.version = stored.version + 1
+        try db.execute("UPDATE clinical_session SET status = ?, updated_at = ?, version = ? WHERE id = ?",
+                       [.text(value.status.rawValue), value.updatedAt.vaultValue, .integer(value.version),
+                        id.vaultValue])
+        return value
     }
 
-    public func delete(_ id: UUID) async throws {
-        // Long: the session's attachments and their chunks are deleted with it.
-        try await pool.write(duration: .long) { db in
-            guard let status = try db.fetchOne("SELECT status FROM clinical_session WHERE id = ?",
-                                               [id.vaultValue], { try $0[0] as String })
-            else { throw ClinicalSQL.notFound() }
-            guard status != SessionStatus.completed.rawValue else { throw ClinicalSQL.completedStatus }
-            let hasDiagnoses = try db.fetchOne("SELECT 1 FROM diagnosis WHERE session_id = ? LIMIT 1",
-                                               [id.vaultValue], { _ in true }) ?? false
-            guard !hasDiagnoses else {
-                throw MedVaultError(.immutable, field: "diagnoses",
-                                    reason: "a session with diagnoses cannot be deleted")
-            }
-            // Attachments and their chunks go with it (ON DELETE CASCADE).
-            try db.execute("DELETE FROM clinical_session WHERE id = ?", [id.vaultValue])
+    static func delete(_ id: UUID, in db: DatabaseConnection) throws {
+        guard let status = try db.fetchOne("SELECT status FROM clinical_session WHERE id = ?",
+                                           [id.vaultValue], { try $0[0] as String })
+        else { throw ClinicalSQL.notFound() }
+        guard status != SessionStatus.completed.rawValue else { throw ClinicalSQL.completedStatus }
+        let hasDiagnoses = try db.fetchOne("SELECT 1 FROM diagnosis WHERE session_id = ? LIMIT 1",
+                                           [id.vaultValue], { _ in true }) ?? false
+        guard !hasDiagnoses else {
+            throw MedVaultError(.immutable, field: "diagnoses",
+                                reason: "a session with diagnoses cannot be deleted")
         }
+        // Attachments and their chunks go with it (ON DELETE CASCADE).
+        try db.execute("DELETE FROM clinical_session WHERE id = ?", [id.vaultValue])
     }
 
     // MARK: - Reading
@@ -138,6 +161,12 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
     public func history(of patientID: UUID, after cursor: SessionHistoryCursor?, limit: Int) async throws
         -> SessionHistoryPage
     {
+        try ClinicalSQL.checkLimit(limit)
+        return try await pool.read { db in try Self.history(of: patientID, after: cursor, limit: limit, in: db) }
+    }
+
+    static func history(of patientID: UUID, after cursor: SessionHistoryCursor?, limit: Int,
+                        in db: DatabaseConnection) throws -> SessionHistoryPage {
         try ClinicalSQL.checkLimit(limit)
         var sql = "SELECT \(ClinicalRows.SessionColumn.selection) FROM clinical_session WHERE patient_id = ?"
         var arguments: [VaultValue] = [patientID.vaultValue]
@@ -149,37 +178,43 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         }
         sql += " ORDER BY date_ms DESC, id DESC LIMIT ?"
         arguments.append(.integer(Int64(limit) + 1))
-        let (query, queryArguments) = (sql, arguments)
-        let (entries, more) = try await pool.read { db in
-            guard try db.fetchOne("SELECT 1 FROM patient WHERE id = ?", [patientID.vaultValue], { _ in true })
-                    != nil
-            else { throw ClinicalSQL.notFound("patientID") }
-            let sessions = try db.fetchAll(query, queryArguments) { try ClinicalRows.session($0) }
-            let entries = try sessions.prefix(limit).map { session in
-                SessionHistoryEntry(session: session,
-                                    diagnoses: try SQLCipherDiagnosisRepository.ofSession(session.id, db))
-            }
-            return (entries, sessions.count > limit)
+        guard try db.fetchOne("SELECT 1 FROM patient WHERE id = ?", [patientID.vaultValue], { _ in true }) != nil
+        else { throw ClinicalSQL.notFound("patientID") }
+        let sessions = try db.fetchAll(sql, arguments) { try ClinicalRows.session($0) }
+        let entries = try sessions.prefix(limit).map { session in
+            SessionHistoryEntry(session: session,
+                                diagnoses: try SQLCipherDiagnosisRepository.ofSession(session.id, db))
         }
-        let next = more ? entries.last.map { SessionHistoryCursor(after: $0.session) } : nil
+        let next = sessions.count > limit ? entries.last.map { SessionHistoryCursor(after: $0.session) } : nil
         return SessionHistoryPage(entries: entries, nextCursor: next)
     }
 
     public func count() async throws -> Int {
-        try await pool.read { db in try db.fetchOne("SELECT count(*) FROM clinical_session") { try $0[0] as Int } ?? 0 }
+        try await pool.read { db in try Self.count(in: db) }
+    }
+
+    static func count(in db: DatabaseConnection) throws -> Int {
+        try db.fetchOne("SELECT count(*) FROM clinical_session") { try $0[0] as Int } ?? 0
     }
 
     public func agenda(from start: Date, to end: Date) async throws -> [ClinicalSession] {
-        let startMS = start.millisecondsSince1970
-        let endMS = end.millisecondsSince1970
-        guard startMS <= endMS else {
+        try Self.checkRange(start, end)
+        return try await pool.read { db in try Self.agenda(from: start, to: end, in: db) }
+    }
+
+    static func checkRange(_ start: Date, _ end: Date) throws {
+        guard start.millisecondsSince1970 <= end.millisecondsSince1970 else {
             throw MedVaultError(.invalidArgument, reason: "the range ends before it starts")
         }
-        return try await pool.read { db in
-            try db.fetchAll("""
-                SELECT \(ClinicalRows.SessionColumn.selection) FROM clinical_session \
-                WHERE date_ms >= ? AND date_ms < ? ORDER BY date_ms, id
-                """, [.integer(startMS), .integer(endMS)]) { try ClinicalRows.session($0) }
+    }
+
+    static func agenda(from start: Date, to end: Date, in db: DatabaseConnection) throws -> [ClinicalSession] {
+        try checkRange(start, end)
+        return try db.fetchAll("""
+            SELECT \(ClinicalRows.SessionColumn.selection) FROM clinical_session \
+            WHERE date_ms >= ? AND date_ms < ? ORDER BY date_ms, id
+            """, [.integer(start.millisecondsSince1970), .integer(end.millisecondsSince1970)]) {
+            try ClinicalRows.session($0)
         }
     }
 }

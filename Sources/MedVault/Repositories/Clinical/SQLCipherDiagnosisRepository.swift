@@ -55,23 +55,42 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
     @discardableResult
     public func create(_ diagnoses: [Diagnosis]) async throws -> [Diagnosis] {
         let now = clock.now()
-        return try await ClinicalSQL.insertBatch(diagnoses, into: pool) { input in
-            var value = try input.validated()
-            value.createdAt = now
-            value.updatedAt = now
-            value.version = 1
-            return value
-        } insert: { db, diagnosis in
-            // The insert trigger reports a missing session before the unique index
-            // reports a duplicate id: the in-memory store's order.
-            try ClinicalSQL.inserting(parentField: "sessionID") {
-                try db.execute(ClinicalRows.insertDiagnosis, ClinicalRows.insertArguments(diagnosis))
-            }
-        }
+        return try await ClinicalSQL.insertBatch(diagnoses, into: pool) { try Self.stamped($0, now: now) }
+            insert: { db, diagnosis in try Self.insert(diagnosis, in: db) }
     }
 
     public func get(_ id: UUID) async throws -> Diagnosis {
         try await pool.read { db in try Self.fetch(id, db) }
+    }
+
+    @discardableResult
+    public func update(_ diagnosis: Diagnosis) async throws -> Diagnosis {
+        let validation = Result(catching: { try diagnosis.validated() })
+        let clock = clock
+        return try await pool.write { db in try Self.update(diagnosis, validation: validation, clock: clock, in: db) }
+    }
+
+    // MARK: - Operations on a connection
+    //
+    // The SQL of each operation, run by the methods above in a transaction of their
+    // own and by `SQLCipherTransactionalDiagnosisRepository` in a unit of work's.
+
+    /// A new diagnosis as stored: validated, version 1, stamped `now`.
+    static func stamped(_ input: Diagnosis, now: Date) throws -> Diagnosis {
+        var value = try input.validated()
+        value.createdAt = now
+        value.updatedAt = now
+        value.version = 1
+        return value
+    }
+
+    /// Inserts a stamped diagnosis.
+    static func insert(_ diagnosis: Diagnosis, in db: DatabaseConnection) throws {
+        // The insert trigger reports a missing session before the unique index
+        // reports a duplicate id: the in-memory store's order.
+        try ClinicalSQL.inserting(parentField: "sessionID") {
+            try db.execute(ClinicalRows.insertDiagnosis, ClinicalRows.insertArguments(diagnosis))
+        }
     }
 
     static func fetch(_ id: UUID, _ db: DatabaseConnection) throws -> Diagnosis {
@@ -80,25 +99,25 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
         return diagnosis
     }
 
-    @discardableResult
-    public func update(_ diagnosis: Diagnosis) async throws -> Diagnosis {
-        let validation = Result(catching: { try diagnosis.validated() })
-        let clock = clock
-        return try await pool.write { db in
-            let stored = try Self.fetch(diagnosis.id, db)
-            guard stored.version == diagnosis.version else { throw ClinicalSQL.conflict }
-            var value = try validation.get()
-            if let field = stored.firstChangedFixedField(in: value) {
-                throw MedVaultError(.immutable, field: field, reason: "this part of a diagnosis is fixed once saved")
-            }
-            value.createdAt = stored.createdAt
-            value.updatedAt = clock.now()
-            value.version = stored.version + 1
-            // Only the amendable columns: the snapshot's are guarded by a trigger.
-            try db.execute(Self.update, ClinicalRows.DiagnosisColumn.arguments(value, ClinicalRows.updatedDiagnosisColumns)
-                           + [value.id.vaultValue])
-            return value
+    /// Saves `diagnosis` over the stored one; `validation` is `diagnosis` validated
+    /// (or its error), computed before the transaction by the async path.
+    static func update(
+        _ diagnosis: Diagnosis, validation: Result<Diagnosis, any Error>, clock: RecordClock,
+        in db: DatabaseConnection
+    ) throws -> Diagnosis {
+        let stored = try fetch(diagnosis.id, db)
+        guard stored.version == diagnosis.version else { throw ClinicalSQL.conflict }
+        var value = try validation.get()
+        if let field = stored.firstChangedFixedField(in: value) {
+            throw MedVaultError(.immutable, field: field, reason: "this part of a diagnosis is fixed once saved")
         }
+        value.createdAt = stored.createdAt
+        value.updatedAt = clock.now()
+        value.version = stored.version + 1
+        // Only the amendable columns: the snapshot's are guarded by a trigger.
+        try db.execute(update, ClinicalRows.DiagnosisColumn.arguments(value, ClinicalRows.updatedDiagnosisColumns)
+                       + [value.id.vaultValue])
+        return value
     }
 
     // MARK: - Reading
@@ -109,26 +128,31 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
     }
 
     public func list(sessionID: UUID) async throws -> [Diagnosis] {
-        try await pool.read { db in
-            guard try db.fetchOne("SELECT 1 FROM clinical_session WHERE id = ?", [sessionID.vaultValue],
-                                  { _ in true }) != nil
-            else { throw ClinicalSQL.notFound("sessionID") }
-            return try Self.ofSession(sessionID, db)
-        }
+        try await pool.read { db in try Self.list(sessionID: sessionID, in: db) }
+    }
+
+    static func list(sessionID: UUID, in db: DatabaseConnection) throws -> [Diagnosis] {
+        guard try db.fetchOne("SELECT 1 FROM clinical_session WHERE id = ?", [sessionID.vaultValue],
+                              { _ in true }) != nil
+        else { throw ClinicalSQL.notFound("sessionID") }
+        return try ofSession(sessionID, db)
     }
 
     public func count() async throws -> Int {
-        try await pool.read { db in try db.fetchOne("SELECT count(*) FROM diagnosis") { try $0[0] as Int } ?? 0 }
+        try await pool.read { db in try Self.count(in: db) }
+    }
+
+    static func count(in db: DatabaseConnection) throws -> Int {
+        try db.fetchOne("SELECT count(*) FROM diagnosis") { try $0[0] as Int } ?? 0
     }
 
     public func list(patientID: UUID) async throws -> [Diagnosis] {
-        try await pool.read { db in
-            guard try db.fetchOne("SELECT 1 FROM patient WHERE id = ?", [patientID.vaultValue], { _ in true })
-                    != nil
-            else { throw ClinicalSQL.notFound("patientID") }
-            return try db.fetchAll(Self.selectOfPatient, [patientID.vaultValue]) {
-                try ClinicalRows.diagnosis($0)
-            }
-        }
+        try await pool.read { db in try Self.list(patientID: patientID, in: db) }
+    }
+
+    static func list(patientID: UUID, in db: DatabaseConnection) throws -> [Diagnosis] {
+        guard try db.fetchOne("SELECT 1 FROM patient WHERE id = ?", [patientID.vaultValue], { _ in true }) != nil
+        else { throw ClinicalSQL.notFound("patientID") }
+        return try db.fetchAll(selectOfPatient, [patientID.vaultValue]) { try ClinicalRows.diagnosis($0) }
     }
 }

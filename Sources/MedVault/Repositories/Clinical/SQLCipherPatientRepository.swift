@@ -48,74 +48,93 @@ public struct SQLCipherPatientRepository: PatientRepository {
     @discardableResult
     public func create(_ patients: [Patient]) async throws -> [Patient] {
         let now = clock.now()
-        return try await ClinicalSQL.insertBatch(patients, into: pool) { input in
-            var value = try input.validated(at: now)
-            value.deletedAt = nil
-            value.createdAt = now
-            value.updatedAt = now
-            value.version = 1
-            return value
-        } insert: { db, patient in
-            try ClinicalSQL.inserting(parentField: "id") {
-                try db.execute(ClinicalRows.insertPatient, ClinicalRows.insertArguments(patient))
-            }
-            try PatientSearchIndex.insert(patient, rowid: db.lastInsertedRowID, in: db)
-        }
+        return try await ClinicalSQL.insertBatch(patients, into: pool) { try Self.stamped($0, now: now) }
+            insert: { db, patient in try Self.insert(patient, in: db) }
     }
 
     public func get(_ id: UUID) async throws -> Patient {
-        try await pool.read { db in
-            guard let patient = try Self.fetch(id, db)?.patient else { throw ClinicalSQL.notFound() }
-            return patient
-        }
+        try await pool.read { db in try Self.get(id, in: db) }
     }
 
     @discardableResult
     public func update(_ patient: Patient) async throws -> Patient {
         let clock = clock
         let validation = Result(catching: { try patient.validated(at: clock.now()) })
-        return try await pool.write { db in
-            guard let (rowid, stored) = try Self.fetch(patient.id, db) else { throw ClinicalSQL.notFound() }
-            guard stored.version == patient.version else { throw ClinicalSQL.conflict }
-            var value = try validation.get()
-            value.createdAt = stored.createdAt
-            value.deletedAt = stored.deletedAt
-            value.version = stored.version + 1
-            value.updatedAt = clock.now()
-            try db.execute(Self.update, ClinicalRows.PatientColumn.arguments(value, ClinicalRows.updatedPatientColumns)
-                           + [.integer(rowid)])
-            if PatientSearchIndex.tokens(of: value) != PatientSearchIndex.tokens(of: stored)
-                || value.sortKey != stored.sortKey {
-                try PatientSearchIndex.replace(value, rowid: rowid, in: db)
-            }
-            return value
-        }
+        return try await pool.write { db in try Self.update(patient, validation: validation, clock: clock, in: db) }
     }
 
     @discardableResult
     public func deactivate(_ id: UUID) async throws -> Patient {
-        try await setActive(id, active: false)
+        let clock = clock
+        return try await pool.write { db in try Self.setActive(id, active: false, clock: clock, in: db) }
     }
 
     @discardableResult
     public func reactivate(_ id: UUID) async throws -> Patient {
-        try await setActive(id, active: true)
+        let clock = clock
+        return try await pool.write { db in try Self.setActive(id, active: true, clock: clock, in: db) }
     }
 
-    private func setActive(_ id: UUID, active: Bool) async throws -> Patient {
-        let clock = clock
-        return try await pool.write { db in
-            guard let (rowid, stored) = try Self.fetch(id, db) else { throw ClinicalSQL.notFound() }
-            guard stored.isActive != active else { return stored }
-            var value = stored
-            value.deletedAt = active ? nil : clock.now()
-            value.version = stored.version + 1
-            value.updatedAt = clock.now()
-            try db.execute("UPDATE patient SET deleted_at = ?, updated_at = ?, version = ? WHERE rowid = ?",
-                           [value.deletedAt.vaultValue, value.updatedAt.vaultValue,
-                            .integer(value.version), .integer(rowid)])
-            return value
+    // MARK: - Operations on a connection
+    //
+    // The SQL of each operation, run by the methods above in a transaction of their
+    // own and by `SQLCipherTransactionalPatientRepository` in a unit of work's.
+
+    /// A new patient as stored: validated at `now`, version 1, stamped `now`.
+    static func stamped(_ input: Patient, now: Date) throws -> Patient {
+        var value = try input.validated(at: now)
+        value.deletedAt = nil
+        value.createdAt = now
+        value.updatedAt = now
+        value.version = 1
+        return value
+    }
+
+    /// Inserts a stamped patient and its search tokens.
+    static func insert(_ patient: Patient, in db: DatabaseConnection) throws {
+        try ClinicalSQL.inserting(parentField: "id") {
+            try db.execute(ClinicalRows.insertPatient, ClinicalRows.insertArguments(patient))
         }
+        try PatientSearchIndex.insert(patient, rowid: db.lastInsertedRowID, in: db)
+    }
+
+    static func get(_ id: UUID, in db: DatabaseConnection) throws -> Patient {
+        guard let patient = try fetch(id, db)?.patient else { throw ClinicalSQL.notFound() }
+        return patient
+    }
+
+    /// Saves `patient` over the stored one; `validation` is `patient` validated (or
+    /// its error), computed before the transaction by the async path.
+    static func update(
+        _ patient: Patient, validation: Result<Patient, any Error>, clock: RecordClock, in db: DatabaseConnection
+    ) throws -> Patient {
+        guard let (rowid, stored) = try fetch(patient.id, db) else { throw ClinicalSQL.notFound() }
+        guard stored.version == patient.version else { throw ClinicalSQL.conflict }
+        var value = try validation.get()
+        value.createdAt = stored.createdAt
+        value.deletedAt = stored.deletedAt
+        value.version = stored.version + 1
+        value.updatedAt = clock.now()
+        try db.execute(update, ClinicalRows.PatientColumn.arguments(value, ClinicalRows.updatedPatientColumns)
+                       + [.integer(rowid)])
+        if PatientSearchIndex.tokens(of: value) != PatientSearchIndex.tokens(of: stored)
+            || value.sortKey != stored.sortKey {
+            try PatientSearchIndex.replace(value, rowid: rowid, in: db)
+        }
+        return value
+    }
+
+    static func setActive(_ id: UUID, active: Bool, clock: RecordClock, in db: DatabaseConnection) throws -> Patient {
+        guard let (rowid, stored) = try fetch(id, db) else { throw ClinicalSQL.notFound() }
+        guard stored.isActive != active else { return stored }
+        var value = stored
+        value.deletedAt = active ? nil : clock.now()
+        value.version = stored.version + 1
+        value.updatedAt = clock.now()
+        try db.execute("UPDATE patient SET deleted_at = ?, updated_at = ?, version = ? WHERE rowid = ?",
+                       [value.deletedAt.vaultValue, value.updatedAt.vaultValue,
+                        .integer(value.version), .integer(rowid)])
+        return value
     }
 
     /// The stored patient with `id` and its rowid (the search index's `patient_rowid`).
@@ -136,7 +155,13 @@ public struct SQLCipherPatientRepository: PatientRepository {
 
     public func list(filter: PatientFilter, after cursor: PatientCursor?, limit: Int) async throws -> PatientPage {
         try ClinicalSQL.checkLimit(limit)
-        var sql = "SELECT \(ClinicalRows.PatientColumn.selection) FROM patient WHERE \(Self.filterSQL(filter))"
+        return try await pool.read { db in try Self.list(filter: filter, after: cursor, limit: limit, in: db) }
+    }
+
+    static func list(filter: PatientFilter, after cursor: PatientCursor?, limit: Int,
+                     in db: DatabaseConnection) throws -> PatientPage {
+        try ClinicalSQL.checkLimit(limit)
+        var sql = "SELECT \(ClinicalRows.PatientColumn.selection) FROM patient WHERE \(filterSQL(filter))"
         var arguments: [VaultValue] = []
         if let cursor {
             // (sort_key, id) > (?, ?) without row values; the first term bounds the index range.
@@ -145,28 +170,32 @@ public struct SQLCipherPatientRepository: PatientRepository {
         }
         sql += " ORDER BY sort_key, id LIMIT ?"
         arguments.append(.integer(Int64(limit) + 1))
-        let query = sql
-        let rows = try await pool.read { [arguments] db in
-            try db.fetchAll(query, arguments) { try ClinicalRows.patient($0) }
-        }
+        let rows = try db.fetchAll(sql, arguments) { try ClinicalRows.patient($0) }
         let page = Array(rows.prefix(limit))
         let next = rows.count > limit ? page.last.map(PatientCursor.init(after:)) : nil
         return PatientPage(patients: page, nextCursor: next)
     }
 
     public func count(filter: PatientFilter) async throws -> Int {
-        let sql = "SELECT count(*) FROM patient WHERE \(Self.filterSQL(filter))"
-        return try await pool.read { db in
-            try db.fetchOne(sql) { try $0[0] as Int } ?? 0
-        }
+        try await pool.read { db in try Self.count(filter: filter, in: db) }
+    }
+
+    static func count(filter: PatientFilter, in db: DatabaseConnection) throws -> Int {
+        try db.fetchOne("SELECT count(*) FROM patient WHERE \(filterSQL(filter))") { try $0[0] as Int } ?? 0
     }
 
     public func search(_ query: String, filter: PatientFilter, limit: Int) async throws -> [Patient] {
-        try ClinicalSQL.checkLimit(limit)
-        let queryTokens = SearchText.tokens(of: query)
-        guard !queryTokens.isEmpty else { return [] }
+        guard let tokens = try Self.searchTokens(query, limit: limit) else { return [] }
         return try await pool.read { db in
-            try PatientSearchIndex.search(queryTokens, filter: filter, limit: limit, in: db)
+            try PatientSearchIndex.search(tokens, filter: filter, limit: limit, in: db)
         }
+    }
+
+    /// The folded tokens of a search `query` after checking `limit`; `nil` when the
+    /// query has none, and so finds nothing.
+    static func searchTokens(_ query: String, limit: Int) throws -> [String]? {
+        try ClinicalSQL.checkLimit(limit)
+        let tokens = SearchText.tokens(of: query)
+        return tokens.isEmpty ? nil : tokens
     }
 }

@@ -34,20 +34,29 @@ public struct SQLCipherProfessionalRepository: ProfessionalRepository {
         """
 
     public func get() async throws -> Professional? {
-        try await pool.read { db in
-            try db.fetchOne(Self.select) { try ClinicalRows.professional($0) }
-        }
+        try await pool.read { db in try Self.get(in: db) }
     }
 
     @discardableResult
     public func save(_ professional: Professional) async throws -> Professional {
         let validated = try professional.validated()
         let clock = clock
-        return try await pool.write { db in
-            let stored = try db.fetchOne(Self.select, [], { try ClinicalRows.professional($0) })
-            let value = try ProfessionalSaveRule.saved(validated, over: stored, now: clock.now())
-            try db.execute(Self.save, ClinicalRows.ProfessionalColumn.arguments(value))
-            return value
-        }
+        return try await pool.write { db in try Self.save(validated, clock: clock, in: db) }
+    }
+
+    // MARK: - Operations on a connection
+    //
+    // Run by the methods above in a transaction of their own and by
+    // `SQLCipherTransactionalProfessionalRepository` in a unit of work's.
+
+    static func get(in db: DatabaseConnection) throws -> Professional? {
+        try db.fetchOne(select) { try ClinicalRows.professional($0) }
+    }
+
+    /// Saves an already validated profile under ``ProfessionalSaveRule``.
+    static func save(_ validated: Professional, clock: RecordClock, in db: DatabaseConnection) throws -> Professional {
+        let value = try ProfessionalSaveRule.saved(validated, over: try get(in: db), now: clock.now())
+        try db.execute(save, ClinicalRows.ProfessionalColumn.arguments(value))
+        return value
     }
 }

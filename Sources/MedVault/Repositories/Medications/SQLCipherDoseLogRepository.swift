@@ -33,10 +33,7 @@ public struct SQLCipherDoseLogRepository: DoseLogRepository {
     @discardableResult
     public func create(_ log: DoseLog) async throws -> DoseLogReceipt {
         let writer = DoseLogWriter(clock: clock, faults: faults)
-        return try await pool.write { db in
-            var medications: [UUID: (medication: Medication, rowID: Int64)] = [:]
-            return try writer.write(log, db, medications: &medications)
-        }
+        return try await pool.write { db in try writer.write([log], db)[0] }
     }
 
     /// Stores many logs in one transaction, in order, each as by ``create(_:)-(DoseLog)``:
@@ -46,42 +43,43 @@ public struct SQLCipherDoseLogRepository: DoseLogRepository {
     public func create(_ logs: [DoseLog]) async throws -> [DoseLogReceipt] {
         guard !logs.isEmpty else { return [] }
         let writer = DoseLogWriter(clock: clock, faults: faults)
-        return try await pool.write(duration: .long) { db in
-            var medications: [UUID: (medication: Medication, rowID: Int64)] = [:]
-            var receipts: [DoseLogReceipt] = []
-            receipts.reserveCapacity(logs.count)
-            for log in logs {
-                receipts.append(try writer.write(log, db, medications: &medications))
-            }
-            return receipts
-        }
+        return try await pool.write(duration: .long) { db in try writer.write(logs, db) }
     }
 
     /// The dose log with this identifier.
     public func get(_ id: UUID) async throws -> DoseLog {
-        try await pool.read { db in
-            guard let log = try db.fetchOne(Self.selectByID, [id.vaultValue], DoseLogRow.decode) else {
-                throw MedVaultError.recordNotFound()
-            }
-            return log
-        }
+        try await pool.read { db in try Self.get(id, in: db) }
     }
 
     /// A medication's logs with `scheduledAt` in `range`, oldest first.
     public func list(medicationID: UUID, in range: Range<Date>) async throws -> [DoseLog] {
-        let arguments = Self.rangeArguments(medicationID, range)
-        return try await pool.read { db in
-            try db.fetchAll(Self.selectByMedication, arguments, DoseLogRow.decode)
-        }
+        try await pool.read { db in try Self.list(medicationID: medicationID, in: range, db) }
     }
 
     /// The logs of a patient's medications with `scheduledAt` in `range`, sorted by
     /// instant, then medication: one range scan of the `(patient_id, scheduled_at)` index.
     public func list(patientID: UUID, in range: Range<Date>) async throws -> [DoseLog] {
-        let arguments = Self.rangeArguments(patientID, range)
-        return try await pool.read { db in
-            try db.fetchAll(Self.selectByPatient, arguments, DoseLogRow.decode)
+        try await pool.read { db in try Self.list(patientID: patientID, in: range, db) }
+    }
+
+    // MARK: - Reads on a connection
+    //
+    // Run by the methods above and by `SQLCipherTransactionalDoseLogRepository`;
+    // the writes are `DoseLogWriter`'s.
+
+    static func get(_ id: UUID, in db: DatabaseConnection) throws -> DoseLog {
+        guard let log = try db.fetchOne(selectByID, [id.vaultValue], DoseLogRow.decode) else {
+            throw MedVaultError.recordNotFound()
         }
+        return log
+    }
+
+    static func list(medicationID: UUID, in range: Range<Date>, _ db: DatabaseConnection) throws -> [DoseLog] {
+        try db.fetchAll(selectByMedication, rangeArguments(medicationID, range), DoseLogRow.decode)
+    }
+
+    static func list(patientID: UUID, in range: Range<Date>, _ db: DatabaseConnection) throws -> [DoseLog] {
+        try db.fetchAll(selectByPatient, rangeArguments(patientID, range), DoseLogRow.decode)
     }
 
     /// The arguments of ``selectByMedication`` and ``selectByPatient``.
@@ -99,9 +97,21 @@ struct DoseLogWriter: Sendable {
     let clock: RecordClock
     let faults: MedicationFaultSwitch?
 
+    /// Writes `logs` in order, each with its inventory change: the one path of the
+    /// repository's `create` methods and of a unit of work's.
+    func write(_ logs: [DoseLog], _ db: DatabaseConnection) throws -> [DoseLogReceipt] {
+        var medications: [UUID: (medication: Medication, rowID: Int64)] = [:]
+        var receipts: [DoseLogReceipt] = []
+        receipts.reserveCapacity(logs.count)
+        for log in logs {
+            receipts.append(try write(log, db, medications: &medications))
+        }
+        return receipts
+    }
+
     /// Writes `log`; `medications` caches the medications this transaction read or
     /// changed, so a batch reads each once and sees its own decrements.
-    func write(
+    private func write(
         _ log: DoseLog, _ db: DatabaseConnection,
         medications: inout [UUID: (medication: Medication, rowID: Int64)]
     ) throws -> DoseLogReceipt {

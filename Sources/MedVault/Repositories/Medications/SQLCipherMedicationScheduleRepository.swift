@@ -27,15 +27,7 @@ public struct SQLCipherMedicationScheduleRepository: MedicationScheduleRepositor
     @discardableResult
     public func create(_ schedule: MedicationSchedule) async throws -> MedicationSchedule {
         let clock = self.clock
-        return try await pool.write { db in
-            guard try SQLCipherMedicationStore.medicationRowID(schedule.medicationID, db) != nil else {
-                throw MedVaultError.recordNotFound("medicationID")
-            }
-            let stored = try MedicationRecordRule.created(schedule, now: clock.now())
-            if try Self.find(stored.id, db) != nil { throw MedVaultError.duplicateRecord }
-            try db.execute(MedicationScheduleRow.insert, MedicationScheduleRow.insertArguments(stored))
-            return stored
-        }
+        return try await pool.write { db in try Self.create(schedule, clock: clock, in: db) }
     }
 
     /// Saves changes to a stored schedule.
@@ -46,34 +38,59 @@ public struct SQLCipherMedicationScheduleRepository: MedicationScheduleRepositor
     @discardableResult
     public func update(_ schedule: MedicationSchedule) async throws -> MedicationSchedule {
         let clock = self.clock
-        return try await pool.write { db in
-            guard let current = try Self.find(schedule.id, db) else { throw MedVaultError.recordNotFound() }
-            let stored = try MedicationUpdateRule.updated(schedule, replacing: current, now: clock.now())
-            try db.execute(MedicationScheduleRow.update, MedicationScheduleRow.updateArguments(stored))
-            return stored
-        }
+        return try await pool.write { db in try Self.update(schedule, clock: clock, in: db) }
     }
 
     /// The schedule with this identifier.
     public func get(_ id: UUID) async throws -> MedicationSchedule {
-        try await pool.read { db in
-            guard let schedule = try Self.find(id, db) else { throw MedVaultError.recordNotFound() }
-            return schedule
-        }
+        try await pool.read { db in try Self.get(id, in: db) }
     }
 
     /// A medication's schedules, oldest first (by `createdAt`, then identifier).
     public func list(medicationID: UUID) async throws -> [MedicationSchedule] {
-        try await pool.read { db in
-            try db.fetchAll(Self.selectByMedication, [medicationID.vaultValue], MedicationScheduleRow.decode)
-        }
+        try await pool.read { db in try Self.list(medicationID: medicationID, in: db) }
     }
 
     /// The schedules of all of a patient's medications, oldest first.
     public func list(patientID: UUID) async throws -> [MedicationSchedule] {
-        try await pool.read { db in
-            try db.fetchAll(Self.selectByPatient, [patientID.vaultValue], MedicationScheduleRow.decode)
+        try await pool.read { db in try Self.list(patientID: patientID, in: db) }
+    }
+
+    // MARK: - Operations on a connection
+    //
+    // Run by the methods above in a transaction of their own and by
+    // `SQLCipherTransactionalMedicationScheduleRepository` in a unit of work's.
+
+    static func create(_ schedule: MedicationSchedule, clock: RecordClock,
+                       in db: DatabaseConnection) throws -> MedicationSchedule {
+        guard try SQLCipherMedicationStore.medicationRowID(schedule.medicationID, db) != nil else {
+            throw MedVaultError.recordNotFound("medicationID")
         }
+        let stored = try MedicationRecordRule.created(schedule, now: clock.now())
+        if try find(stored.id, db) != nil { throw MedVaultError.duplicateRecord }
+        try db.execute(MedicationScheduleRow.insert, MedicationScheduleRow.insertArguments(stored))
+        return stored
+    }
+
+    static func update(_ schedule: MedicationSchedule, clock: RecordClock,
+                       in db: DatabaseConnection) throws -> MedicationSchedule {
+        guard let current = try find(schedule.id, db) else { throw MedVaultError.recordNotFound() }
+        let stored = try MedicationUpdateRule.updated(schedule, replacing: current, now: clock.now())
+        try db.execute(MedicationScheduleRow.update, MedicationScheduleRow.updateArguments(stored))
+        return stored
+    }
+
+    static func get(_ id: UUID, in db: DatabaseConnection) throws -> MedicationSchedule {
+        guard let schedule = try find(id, db) else { throw MedVaultError.recordNotFound() }
+        return schedule
+    }
+
+    static func list(medicationID: UUID, in db: DatabaseConnection) throws -> [MedicationSchedule] {
+        try db.fetchAll(selectByMedication, [medicationID.vaultValue], MedicationScheduleRow.decode)
+    }
+
+    static func list(patientID: UUID, in db: DatabaseConnection) throws -> [MedicationSchedule] {
+        try db.fetchAll(selectByPatient, [patientID.vaultValue], MedicationScheduleRow.decode)
     }
 
     static func find(_ id: UUID, _ db: DatabaseConnection) throws -> MedicationSchedule? {

@@ -67,15 +67,7 @@ public struct SQLCipherMedicationStore: MedicationStore {
     @discardableResult
     public func create(_ medication: Medication) async throws -> Medication {
         let stored = try MedicationRecordRule.created(medication, now: clock.now())
-        return try await pool.write { db in
-            if try Self.medicationRowID(stored.id, db) != nil { throw MedVaultError.duplicateRecord }
-            do {
-                try db.execute(MedicationRow.insert, MedicationRow.insertArguments(stored))
-            } catch let error as MedVaultError where error.sqliteCode == SQLiteResult.constraintForeignKey {
-                throw MedVaultError.recordNotFound("patientID", sqliteCode: error.sqliteCode)
-            }
-            return stored
-        }
+        return try await pool.write { db in try Self.insert(stored, in: db) }
     }
 
     /// Saves changes to a stored medication.
@@ -86,12 +78,7 @@ public struct SQLCipherMedicationStore: MedicationStore {
     @discardableResult
     public func update(_ medication: Medication) async throws -> Medication {
         let clock = self.clock
-        return try await pool.write { db in
-            let (current, rowID) = try Self.fetchMedication(medication.id, db)
-            let stored = try MedicationUpdateRule.updated(medication, replacing: current, now: clock.now())
-            try db.execute(MedicationRow.update, MedicationRow.updateArguments(stored, rowID: rowID))
-            return stored
-        }
+        return try await pool.write { db in try Self.update(medication, clock: clock, in: db) }
     }
 
     /// The medication with this identifier.
@@ -101,49 +88,84 @@ public struct SQLCipherMedicationStore: MedicationStore {
 
     /// A patient's medications, in `Medication.listOrder(_:_:)`.
     public func list(patientID: UUID, filter: MedicationFilter) async throws -> [Medication] {
-        let sql: String
-        switch filter {
-        case .active: sql = MedicationRow.selectActiveByPatient
-        case .inactive: sql = MedicationRow.selectInactiveByPatient
-        case .all: sql = MedicationRow.selectByPatient
-        }
-        let found = try await pool.read { db in
-            try db.fetchAll(sql, [patientID.vaultValue]) { try MedicationRow.decode($0).medication }
-        }
-        return found.sorted(by: Medication.listOrder)
+        try await pool.read { db in try Self.list(patientID: patientID, filter: filter, in: db) }
     }
 
     /// Medications whose name or generic name has, for every token of `query`, a
     /// token starting with it, case- and accent-insensitively (the FTS4 index).
     public func search(_ query: String, patientID: UUID?) async throws -> [Medication] {
-        let tokens = SearchText.tokens(of: query)
-        guard !tokens.isEmpty else { return [] }
-        // Tokens hold only letters and digits, so `token*` is always a plain prefix
-        // term, never FTS syntax; the string is bound, not interpolated.
-        let match = tokens.map { $0 + "*" }.joined(separator: " ")
-        var sql = MedicationRow.selectMatching
-        var arguments: [VaultValue] = [.text(match)]
-        if let patientID {
-            sql = MedicationRow.selectMatchingForPatient
-            arguments.append(patientID.vaultValue)
-        }
-        let found = try await pool.read { [sql, arguments] db in
-            try db.fetchAll(sql, arguments) { try MedicationRow.decode($0).medication }
-        }
-        return found.sorted(by: Medication.listOrder)
+        guard let match = Self.matchExpression(query) else { return [] }
+        return try await pool.read { db in try Self.search(match: match, patientID: patientID, in: db) }
     }
 
     /// Marks a medication inactive; returns it unchanged if it already is.
     @discardableResult
     public func deactivate(_ id: UUID) async throws -> Medication {
         let clock = self.clock
-        return try await pool.write { db in
-            let (current, rowID) = try Self.fetchMedication(id, db)
-            guard let stored = MedicationRecordRule.deactivated(current, now: clock.now()) else { return current }
-            try db.execute(MedicationRow.updateActive,
-                           MedicationRow.arguments(MedicationRow.activeColumns, of: stored, rowID: rowID))
-            return stored
+        return try await pool.write { db in try Self.deactivate(id, clock: clock, in: db) }
+    }
+
+    // MARK: - Operations on a connection
+    //
+    // The SQL of each operation, run by the methods above in a transaction of their
+    // own and by `SQLCipherTransactionalMedicationStore` in a unit of work's.
+
+    /// Inserts a medication stamped by `MedicationRecordRule.created`.
+    static func insert(_ stored: Medication, in db: DatabaseConnection) throws -> Medication {
+        if try medicationRowID(stored.id, db) != nil { throw MedVaultError.duplicateRecord }
+        do {
+            try db.execute(MedicationRow.insert, MedicationRow.insertArguments(stored))
+        } catch let error as MedVaultError where error.sqliteCode == SQLiteResult.constraintForeignKey {
+            throw MedVaultError.recordNotFound("patientID", sqliteCode: error.sqliteCode)
         }
+        return stored
+    }
+
+    static func update(_ medication: Medication, clock: RecordClock, in db: DatabaseConnection) throws -> Medication {
+        let (current, rowID) = try fetchMedication(medication.id, db)
+        let stored = try MedicationUpdateRule.updated(medication, replacing: current, now: clock.now())
+        try db.execute(MedicationRow.update, MedicationRow.updateArguments(stored, rowID: rowID))
+        return stored
+    }
+
+    static func deactivate(_ id: UUID, clock: RecordClock, in db: DatabaseConnection) throws -> Medication {
+        let (current, rowID) = try fetchMedication(id, db)
+        guard let stored = MedicationRecordRule.deactivated(current, now: clock.now()) else { return current }
+        try db.execute(MedicationRow.updateActive,
+                       MedicationRow.arguments(MedicationRow.activeColumns, of: stored, rowID: rowID))
+        return stored
+    }
+
+    static func list(patientID: UUID, filter: MedicationFilter, in db: DatabaseConnection) throws -> [Medication] {
+        let sql: String
+        switch filter {
+        case .active: sql = MedicationRow.selectActiveByPatient
+        case .inactive: sql = MedicationRow.selectInactiveByPatient
+        case .all: sql = MedicationRow.selectByPatient
+        }
+        return try db.fetchAll(sql, [patientID.vaultValue]) { try MedicationRow.decode($0).medication }
+            .sorted(by: Medication.listOrder)
+    }
+
+    /// The FTS4 expression of `query`: for every token, a prefix term; `nil` when the
+    /// query has no token, and so finds nothing.
+    static func matchExpression(_ query: String) -> String? {
+        let tokens = SearchText.tokens(of: query)
+        guard !tokens.isEmpty else { return nil }
+        // Tokens hold only letters and digits, so `token*` is always a plain prefix
+        // term, never FTS syntax; the string is bound, not interpolated.
+        return tokens.map { $0 + "*" }.joined(separator: " ")
+    }
+
+    static func search(match: String, patientID: UUID?, in db: DatabaseConnection) throws -> [Medication] {
+        var sql = MedicationRow.selectMatching
+        var arguments: [VaultValue] = [.text(match)]
+        if let patientID {
+            sql = MedicationRow.selectMatchingForPatient
+            arguments.append(patientID.vaultValue)
+        }
+        return try db.fetchAll(sql, arguments) { try MedicationRow.decode($0).medication }
+            .sorted(by: Medication.listOrder)
     }
 
     // MARK: - Shared reads

@@ -18,7 +18,8 @@ let medications = try await Vault.create(at: root.appendingPathComponent("meds")
 let patient = try await medications.vault.patients.create(
     Patient(firstName: "María", lastName: "Ibáñez", dateOfBirth: try CalendarDate(iso8601: "1950-11-02")))
 try await medicationsExample(vault: medications.vault, patient: patient)
+try await unitOfWorkExample(vault: medications.vault)
 await medications.vault.lock()
 
 try await inMemoryVaultExample()
-print("README examples: 3 ran")
+print("README examples: 4 ran")
