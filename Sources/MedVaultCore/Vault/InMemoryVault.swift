@@ -41,6 +41,8 @@ public struct InMemoryVault: Sendable {
     /// Medications, schedules and dose logs; it refuses a medication for a patient
     /// this vault does not have.
     public let medications: InMemoryMedicationStore
+    /// The offline ICD-11 cache (see ``ICD11CachedCatalog``).
+    public let icd11Cache = InMemoryICD11CacheRepository()
 
     /// Creates an empty vault.
     ///
