@@ -29,6 +29,8 @@ struct MedVaultCommand: AsyncParsableCommand {
             RotateKeyCommand.self,
             PatientsCommand.self,
             ExportCommand.self,
+            DiagnosesCommand.self,
+            ICDCommand.self,
         ]
     )
 }
