@@ -38,6 +38,11 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+# Seconds a token stays accepted past its advertised expires_in (OAuth servers allow for
+# clock skew): the client's own expiry is what the tests check, and a loaded test
+# machine must not turn a 1-second token into a spurious 401. Revocation is immediate.
+TOKEN_LEEWAY = 30
+
 CLIENT_ID = "medvault-test-client"
 CLIENT_SECRET = "medvault-test-secret"
 
@@ -165,7 +170,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send_json(400, {"error": "invalid_client"})
             token = "tok-" + uuid.uuid4().hex
             with state.lock:
-                state.tokens[token] = time.monotonic() + expires_in
+                state.tokens[token] = time.monotonic() + expires_in + TOKEN_LEEWAY
             return self.send_json(200, {"access_token": token, "expires_in": expires_in,
                                         "token_type": "Bearer", "scope": "icdapi_access"})
         return self.send_json(404, {"error": "no such endpoint"})
