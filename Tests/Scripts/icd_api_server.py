@@ -21,7 +21,7 @@ Control (tests only):
 Scenarios: normal; unauthorized (401 to every API call); token_refused (the token
 endpoint answers 400 invalid_client); rate_limited (429 + Retry-After); server_error
 (500); slow (answers after `delay` seconds); truncated (half a JSON body); malformed
-(not JSON); hostile (titles with ESC and a bidi override); redirect (302 to this
+(not JSON); huge (a valid 9 MiB answer); hostile (titles with ESC and a bidi override); redirect (302 to this
 server's /_control/stolen, which counts the Authorization headers it receives).
 
 Credentials accepted: client_id "medvault-test-client", client_secret "medvault-test-secret".
@@ -223,6 +223,8 @@ class Handler(BaseHTTPRequestHandler):
             data = data[: len(data) // 2]
         elif scenario == "malformed" and status == 200:
             data = b"{\"destinationEntities\": [ this is not JSON"
+        elif scenario == "huge" and status == 200:
+            data = b"{\"destinationEntities\": [" + b" " * (9 << 20) + b"]}"  # valid JSON, 9 MiB
         return self.send_json(status, data)
 
     def authorized(self):

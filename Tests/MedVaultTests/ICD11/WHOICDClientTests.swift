@@ -173,11 +173,11 @@ struct WHOICDClientTests {
         }
     }
 
-    @Test("truncated, malformed or hostile answers: badResponse, never a crash")
+    @Test("truncated, malformed, hostile or oversized (9 MiB) answers: badResponse, never a crash")
     func badAnswers() async throws {
         try await withICDTestServer { server in
             let client = try server.client()
-            for scenario in ["truncated", "malformed", "hostile"] {
+            for scenario in ["truncated", "malformed", "hostile", "huge"] {
                 try await server.control("scenario=\(scenario)")
                 #expect(await icdError { try await client.search("depresión", language: "es", limit: 5) }?.code == .badResponse,
                         "\(scenario)")
