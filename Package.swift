@@ -29,6 +29,9 @@ let package = Package(
         .library(name: "MedVaultCore", targets: ["MedVaultCore"]),
         .library(name: "MedVaultKeys", targets: ["MedVaultKeys"]),
         .library(name: "MedVault", targets: ["MedVault"]),
+        // The WHO ICD-API client: its own product, so apps that never use the ICD-11
+        // catalogue do not link networking (FoundationNetworking and libcurl on Linux).
+        .library(name: "MedVaultICD11", targets: ["MedVaultICD11"]),
         .executable(name: "medvault", targets: ["medvault"]),
     ],
     dependencies: [
@@ -72,6 +75,11 @@ let package = Package(
             dependencies: ["MedVaultCore", "MedVaultKeys", "CSQLCipher"],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "MedVaultICD11",
+            dependencies: ["MedVault"],
+            swiftSettings: strictSettings
+        ),
 
         // MARK: - Examples
 
@@ -92,6 +100,7 @@ let package = Package(
             name: "medvault",
             dependencies: [
                 "MedVault",
+                "MedVaultICD11",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/medvault",
@@ -124,7 +133,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MedVaultTests",
-            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "CSQLCipher", "CrashProbe", "KeyScanProbe", "medvault", "ClinicDemo", "MedicationDemo"],
+            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "MedVaultICD11", "CSQLCipher", "CrashProbe", "KeyScanProbe", "medvault", "ClinicDemo", "MedicationDemo"],
             swiftSettings: strictSettings
         ),
         // A child process the crash-safety tests kill with SIGKILL mid-write.

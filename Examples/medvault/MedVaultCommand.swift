@@ -32,6 +32,8 @@ struct MedVaultCommand: AsyncParsableCommand {
             BackupCommand.self,
             RestoreCommand.self,
             ImportCommand.self,
+            DiagnosesCommand.self,
+            ICDCommand.self,
         ]
     )
 }

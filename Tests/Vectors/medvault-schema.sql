@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -16,6 +16,9 @@ CREATE INDEX diagnosis_by_session ON diagnosis(session_id, diagnosed_at, id)
 
 -- index dose_log_by_patient_time on dose_log
 CREATE INDEX dose_log_by_patient_time ON dose_log(patient_id, scheduled_at, medication_id)
+
+-- index icd11_cache_uri on icd11_cache
+CREATE INDEX icd11_cache_uri ON icd11_cache(release_version, uri)
 
 -- index medication_by_patient on medication
 CREATE INDEX medication_by_patient ON medication(patient_id)
@@ -143,6 +146,17 @@ UNIQUE (medication_id, scheduled_at),
 CHECK ((taken_at IS NOT NULL) = (status IN ('taken', 'late'))),
 CHECK (skip_reason IS NULL OR status = 'skipped')
 )
+
+-- table icd11_cache on icd11_cache
+CREATE TABLE icd11_cache (
+release_version TEXT NOT NULL, -- YYYY-MM
+code TEXT NOT NULL, -- MMS code
+uri TEXT NOT NULL, -- the URI a snapshot keeps
+linearization_uri TEXT, -- the MMS URI in its release
+titles TEXT NOT NULL, -- JSON object: language tag -> title
+cached_at INTEGER NOT NULL, -- last saved, milliseconds UTC
+PRIMARY KEY (release_version, code)
+) WITHOUT ROWID
 
 -- table medication on medication
 CREATE TABLE medication (

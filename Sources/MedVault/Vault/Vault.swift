@@ -44,6 +44,8 @@ public final class Vault: Sendable {
     public let attachments: any AttachmentRepository
     /// Medications, schedules and dose logs, with today's doses and adherence.
     public let medications: any MedicationStore
+    /// The offline ICD-11 cache, kept in the encrypted database (see `ICD11CachedCatalog`).
+    public let icd11Cache: any ICD11CacheRepository
 
     static let lockedError = MedVaultError(.locked, reason: "the vault is locked; open it again")
 
@@ -66,6 +68,7 @@ public final class Vault: Sendable {
         self.diagnoses = records.diagnoses
         self.attachments = records.attachments
         self.medications = SQLCipherMedicationStore(pool: pool, clock: options.clock)
+        self.icd11Cache = SQLCipherICD11CacheRepository(pool: pool, clock: options.clock)
     }
 
     // MARK: - Creating

@@ -72,6 +72,22 @@ public struct MedVaultError: Error, Sendable, Hashable, CustomStringConvertible 
         /// the operation needs it alone (key rotation, destroy); or a key operation of
         /// another process did not finish within the wait.
         public static let vaultInUse = Code(rawValue: "vaultInUse")
+
+        // MARK: Remote services (the ICD-11 catalogue)
+
+        /// A server could not be reached (no network, connection refused, host unknown).
+        public static let offline = Code(rawValue: "offline")
+        /// A server did not answer within the timeout.
+        public static let timeout = Code(rawValue: "timeout")
+        /// A server refused the credentials (HTTP 401 or 403, or the token endpoint said no).
+        public static let unauthorized = Code(rawValue: "unauthorized")
+        /// A server asked to slow down (HTTP 429); see ``MedVaultError/retryAfter``.
+        public static let rateLimited = Code(rawValue: "rateLimited")
+        /// A server failed (HTTP 5xx).
+        public static let serverError = Code(rawValue: "serverError")
+        /// A server's answer could not be understood: truncated, malformed, an unexpected
+        /// shape or status, or text MedVault refuses to store.
+        public static let badResponse = Code(rawValue: "badResponse")
     }
 
     /// What kind of failure this is.
@@ -82,6 +98,8 @@ public struct MedVaultError: Error, Sendable, Hashable, CustomStringConvertible 
     public let reason: String
     /// The SQLite (extended) result code, when the failure came from SQLCipher.
     public let sqliteCode: Int32?
+    /// For ``Code/rateLimited``: how long the server asked to wait (`Retry-After`), when it said.
+    public let retryAfter: Duration?
 
     /// Creates an error.
     ///
@@ -90,11 +108,14 @@ public struct MedVaultError: Error, Sendable, Hashable, CustomStringConvertible 
     ///   - field: The offending field's *name*, for validation errors.
     ///   - reason: A fixed explanation. Do not interpolate record values into it.
     ///   - sqliteCode: The SQLite result code, if any.
-    public init(_ code: Code, field: String? = nil, reason: String, sqliteCode: Int32? = nil) {
+    ///   - retryAfter: For ``Code/rateLimited``, the wait the server asked for.
+    public init(_ code: Code, field: String? = nil, reason: String, sqliteCode: Int32? = nil,
+                retryAfter: Duration? = nil) {
         self.code = code
         self.field = field
         self.reason = reason
         self.sqliteCode = sqliteCode
+        self.retryAfter = retryAfter
     }
 
     /// Shorthand for a validation error on `field`.
@@ -107,6 +128,7 @@ public struct MedVaultError: Error, Sendable, Hashable, CustomStringConvertible 
         if let field { text += " [\(field)]" }
         text += ": \(reason)"
         if let sqliteCode { text += " (SQLite code \(sqliteCode))" }
+        if let retryAfter { text += " (retry after \(retryAfter.components.seconds) s)" }
         return text
     }
 }

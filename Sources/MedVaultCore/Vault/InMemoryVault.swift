@@ -47,6 +47,9 @@ public struct InMemoryVault: Sendable {
     /// The clinical tables, whose executor the medication tables share.
     let store: InMemoryClinicalStore
 
+    /// The offline ICD-11 cache (see ``ICD11CachedCatalog``).
+    public let icd11Cache = InMemoryICD11CacheRepository()
+
     /// Creates an empty vault.
     ///
     /// - Parameters:

@@ -35,16 +35,19 @@ enum CLIHarness {
 
     /// Runs `medvault arguments…` with `input` on standard input (`nil`: /dev/null).
     static func run(
-        _ arguments: [String], input: String? = nil, fastKDF: Bool = true, timeoutSeconds: Double = 60
+        _ arguments: [String], input: String? = nil, fastKDF: Bool = true, timeoutSeconds: Double = 60,
+        environment: [String: String] = [:]
     ) async throws -> CLIResult {
-        let command = try start(arguments, input: input, fastKDF: fastKDF)
+        let command = try start(arguments, input: input, fastKDF: fastKDF, environment: environment)
         return try await command.finish(timeoutSeconds: timeoutSeconds)
     }
 
     /// Starts `medvault arguments…` and returns at once, so that several commands can
     /// run at the same time; ``RunningCLICommand/finish(timeoutSeconds:)`` awaits it.
-    static func start(_ arguments: [String], input: String? = nil, fastKDF: Bool = true) throws -> RunningCLICommand {
-        try RunningCLICommand(arguments: arguments, input: input, fastKDF: fastKDF, binary: try binary())
+    static func start(_ arguments: [String], input: String? = nil, fastKDF: Bool = true,
+                      environment: [String: String] = [:]) throws -> RunningCLICommand {
+        try RunningCLICommand(arguments: arguments, input: input, fastKDF: fastKDF, environment: environment,
+                              binary: try binary())
     }
 
     /// Creates a vault in `folder` with ``password`` and returns the printed recovery key.
@@ -75,7 +78,8 @@ final class RunningCLICommand {
     private let scratch: TemporaryDirectory
     private let handles: [FileHandle]
 
-    fileprivate init(arguments: [String], input: String?, fastKDF: Bool, binary: String) throws {
+    fileprivate init(arguments: [String], input: String?, fastKDF: Bool, environment extra: [String: String],
+                     binary: String) throws {
         self.arguments = arguments
         scratch = try TemporaryDirectory()
         do {
@@ -87,6 +91,7 @@ final class RunningCLICommand {
             process.arguments = arguments
             var environment = ProcessInfo.processInfo.environment
             environment["MEDVAULT_TEST_FAST_KDF"] = fastKDF ? "1" : nil
+            environment.merge(extra) { _, new in new }
             process.environment = environment
             let inputHandle = input == nil
                 ? try FileHandle(forReadingFrom: URL(fileURLWithPath: "/dev/null"))

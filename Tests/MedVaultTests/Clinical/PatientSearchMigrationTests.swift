@@ -47,7 +47,7 @@ struct PatientSearchMigrationTests {
                  $0.text(at: 0)
              })
         }
-        #expect(schema.version == 3)
+        #expect(schema.version == Int64(MedVaultSchema.migrator.latestVersion))
         #expect(!schema.tables.contains("patient_search"))
         #expect(schema.tables.contains("patient_search_token"))
         #expect(schema.tables.contains("medication_search"))

@@ -8,7 +8,7 @@ import Testing
 /// databases from a newer build.
 @Suite("Schema migrations: names, existing vaults, newer databases")
 struct SchemaMigrationTests {
-    static let allNames = ["clinical records", "medications", "ordered patient search index"]
+    static let allNames = ["clinical records", "medications", "ordered patient search index", "icd11 catalogue cache"]
 
     @Test("A new database records MedVault's migrations by name, in order, and user_version counts them")
     func newDatabaseRecordsNames() async throws {
@@ -18,7 +18,7 @@ struct SchemaMigrationTests {
             let state = try await LegacySchema.state(pool)
             #expect(state.names == Self.allNames)
             #expect(state.version == Int64(MedVaultSchema.migrator.latestVersion))
-            #expect(MedVaultSchema.migrator.latestVersion == 3)
+            #expect(MedVaultSchema.migrator.latestVersion == 4)
             #expect(!MedVaultSchema.migrator.migrations.contains { $0.name.hasPrefix(AppMigrations.namePrefix) })
             await pool.close()
         }
@@ -44,7 +44,7 @@ struct SchemaMigrationTests {
                                                    migrator: MedVaultSchema.migrator)
             let state = try await LegacySchema.state(pool)
             #expect(state.names == Self.allNames)
-            #expect(state.version == 3)
+            #expect(state.version == 4)
             // The upgraded schema is exactly a new vault's.
             let dump = try await pool.read { db in
                 try SchemaDump.dump(db, names: try MedVaultSchema.migrator.appliedMigrationNames(db))
@@ -71,7 +71,7 @@ struct SchemaMigrationTests {
             let url = dir.file("new.db")
             let key = StorageFixtures.randomKey()
             try await LegacySchema.create(at: url, key: key, version: 3) { db in
-                try db.executeScript("PRAGMA user_version = 4")
+                try db.executeScript("PRAGMA user_version = \(MedVaultSchema.migrator.latestVersion + 1)")
             }
             let before = try #require(StorageFixtures.bytes(url))
             let error = await #expect(throws: MedVaultError.self) {

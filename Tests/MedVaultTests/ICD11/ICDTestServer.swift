@@ -1,0 +1,133 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import MedVaultCore
+import MedVaultICD11
+import Testing
+
+/// `Tests/Scripts/icd_api_server.py`, a WHO-shaped ICD-API on 127.0.0.1 and a free port,
+/// started by the test that uses it and stopped when it ends (``withICDTestServer(_:)``
+/// stops it on failure too; `deinit` is the last resort).
+final class ICDTestServer: @unchecked Sendable {
+    // @unchecked: `process` is set once in init and only read afterwards; Process is
+    // thread-safe for terminate/isRunning/waitUntilExit, which is all that is used.
+    static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Scripts/icd_api_server.py")
+
+    static let clientID = "medvault-test-client"
+    static let clientSecret = "medvault-test-secret"
+    static let credentials = ICD11Credentials(clientID: clientID, clientSecret: clientSecret)
+
+    let port: Int
+    private let process: Process
+    /// The server's standard input: it exits when this closes (also when the test
+    /// process dies).
+    private let lifeline: Pipe
+
+    /// Starts the server and waits for the port it printed.
+    init(arguments: [String] = []) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Self.script.path] + arguments
+        let output = Pipe(), lifeline = Pipe()
+        process.standardInput = lifeline
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw MedVaultError(.invalidArgument, reason: "the ICD test server did not start (is python3 installed?)")
+        }
+        self.port = port
+        self.process = process
+        self.lifeline = lifeline
+    }
+
+    deinit { stop() }
+
+    /// Stops the server (idempotent): SIGKILL, which no inherited signal disposition
+    /// can ignore, then waits for it.
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? lifeline.fileHandleForWriting.close()
+    }
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    var tokenURL: URL { URL(string: "http://127.0.0.1:\(port)/connect/token")! }
+
+    /// A client of this server with the test credentials.
+    func configuration(credentials: ICD11Credentials? = ICDTestServer.credentials, release: String = "2024-01",
+                       timeout: Duration = .seconds(10), margin: Duration = .seconds(60)) -> WHOICDClient.Configuration {
+        WHOICDClient.Configuration(baseURL: baseURL, tokenURL: tokenURL, credentials: credentials, release: release,
+                                   timeout: timeout, tokenRefreshMargin: margin)
+    }
+
+    func client(credentials: ICD11Credentials? = ICDTestServer.credentials, timeout: Duration = .seconds(10),
+                margin: Duration = .seconds(60)) throws -> WHOICDClient {
+        try WHOICDClient(configuration: configuration(credentials: credentials, timeout: timeout, margin: margin))
+    }
+
+    /// `POST /_control?…`: switches the scenario and settings.
+    func control(_ query: String) async throws {
+        try await call("POST", "/_control?" + query)
+    }
+
+    /// `POST /_control/revoke`: every token issued so far is refused from now on.
+    func revokeTokens() async throws {
+        try await call("POST", "/_control/revoke")
+    }
+
+    struct Stats: Decodable {
+        let token_requests: Int
+        let api_requests: Int
+        let unauthorized_answers: Int
+        let redirected_authorizations: Int
+        let missing_headers: Int
+    }
+
+    func stats() async throws -> Stats {
+        try JSONDecoder().decode(Stats.self, from: try await call("GET", "/_control/stats"))
+    }
+
+    @discardableResult
+    private func call(_ method: String, _ path: String) async throws -> Data {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return data
+    }
+}
+
+/// Runs `body` with a fresh test server, stopped afterwards whatever happens.
+func withICDTestServer<Value>(arguments: [String] = [], _ body: (ICDTestServer) async throws -> Value) async throws -> Value {
+    let server = try ICDTestServer(arguments: arguments)
+    defer { server.stop() }
+    return try await body(server)
+}
+
+/// The error `body` throws, as a `MedVaultError` (recorded as an issue when it is not one).
+func icdError(_ body: () async throws -> some Any) async -> MedVaultError? {
+    do {
+        _ = try await body()
+        Issue.record("expected an error")
+        return nil
+    } catch let error as MedVaultError {
+        return error
+    } catch {
+        Issue.record("not a MedVaultError: \(type(of: error))")
+        return nil
+    }
+}
