@@ -12,7 +12,7 @@ import Foundation
 struct BenchmarkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "MedVaultBenchmarks",
-        abstract: "Measure MedVault against raw SQLCipher and bare libargon2, in the same process.",
+        abstract: "Measure MedVault against raw SQLCipher C (same SQL, plain schema), GRDB and bare libargon2.",
         discussion: """
             Every figure is compared with a reference measured in the same run; the ratio is \
             MedVault's cost divided by the reference's. See docs/benchmarks-method.md.
@@ -25,7 +25,7 @@ struct BenchmarkCommand: AsyncParsableCommand {
     @Option(help: "Write the Markdown report to this file.")
     var output: String?
 
-    @Option(help: "Run only these workloads, comma-separated (e.g. W2,K1).")
+    @Option(help: "Run only these workloads, comma-separated (e.g. W2,K1; W1…W6, C, K1…K3, S, M).")
     var only: String?
 
     func validate() throws {
@@ -52,6 +52,21 @@ struct BenchmarkCommand: AsyncParsableCommand {
         let context = BenchmarkContext(scale: scale, directory: directory, seed: SplitMix64.defaultSeed)
 
         var table = ResultTable()
+        // Each process must run the library it should: SQLCipher here, plain SQLite in the GRDB peer.
+        guard !machine.sqlcipherVersion.hasPrefix("unknown") else {
+            throw BenchmarkError("this process does not run SQLCipher (no PRAGMA cipher_version)")
+        }
+        let peer = try GRDBPeerProcess.run(PeerRequest(workload: .versions, directory: directory.path))
+        let versions = [
+            ("MedVaultBenchmarks process (MedVault, C same SQL, C plain)",
+             "SQLCipher \(machine.sqlcipherVersion), sqlite_version() \(machine.sqliteVersion)"),
+            ("GRDBReference process (GRDB)",
+             "\(peer.library), sqlite_version() \(peer.sqliteVersion), no cipher_version (plain SQLite)"),
+        ]
+        for (name, value) in versions {
+            table.addContext(name, value)
+            FileHandle.standardError.write(Data("\(name): \(value)\n".utf8))
+        }
         for workload in workloads {
             FileHandle.standardError.write(Data("▶ \(workload.id) \(workload.title)\n".utf8))
             let start = ContinuousClock.now
@@ -65,7 +80,8 @@ struct BenchmarkCommand: AsyncParsableCommand {
         }
 
         print("MedVault benchmarks — scale \(scale), \(machine.cpuModel), \(machine.coreCount) cores, "
-              + "SQLCipher \(machine.sqlcipherVersion), SQLite \(machine.sqliteVersion)")
+              + "SQLCipher \(machine.sqlcipherVersion), SQLite \(machine.sqliteVersion); "
+              + "GRDB peer: \(peer.library), SQLite \(peer.sqliteVersion)")
         print(table.renderText())
         if let output {
             let url = URL(fileURLWithPath: output)

@@ -14,7 +14,7 @@ struct MachineInfo: Sendable {
     let kernel: String
     /// `PRAGMA cipher_version`.
     let sqlcipherVersion: String
-    /// `sqlite3_libversion()`.
+    /// `sqlite3_libversion()` of the SQLite inside this process's SQLCipher.
     let sqliteVersion: String
 
     /// "7.8 GiB".

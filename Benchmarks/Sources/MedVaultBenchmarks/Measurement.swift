@@ -88,12 +88,13 @@ enum MeasureUnit: String, Sendable {
     case megabytesPerSecond = "MB/s"
     case mebibytes = "MiB"
     case writesPerSecond = "writes/s"
+    case ratio = "×"
 
     /// Rates are better when higher; times and memory when lower.
     var higherIsBetter: Bool {
         switch self {
         case .rowsPerSecond, .megabytesPerSecond, .writesPerSecond: return true
-        case .milliseconds, .microseconds, .mebibytes: return false
+        case .milliseconds, .microseconds, .mebibytes, .ratio: return false
         }
     }
 
@@ -104,7 +105,7 @@ enum MeasureUnit: String, Sendable {
         switch self {
         case .rowsPerSecond, .writesPerSecond:
             return "\(Self.grouped(Int(value.rounded()))) \(rawValue)"
-        case .milliseconds, .microseconds, .megabytesPerSecond, .mebibytes:
+        case .milliseconds, .microseconds, .megabytesPerSecond, .mebibytes, .ratio:
             let digits = value >= 100 ? 0 : (value >= 10 ? 1 : 2)
             return String(format: "%.\(digits)f %@", value, rawValue)
         }

@@ -19,6 +19,7 @@ actor ReadFixtures {
     }
 
     private var clinics: [Int: Clinic] = [:]
+    private var plainClinics: [Int: URL] = [:]
     private var fixture: ClinicFixture?
 
     /// The clinic of `patientCount` patients, built on first use.
@@ -40,6 +41,25 @@ actor ReadFixtures {
         let clinic = Clinic(url: url, key: key, data: data)
         clinics[patientCount] = clinic
         return clinic
+    }
+
+    /// The same clinic on the plain schema (the "C plain" peer's file), built on first
+    /// use with the clinic's key.
+    func plainClinic(of clinic: Clinic, context: BenchmarkContext) throws -> URL {
+        let count = clinic.data.patients.count
+        if let url = plainClinics[count] { return url }
+        let url = context.databaseURL("read-plain-\(count).db")
+        let plain = try PlainClinic(at: url, key: clinic.key, create: true)
+        try plain.insertChunked(clinic.data.source, order: clinic.data.order)
+        plainClinics[count] = url
+        return url
+    }
+
+    /// Latencies (µs) of `call` over `inputs` after 50 untimed calls (a peer measured
+    /// on its own, after the MedVault and same-SQL sides alternated).
+    static func measure<Input>(_ inputs: [Input], _ call: (Input) throws -> Void) throws -> [Double] {
+        for input in inputs.prefix(50) { try call(input) }
+        return try inputs.map { input in try Stopwatch.seconds { try call(input) } * 1e6 }
     }
 
     /// Opens `clinic` as MedVault does (an existing file, its schema checked).

@@ -3,9 +3,12 @@ enum WorkloadRegistry {
     static let all: [any Workload] = [
         BulkInsertWorkload(),
         OpenWorkload(),
+        VaultOpenWorkload(),
         HistoryWorkload(),
         SearchWorkload(),
         WriteLatencyWorkload(),
+        GetUpdateWorkload(),
+        ConcurrencyWorkload(),
         MedicationWorkload(),
         UnlockWorkload(),
         PasswordChangeWorkload(),
