@@ -63,3 +63,4 @@ readme-app: deps
 
 clean:
 	$(SWIFT) package clean
+	rm -rf $(BENCH_SCRATCH)
