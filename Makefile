@@ -29,11 +29,20 @@ demo: deps
 medication-demo: deps
 	$(SWIFT) run $(SWIFT_FLAGS) MedicationDemo
 
+# The benchmarks are their own package (Benchmarks/Package.swift: GRDB, raw C references),
+# built in their own scratch folder so the library's build is never disturbed.
+BENCH_SCRATCH ?= .build-bench
+BENCH_RUN = $(SWIFT) run --package-path Benchmarks --scratch-path $(BENCH_SCRATCH) -c release $(SWIFT_FLAGS)
+# Extra benchmark options, e.g. BENCH_ARGS="--only W1,W5".
+BENCH_ARGS ?=
+
 bench: deps
-	$(SWIFT) run -c release $(SWIFT_FLAGS) MedVaultBenchmarks --output docs/benchmarks.md
+	$(SWIFT) build --package-path Benchmarks --scratch-path $(BENCH_SCRATCH) -c release $(SWIFT_FLAGS)
+	$(BENCH_RUN) MedVaultBenchmarks --output docs/benchmarks.md $(BENCH_ARGS)
 
 bench-quick: deps
-	$(SWIFT) run -c release $(SWIFT_FLAGS) MedVaultBenchmarks --scale 0.1 --output .build/benchmarks-quick.md
+	$(SWIFT) build --package-path Benchmarks --scratch-path $(BENCH_SCRATCH) -c release $(SWIFT_FLAGS)
+	$(BENCH_RUN) MedVaultBenchmarks --scale 0.1 --output $(BENCH_SCRATCH)/benchmarks-quick.md $(BENCH_ARGS)
 
 # Symbol graphs come from SwiftPM's own extractor over the debug build (the same flags as
 # `build`, so CI reuses its build); `docc` is the toolchain's, so no plugin enters
@@ -54,3 +63,4 @@ readme-app: deps
 
 clean:
 	$(SWIFT) package clean
+	rm -rf $(BENCH_SCRATCH)

@@ -4,7 +4,7 @@
 //
 // Layers (arrows point down only):
 //
-//   Examples/ (ClinicDemo, MedicationDemo, medvault CLI), Benchmarks/
+//   Examples/ (ClinicDemo, MedicationDemo, medvault CLI)
 //        │
 //   MedVault        the Vault facade, SQLCipher storage engine and repositories
 //        │
@@ -104,18 +104,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/medvault",
-            swiftSettings: strictSettings
-        ),
-
-        // MARK: - Benchmarks
-
-        .executableTarget(
-            name: "MedVaultBenchmarks",
-            dependencies: [
-                "MedVault", "MedVaultKeys", "MedVaultCore", "CSQLCipher", "CArgon2",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Benchmarks/MedVaultBenchmarks",
             swiftSettings: strictSettings
         ),
 
