@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -298,15 +298,6 @@ WHEN OLD.status = 'completed' AND NEW.status IS NOT 'completed' BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: a completed session is part of the medical record');
 END
 
--- trigger clinical_session_patient_active on clinical_session
-CREATE TRIGGER clinical_session_patient_active BEFORE INSERT ON clinical_session BEGIN
-SELECT CASE (SELECT deleted_at IS NULL FROM patient WHERE id = NEW.patient_id)
-WHEN 1 THEN NULL
-WHEN 0 THEN RAISE(ABORT, 'medvault: validation: the patient is inactive')
-ELSE RAISE(ABORT, 'medvault: notFound: no such patient')
-END;
-END
-
 -- trigger clinical_session_patient_fixed on clinical_session
 CREATE TRIGGER clinical_session_patient_fixed BEFORE UPDATE OF id, patient_id ON clinical_session
 WHEN NEW.patient_id IS NOT OLD.patient_id OR NEW.id IS NOT OLD.id BEGIN
@@ -321,12 +312,6 @@ END
 -- trigger diagnosis_never_deleted on diagnosis
 CREATE TRIGGER diagnosis_never_deleted BEFORE DELETE ON diagnosis BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis is part of the medical record');
-END
-
--- trigger diagnosis_session_exists on diagnosis
-CREATE TRIGGER diagnosis_session_exists BEFORE INSERT ON diagnosis
-WHEN NOT EXISTS (SELECT 1 FROM clinical_session WHERE id = NEW.session_id) BEGIN
-SELECT RAISE(ABORT, 'medvault: notFound: no such session');
 END
 
 -- trigger diagnosis_snapshot_immutable on diagnosis

@@ -134,13 +134,15 @@ struct GroupCommitTests {
         }
     }
 
-    @Test("Sixteen tasks writing at once: every acknowledged write is stored, in fewer commits than writes")
+    /// Whether these writes meet in groups depends on scheduling (on two cores under a
+    /// loaded test run they may all find the writer idle): the grouping itself is shown
+    /// deterministically above; this checks that no acknowledged write is lost.
+    @Test("Sixteen tasks writing at once: every acknowledged write is stored")
     func concurrentWritersAreAllDurableAndGrouped() async throws {
         try await withTemporaryDirectory { dir in
             let url = dir.file("m.db")
             let key = StorageFixtures.randomKey()
             let pool = try await StorageFixtures.openNotes(url, key: key)
-            let commitsBefore = pool.writerCommitCount
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for task in Int64(0)..<16 {
                     group.addTask {
@@ -149,8 +151,6 @@ struct GroupCommitTests {
                 }
                 try await group.waitForAll()
             }
-            let commits = pool.writerCommitCount - commitsBefore
-            #expect(commits < 400)
             await pool.close()
             // A fresh pool sees all 400 rows: they were committed, not just acknowledged.
             let reopened = try await StorageFixtures.openNotes(url, key: key, mode: .openExisting)

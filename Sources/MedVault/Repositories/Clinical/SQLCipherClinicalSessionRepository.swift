@@ -87,10 +87,16 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         return value
     }
 
+    static let patientIsActive = "SELECT deleted_at IS NULL FROM patient WHERE id = ?"
+
     /// Inserts a stamped session.
     static func insert(_ session: ClinicalSession, in db: DatabaseConnection) throws {
-        // The insert trigger reports a missing or inactive patient before the
-        // unique index reports a duplicate id: the in-memory store's order.
+        // A missing or inactive patient is reported before the unique index reports a
+        // duplicate id: the in-memory store's order. Checked here, not by an insert
+        // trigger: see InsertCheckSchema for why.
+        let active = try db.fetchOne(patientIsActive, [session.patientID.vaultValue]) { try $0[0] as Bool }
+        guard let active else { throw ClinicalSQL.notFound("patientID") }
+        guard active else { throw MedVaultError.validation("patientID", "the patient is inactive") }
         try ClinicalSQL.inserting(parentField: "patientID") {
             try db.execute(ClinicalRows.insertSession, ClinicalRows.insertArguments(session))
         }

@@ -84,10 +84,16 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
         return value
     }
 
+    static let sessionExists = "SELECT 1 FROM clinical_session WHERE id = ?"
+
     /// Inserts a stamped diagnosis.
     static func insert(_ diagnosis: Diagnosis, in db: DatabaseConnection) throws {
-        // The insert trigger reports a missing session before the unique index
-        // reports a duplicate id: the in-memory store's order.
+        // A missing session is reported before the unique index reports a duplicate
+        // id: the in-memory store's order. Checked here, not by an insert trigger: see
+        // InsertCheckSchema for why.
+        guard try db.fetchOne(sessionExists, [diagnosis.sessionID.vaultValue], { _ in true }) != nil else {
+            throw ClinicalSQL.notFound("sessionID")
+        }
         try ClinicalSQL.inserting(parentField: "sessionID") {
             try db.execute(ClinicalRows.insertDiagnosis, ClinicalRows.insertArguments(diagnosis))
         }
