@@ -11,7 +11,8 @@
 /// The rules that protect the medical record are enforced here as well as in Swift:
 /// triggers refuse to delete a patient, a diagnosis or a completed session, to reopen a
 /// completed session, to move a session to another patient, and to change a diagnosis's
-/// ICD-11 snapshot, session or date. Their messages (`medvault: <code>: <fixed text>`)
+/// ICD-11 snapshot, session or date (migration 5, ``InsertCheckSchema``, later dropped
+/// the two insert triggers; the repositories check a new row's parent). Their messages (`medvault: <code>: <fixed text>`)
 /// become `MedVaultError`s with that code.
 enum ClinicalSchema {
     static func createClinicalRecords(_ db: DatabaseConnection) throws {
