@@ -3,6 +3,8 @@
 # - SQLCipher (libsqlcipher-dev, plus the sqlcipher shell the tests use) and
 #   Argon2 (libargon2-dev): Debian/Ubuntu via apt-get (as root, or through sudo);
 #   macOS via Homebrew;
+# - SQLite's headers (libsqlite3-dev): GRDB, which the benchmarks' GRDB peer and the
+#   GRDB coexistence check build, links the system SQLite;
 # - Python's sqlcipher3 module (PyPI sqlcipher3-binary, which bundles SQLCipher 4):
 #   the test that proves a vault opens under SQLCipher 4 drives it through python3.
 #   Installed with pip; where the Python is "externally managed" (PEP 668), with
@@ -12,7 +14,7 @@ set -euo pipefail
 
 have_system() {
   command -v pkg-config >/dev/null 2>&1 &&
-    pkg-config --exists sqlcipher libargon2 &&
+    pkg-config --exists sqlcipher libargon2 sqlite3 &&
     command -v sqlcipher >/dev/null 2>&1
 }
 
@@ -46,16 +48,16 @@ apt_install() {
 
 if ! have_system; then
   if command -v apt-get >/dev/null 2>&1; then
-    apt_install pkg-config libsqlcipher-dev sqlcipher libargon2-dev
+    apt_install pkg-config libsqlcipher-dev sqlcipher libargon2-dev libsqlite3-dev
   elif command -v brew >/dev/null 2>&1; then
-    brew install pkg-config sqlcipher argon2
+    brew install pkg-config sqlcipher argon2 sqlite
   else
-    echo "MedVault needs SQLCipher (pkg-config 'sqlcipher', and the 'sqlcipher' shell) and Argon2 (pkg-config 'libargon2')." >&2
+    echo "MedVault needs SQLCipher (pkg-config 'sqlcipher', and the 'sqlcipher' shell), Argon2 (pkg-config 'libargon2') and SQLite's headers (pkg-config 'sqlite3')." >&2
     echo "No apt-get or brew was found: install them with your system's package manager." >&2
     exit 1
   fi
   if ! have_system; then
-    echo "SQLCipher or Argon2 is still not found through pkg-config after installing." >&2
+    echo "SQLCipher, Argon2 or SQLite is still not found through pkg-config after installing." >&2
     exit 1
   fi
 fi
