@@ -24,7 +24,7 @@ enum VaultBallast {
             try await pool.write(duration: .long) { db in try db.executeScript(insertSQL(count: count)) }
             left -= count
         }
-        try await pool.writeWithoutTransaction { db in try db.executeScript("PRAGMA wal_checkpoint(TRUNCATE);") }
+        try await pool.checkpoint()
     }
 
     /// Through raw C, the same statements.

@@ -71,4 +71,31 @@ struct BackgroundCheckpointTests {
             await reopened.close()
         }
     }
+
+    @Test("checkpoint() empties the WAL even while background checkpoints are due, and waits for them")
+    func explicitCheckpointEmptiesTheLog() async throws {
+        try await withTemporaryDirectory { dir in
+            let url = dir.file("e.db")
+            let key = StorageFixtures.randomKey()
+            let pool = try await StorageFixtures.openNotes(url, key: key)
+            let body = String(repeating: "z", count: 3_000)
+            for chunk in 0..<4 {
+                try await pool.write { db in
+                    for n in Int64(1)...500 {
+                        try db.execute("INSERT INTO note(n, body) VALUES (?, ?)",
+                                       [.integer(Int64(chunk) * 1_000 + n), .text(body)])
+                    }
+                }
+                try await pool.checkpoint()
+                #expect(Self.size(URL(fileURLWithPath: url.path + "-wal")) == 0)
+            }
+            let sizeAfter = Self.size(url)
+            #expect(sizeAfter > 6 * 1024 * 1024)
+            // Nothing is left for a later checkpoint to add to the file.
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(Self.size(url) == sizeAfter)
+            await pool.close()
+            await #expect(throws: MedVaultError.self) { try await pool.checkpoint() }
+        }
+    }
 }
