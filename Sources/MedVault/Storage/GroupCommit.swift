@@ -139,10 +139,15 @@ extension LazyConnection {
         let usesSavepoints = live.count > 1
         var succeeded: [GroupedWrite] = []
         for (position, write) in live.enumerated() {
-            // The ticket first: a cancellation landing after the check below then
-            // interrupts this body's statements instead of finding nothing to stop.
-            interrupter.begin(write.ticket)
-            defer { interrupter.end() }
+            // An interrupted write statement rolls back the whole transaction, so a body
+            // may be interrupted only while nothing of another caller is in it yet: the
+            // first body of a transaction. A later one that is cancelled meanwhile is
+            // rolled back to its savepoint when it returns. The ticket first: a
+            // cancellation landing after the check below then interrupts this body's
+            // statements instead of finding nothing to stop.
+            let interruptible = succeeded.isEmpty
+            if interruptible { interrupter.begin(write.ticket) }
+            defer { if interruptible { interrupter.end() } }
             if write.wasCancelled {
                 write.settle(.failure(VaultDatabase.cancelledError))
                 continue

@@ -107,6 +107,36 @@ struct GroupCommitTests {
         }
     }
 
+    @Test("Cancelling a write in the middle of a group never takes the writes before it down")
+    func cancellingMidGroupKeepsTheEarlierWrites() async throws {
+        try await withTemporaryDirectory { dir in
+            let pool = try await StorageFixtures.openNotes(dir.file("i.db"), key: StorageFixtures.randomKey())
+            let (holder, release) = await Self.holdTheWriter(pool)
+            let first = try await Self.startInLine(pool, Self.insert(1))
+            // A write statement that runs for a while (counting in a recursive CTE).
+            let started = Gate()
+            let second = try await Self.startInLine(pool) { db -> Int64 in
+                started.open()
+                try db.execute("""
+                    INSERT INTO note(n, body) SELECT 2, max(x) FROM (WITH RECURSIVE c(x) AS \
+                    (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 12000000) SELECT x FROM c)
+                    """)
+                return 20
+            }
+            release.open()
+            try await holder.value
+            // Cancelled while its statement runs: interrupting it would roll back the whole
+            // transaction, the first write's row too.
+            await started.waitUntilOpen()
+            second.cancel()
+            #expect(try await first.value == 10)
+            let error = await #expect(throws: MedVaultError.self) { try await second.value }
+            #expect(error?.code == .cancelled)
+            #expect(try await StorageFixtures.noteNumbers(pool) == [0, 1])
+            await pool.close()
+        }
+    }
+
     @Test("A failure that ends the whole transaction fails the writes before it; the rest commit anew")
     func aTransactionEndingFailureFailsTheEarlierWrites() async throws {
         try await withTemporaryDirectory { dir in
