@@ -92,7 +92,7 @@ final class VaultFileLock: @unchecked Sendable {
     private func reopen() throws {
         let fresh = try Self.openFile(URL(fileURLWithPath: path))
         lock.withLock {
-            if descriptor >= 0 { close(descriptor) }
+            if descriptor >= 0 { Self.unlockAndClose(descriptor) }
             descriptor = fresh
         }
     }
@@ -110,7 +110,7 @@ final class VaultFileLock: @unchecked Sendable {
     }
 
     deinit {
-        if descriptor >= 0 { close(descriptor) }
+        if descriptor >= 0 { Self.unlockAndClose(descriptor) }
     }
 
     /// Takes the lock without waiting.
@@ -184,10 +184,18 @@ final class VaultFileLock: @unchecked Sendable {
     func release() {
         lock.withLock {
             if descriptor >= 0 {
-                close(descriptor)
+                Self.unlockAndClose(descriptor)
                 descriptor = -1
             }
         }
+    }
+
+    /// Unlocks before closing: a child process being spawned at this moment holds a copy
+    /// of the descriptor until it execs, and a lock is released by `close` only when the
+    /// last copy closes; `LOCK_UN` releases it at once for every copy.
+    private static func unlockAndClose(_ descriptor: Int32) {
+        _ = flock(descriptor, LOCK_UN)
+        close(descriptor)
     }
 
     private static func error(_ code: Int32, _ name: String, _ doing: String) -> MedVaultError {
