@@ -24,11 +24,13 @@ struct BulkInsertWorkload: Workload {
     let id = "W1"
     let title = "insert in dataset order, batch calls and one call per record"
 
-    /// MedVault's ways of writing the dataset. Adding the unit of work
-    /// (`vault.write { tx in … }`) is one case here and one loop in ``insert(_:_:into:)``.
+    /// MedVault's ways of writing the dataset.
     enum MedVaultPath {
         /// Three batch calls per ≈1,000-row chunk.
         case batchCalls
+        /// One unit of work (`vault.write { tx in … }`) per ≈1,000-row chunk: its three
+        /// batch calls in one transaction, as C plain and GRDB write a chunk.
+        case unitOfWork
         /// One `create` per record, for the first `patients` patients.
         case perRecord(patients: Int)
     }
@@ -50,13 +52,19 @@ struct BulkInsertWorkload: Workload {
         _ = try await insertSameSQL(warmUp, fixture: fixture, context: context, key: key.bytes)
         _ = try insertPlain(warmUp, perRecord: nil, context: context, key: key.bytes)
 
-        var medVault: [Double] = [], sameSQL: [Double] = [], plain: [Double] = []
+        var medVault: [Double] = [], sameSQL: [Double] = [], plain: [Double] = [], medVaultUnits: [Double] = []
         var medVaultPeaks: [Double?] = [], sameSQLPeaks: [Double?] = []
         var medVaultBytes = 0.0, plainBytes = 0.0
         var medVaultCounts: [String: Int] = [:]
         for run in 0..<runsPerSide {
-            for side in (run.isMultiple(of: 2) ? [0, 1, 2] : [2, 1, 0]) {
+            for side in (run.isMultiple(of: 2) ? [0, 3, 1, 2] : [2, 1, 3, 0]) {
                 switch side {
+                case 3:
+                    let outcome = try await insertThroughVault(data, .unitOfWork, context: context)
+                    medVaultUnits.append(Double(data.rowCount) / outcome.seconds)
+                    if !medVaultCounts.isEmpty {
+                        try Self.check("MedVault, one unit of work per chunk", outcome.counts, against: medVaultCounts)
+                    }
                 case 0:
                     let outcome = try await insertThroughVault(data, .batchCalls, context: context)
                     medVault.append(Double(data.rowCount) / outcome.seconds)
@@ -99,6 +107,13 @@ struct BulkInsertWorkload: Workload {
                         reference: Statistics.median(sameSQL), unit: .rowsPerSecond, target: nil,
                         note: "dataset order; MedVault and C same SQL: 3 transactions per chunk (one per entity); "
                             + "C plain and GRDB: 1 transaction per chunk; GRDB = record.insert(db)")
+                .with(plain: Statistics.median(plain), plainTarget: 1 / 0.8,
+                      grdb: try GRDBPeerProcess.figure(grdb, "idiomatic.rowsPerSecond")),
+            Measurement(label: "W1 insert \(data.rowCount) rows, one unit of work per ≈1,000 rows (median of \(runsPerSide))",
+                        referenceLabel: "raw C", medVault: Statistics.median(medVaultUnits), reference: nil,
+                        unit: .rowsPerSecond, target: nil,
+                        note: "MedVault: vault.write { tx in } with the three batch calls, 1 transaction per chunk, "
+                            + "as C plain and GRDB")
                 .with(plain: Statistics.median(plain), plainTarget: 1 / 0.8,
                       grdb: try GRDBPeerProcess.figure(grdb, "idiomatic.rowsPerSecond")),
             Measurement(label: "W1 insert, GRDB's fastest record path (diagnostic)", referenceLabel: "raw C",
@@ -179,6 +194,14 @@ struct BulkInsertWorkload: Workload {
                 _ = try await vault.patients.create(patients)
                 _ = try await vault.sessions.create(sessions)
                 _ = try await vault.diagnoses.create(diagnoses)
+            }
+        case .unitOfWork:
+            for (patients, sessions, diagnoses) in chunks {
+                try await vault.write { tx in
+                    _ = try tx.patients.create(patients)
+                    _ = try tx.sessions.create(sessions)
+                    _ = try tx.diagnoses.create(diagnoses)
+                }
             }
         case .perRecord(let count):
             for patient in 0..<min(count, data.patients.count) {
