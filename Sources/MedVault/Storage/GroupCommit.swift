@@ -57,7 +57,8 @@ final class GroupedWrite: @unchecked Sendable {
 
 /// The writes waiting for the writer, in arrival order.
 final class GroupCommitQueue: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `pending` is read and written only while holding `lock`.
+    // Safety of @unchecked Sendable: `pending` and `commits` are read and written only while
+    // holding `lock`.
     private let lock = NSLock()
     private var pending: [GroupedWrite] = []
     private var commits = 0
