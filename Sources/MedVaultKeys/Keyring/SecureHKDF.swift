@@ -18,6 +18,8 @@ enum SecureHKDF {
     /// HMAC-SHA256 of the concatenated `parts` under `key`, written into `output` (32 bytes).
     static func hmac(key: UnsafeRawBufferPointer, _ parts: [UnsafeRawBufferPointer],
                      into output: UnsafeMutableRawBufferPointer) {
+        // Unreachable for callers outside this enum: it is internal, and its two callers
+        // (`deriveKey` and `KeyWrap.headerMAC`) pass buffers of exactly `outputLength`.
         precondition(output.count == outputLength, "SecureHKDF: output must be 32 bytes (a MedVault bug)")
         if key.count > blockLength {
             // RFC 2104: a long key is hashed first. MedVault's long keys are salts, not secrets.

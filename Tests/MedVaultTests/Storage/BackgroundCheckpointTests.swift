@@ -98,4 +98,36 @@ struct BackgroundCheckpointTests {
             await #expect(throws: MedVaultError.self) { try await pool.checkpoint() }
         }
     }
+
+    @Test("checkpoint() that a reader keeps from emptying the WAL fails with storage and loses nothing")
+    func explicitCheckpointBlockedByAReader() async throws {
+        try await withTemporaryDirectory { dir in
+            let url = dir.file("b.db")
+            let key = StorageFixtures.randomKey()
+            var configuration = DatabaseConfiguration()
+            configuration.busyTimeoutMilliseconds = 100
+            let pool = try await VaultDatabase.open(at: url, key: key, mode: .createIfMissing,
+                                                   migrator: StorageFixtures.notesMigrator,
+                                                   configuration: configuration)
+            try await StorageFixtures.insertNote(pool, 1, "one")
+            // A read transaction holds its snapshot of the WAL until released.
+            let reading = Gate()
+            let release = Gate()
+            let reader = Task {
+                try await pool.read(duration: .long) { db in
+                    _ = try db.fetchOne("SELECT count(*) FROM note") { $0.int64(at: 0) }
+                    reading.open()
+                    release.waitBlocking()
+                }
+            }
+            await reading.waitUntilOpen()
+            let error = await #expect(throws: MedVaultError.self) { try await pool.checkpoint() }
+            #expect(error?.code == .storage)
+            release.open()
+            try await reader.value
+            try await pool.checkpoint()
+            #expect(try await StorageFixtures.noteNumbers(pool) == [1])
+            await pool.close()
+        }
+    }
 }
