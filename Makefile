@@ -4,7 +4,7 @@
 #   make test         run the whole test suite
 #   make bench        run the benchmark suite (release build), write docs/benchmarks.md
 #   make bench-quick  the same at a tenth of the size, for CI smoke runs
-#   make docs         build the DocC catalogs of the four library modules, warnings as errors
+#   make docs         build the DocC catalogs of the library modules, warnings as errors
 #   make readme-app   build and run Tests/Fixtures/ReadmeApp: the README's code, as an app
 #                     that depends on the MedVault product alone
 

@@ -32,6 +32,7 @@ let package = Package(
         // The WHO ICD-API client: its own product, so apps that never use the ICD-11
         // catalogue do not link networking (FoundationNetworking and libcurl on Linux).
         .library(name: "MedVaultICD11", targets: ["MedVaultICD11"]),
+        .library(name: "MedVaultSyncWire", targets: ["MedVaultSyncWire"]),
         .executable(name: "medvault", targets: ["medvault"]),
     ],
     dependencies: [
@@ -73,6 +74,16 @@ let package = Package(
         .target(
             name: "MedVault",
             dependencies: ["MedVaultCore", "MedVaultKeys", "CSQLCipher"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "MedVaultSyncWire",
+            dependencies: ["MedVaultCore"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "MedVaultSync",
+            dependencies: ["MedVault", "MedVaultKeys", "MedVaultCore", "MedVaultSyncWire"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -121,7 +132,8 @@ let package = Package(
         ),
         .testTarget(
             name: "MedVaultTests",
-            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "MedVaultICD11", "CSQLCipher", "CrashProbe", "KeyScanProbe", "medvault", "ClinicDemo", "MedicationDemo"],
+            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "MedVaultICD11", "MedVaultSync", "MedVaultSyncWire", "CSQLCipher", "CrashProbe", "KeyScanProbe", "medvault", "ClinicDemo", "MedicationDemo",
+                           .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         // A child process the crash-safety tests kill with SIGKILL mid-write.

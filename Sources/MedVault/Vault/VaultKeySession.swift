@@ -48,6 +48,16 @@ actor VaultKeySession {
         guard vaultKey != nil, !lockRequest.isSet else { throw Vault.lockedError }
     }
 
+    /// Derives this vault's sync keys from the vault key (see `SyncKeys`); the caller
+    /// wipes them.
+    ///
+    /// - Throws: `locked` once ``lock()`` was asked for.
+    func syncKeys(vaultID: UUID) throws -> SyncKeys {
+        try requireUnlocked()
+        guard let vaultKey else { throw Vault.lockedError }
+        return try SyncKeys(vaultKey: vaultKey, vaultID: vaultID)
+    }
+
     // MARK: - Key operations
 
     /// Runs one key operation; see the type's documentation.

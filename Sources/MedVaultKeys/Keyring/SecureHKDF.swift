@@ -18,8 +18,8 @@ enum SecureHKDF {
     /// HMAC-SHA256 of the concatenated `parts` under `key`, written into `output` (32 bytes).
     static func hmac(key: UnsafeRawBufferPointer, _ parts: [UnsafeRawBufferPointer],
                      into output: UnsafeMutableRawBufferPointer) {
-        // Unreachable for callers outside this enum: it is internal, and its two callers
-        // (`deriveKey` and `KeyWrap.headerMAC`) pass buffers of exactly `outputLength`.
+        // Unreachable for callers outside this module: it is internal, and its callers
+        // (`derive`, `KeyWrap.headerMAC`, `SyncKeys.mac`) pass buffers of exactly `outputLength`.
         precondition(output.count == outputLength, "SecureHKDF: output must be 32 bytes (a MedVault bug)")
         if key.count > blockLength {
             // RFC 2104: a long key is hashed first. MedVault's long keys are salts, not secrets.
@@ -49,22 +49,35 @@ enum SecureHKDF {
     /// HKDF-SHA256 with a 32-byte output (one expand block), into a swift-crypto key
     /// (whose storage swift-crypto zeroes on release).
     static func deriveKey(inputKeyMaterial: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8]) -> SymmetricKey {
-        let prk = SecureBytes(count: outputLength) { _ in }
         let okm = SecureBytes(count: outputLength) { _ in }
-        defer {
-            prk.wipe()
-            okm.wipe()
+        defer { okm.wipe() }
+        return okm.withFreshMutableBytes { okmBytes in
+            derive(inputKeyMaterial: inputKeyMaterial, salt: salt, info: info, into: okmBytes)
+            return SymmetricKey(data: UnsafeRawBufferPointer(okmBytes))
         }
-        return prk.withFreshMutableBytes { prkBytes in
+    }
+
+    /// HKDF-SHA256 with a 32-byte output (one expand block), into secure pages: for keys
+    /// that must be wiped on `Vault.lock()` (a swift-crypto key is only cleared when
+    /// released, which the holder does not control).
+    static func deriveSecureKey(inputKeyMaterial: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8]) -> SecureBytes {
+        SecureBytes(count: outputLength) { okm in
+            derive(inputKeyMaterial: inputKeyMaterial, salt: salt, info: info, into: okm)
+        }
+    }
+
+    /// RFC 5869 extract, then the first expand block, into `okm` (32 bytes).
+    private static func derive(inputKeyMaterial: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8],
+                               into okm: UnsafeMutableRawBufferPointer) {
+        let prk = SecureBytes(count: outputLength) { _ in }
+        defer { prk.wipe() }
+        prk.withFreshMutableBytes { prkBytes in
             salt.withUnsafeBytes { saltBytes in hmac(key: saltBytes, [inputKeyMaterial], into: prkBytes) }
-            return okm.withFreshMutableBytes { okmBytes in
-                var counter: UInt8 = 1
-                info.withUnsafeBytes { infoBytes in
-                    withUnsafeBytes(of: &counter) { counterBytes in
-                        hmac(key: UnsafeRawBufferPointer(prkBytes), [infoBytes, counterBytes], into: okmBytes)
-                    }
+            var counter: UInt8 = 1
+            info.withUnsafeBytes { infoBytes in
+                withUnsafeBytes(of: &counter) { counterBytes in
+                    hmac(key: UnsafeRawBufferPointer(prkBytes), [infoBytes, counterBytes], into: okm)
                 }
-                return SymmetricKey(data: UnsafeRawBufferPointer(okmBytes))
             }
         }
     }

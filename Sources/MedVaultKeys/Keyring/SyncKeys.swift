@@ -1,0 +1,166 @@
+import Foundation
+import MedVaultCore
+
+/// The keys of end-to-end encrypted sync, derived from the vault key: one seals record
+/// envelopes, one computes the record keys the server sees, one proves a device knows
+/// the vault key when it joins.
+///
+/// Each is HKDF-SHA256 (RFC 5869) of the vault key, with the vault id's 16 bytes as salt
+/// and its own label as info (`docs/sync.md` gives the labels and a test vector), so a
+/// key serves one purpose only and no key of one vault says anything about another's.
+/// The vault key itself never leaves the vault; a server never receives any of these.
+///
+/// The keys live in secure pages (``SecureBytes``): call ``wipe()`` when done, after
+/// which every method throws `MedVaultError.Code.locked`.
+///
+/// For example:
+///
+/// ```swift
+/// let keys = try SyncKeys(vaultKey: vaultKey, vaultID: vaultID)
+/// defer { keys.wipe() }
+/// let sealed = try keys.seal(plaintext, associatedData: header)
+/// let opened = try keys.open(sealed, associatedData: header)   // == plaintext
+/// ```
+public struct SyncKeys: Sendable {
+    /// Bytes a sealed message adds to its plaintext: a 12-byte nonce and a 16-byte tag.
+    public static let sealingOverhead = nonceLength + tagLength
+    /// Length of a record key and of a device proof: an HMAC-SHA256.
+    public static let macLength = SecureHKDF.outputLength
+
+    static let nonceLength = 12
+    static let tagLength = 16
+
+    /// HKDF info strings: one per key, never reused for anything else.
+    enum Label {
+        static let envelope = Array("MedVault sync envelope key v1".utf8)
+        static let recordKey = Array("MedVault sync record key v1".utf8)
+        static let deviceProof = Array("MedVault sync device proof v1".utf8)
+    }
+
+    /// The vault whose keys these are.
+    public let vaultID: UUID
+    private let envelopeKey: SecureBytes
+    private let recordKeyKey: SecureBytes
+    private let deviceProofKey: SecureBytes
+
+    /// Derives the sync keys of a vault.
+    ///
+    /// - Parameters:
+    ///   - vaultKey: The vault key (32 bytes).
+    ///   - vaultID: The vault's id (the salt).
+    /// - Throws: `MedVaultError.Code.locked` when `vaultKey` was wiped;
+    ///   `MedVaultError.Code.invalidArgument` when it is not 32 bytes.
+    public init(vaultKey: SecureBytes, vaultID: UUID) throws {
+        guard vaultKey.count == SecureHKDF.outputLength else {
+            throw MedVaultError(.invalidArgument, reason: "a vault key is 32 bytes")
+        }
+        var salt = ByteWriter()
+        salt.append(vaultID)
+        let (envelope, record, proof) = try vaultKey.withUnsafeBytes { ikm in
+            (SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt.bytes, info: Label.envelope),
+             SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt.bytes, info: Label.recordKey),
+             SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt.bytes, info: Label.deviceProof))
+        }
+        self.vaultID = vaultID
+        self.envelopeKey = envelope
+        self.recordKeyKey = record
+        self.deviceProofKey = proof
+    }
+
+    /// Zeroes the three keys. Every method then throws `MedVaultError.Code.locked`.
+    public func wipe() {
+        envelopeKey.wipe()
+        recordKeyKey.wipe()
+        deviceProofKey.wipe()
+    }
+
+    // MARK: - Sealing
+
+    /// Seals `plaintext` with ChaCha20-Poly1305 under the envelope key and a fresh random
+    /// nonce, authenticating `associatedData` too.
+    ///
+    /// Random 96-bit nonces stay safe far beyond any vault's sync volume (the chance of a
+    /// repeat stays below 2⁻³² up to 2³² messages under one key).
+    ///
+    /// - Returns: nonce ‖ ciphertext ‖ tag (``sealingOverhead`` bytes longer than `plaintext`).
+    /// - Throws: `MedVaultError.Code.locked` after ``wipe()``.
+    public func seal(_ plaintext: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        let nonce = (0..<Self.nonceLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
+        let tag = try envelopeKey.withUnsafeBytes { key in
+            plaintext.withUnsafeBytes { input in
+                ciphertext.withUnsafeMutableBytes { output in
+                    SecureChaChaPoly.seal(input, key: key, nonce: nonce, associatedData: associatedData, into: output)
+                }
+            }
+        }
+        // Unreachable: the key is 32 bytes (checked at init), the nonce 12, the output
+        // exactly as long as the input.
+        guard let tag else { throw MedVaultError(.storage, reason: "sealing a sync envelope failed") }
+        return nonce + ciphertext + tag
+    }
+
+    /// Opens what ``seal(_:associatedData:)`` returned.
+    ///
+    /// - Throws: `MedVaultError.Code.corrupted` when the bytes were changed, sealed under
+    ///   another vault's key or with other associated data, or are too short to be
+    ///   sealed; `MedVaultError.Code.locked` after ``wipe()``.
+    public func open(_ sealed: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
+        guard sealed.count >= Self.sealingOverhead else { throw Self.unauthenticated }
+        let nonce = Array(sealed[0..<Self.nonceLength])
+        let tag = Array(sealed[(sealed.count - Self.tagLength)...])
+        let ciphertext = sealed[Self.nonceLength..<(sealed.count - Self.tagLength)]
+        var plaintext = [UInt8](repeating: 0, count: ciphertext.count)
+        let opened = try envelopeKey.withUnsafeBytes { key in
+            ciphertext.withUnsafeBytes { input in
+                plaintext.withUnsafeMutableBytes { output in
+                    SecureChaChaPoly.open(input, tag: tag, key: key, nonce: nonce,
+                                          associatedData: associatedData, into: output)
+                }
+            }
+        }
+        guard opened else { throw Self.unauthenticated }
+        return plaintext
+    }
+
+    static let unauthenticated = MedVaultError(
+        .corrupted, reason: "a sync message failed authentication: changed, truncated or sealed for another vault")
+
+    // MARK: - MACs
+
+    /// The key the server stores a record under: HMAC-SHA256 of the table name
+    /// (UTF-8 after its length as a big-endian UInt32) and the record id's 16 bytes, under the record-key key.
+    ///
+    /// The same record always has the same key in one vault, so a server can keep a
+    /// record's envelopes together, while neither the id nor the table can be read from
+    /// it, and keys of two vaults never match.
+    ///
+    /// - Throws: `MedVaultError.Code.locked` after ``wipe()``.
+    public func recordKey(table: String, recordID: UUID) throws -> [UInt8] {
+        var message = ByteWriter()
+        let name = Array(table.utf8)
+        message.append(UInt32(truncatingIfNeeded: name.count))
+        message.append(raw: name)
+        message.append(recordID)
+        return try mac(recordKeyKey, message.bytes)
+    }
+
+    /// A device's answer to a server's join challenge: HMAC-SHA256 of the challenge under
+    /// the device-proof key. Only a holder of the vault key can compute it.
+    ///
+    /// - Throws: `MedVaultError.Code.locked` after ``wipe()``.
+    public func deviceProof(challenge: [UInt8]) throws -> [UInt8] {
+        try mac(deviceProofKey, challenge)
+    }
+
+    private func mac(_ key: SecureBytes, _ message: [UInt8]) throws -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: Self.macLength)
+        try key.withUnsafeBytes { keyBytes in
+            message.withUnsafeBytes { messageBytes in
+                output.withUnsafeMutableBytes { SecureHKDF.hmac(key: keyBytes, [messageBytes], into: $0) }
+            }
+        }
+        return output
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import MedVaultCore
+import MedVaultKeys
+import MedVaultSyncWire
+
+/// Seals ``SyncRecord``s into ``SyncEnvelope``s and opens them, with one vault's
+/// ``SyncKeys``.
+///
+/// The associated data binds the vault id, the envelope id and the record key, so an
+/// envelope cannot be replayed into another vault, renamed, or moved to another
+/// record. The table and record id are bound through the record key: after opening,
+/// the record key is recomputed from the sealed table and id and must match.
+///
+/// The plaintext is the record's JSON padded with spaces (which JSON ignores) to a
+/// multiple of ``paddingBlock`` bytes, so that an envelope's length does not tell a
+/// dose log from a patient.
+struct EnvelopeSealer {
+    static let associatedDataLabel = Array("MedVault sync envelope v1".utf8)
+    static let paddingBlock = 256
+
+    let keys: SyncKeys
+
+    /// Seals `record` under a new envelope id (or `id`, for a deterministic retry).
+    func seal(_ record: SyncRecord, id: UUID = UUID()) throws -> SyncEnvelope {
+        let recordKey = try keys.recordKey(table: record.table, recordID: record.recordID)
+        var plaintext = Array(try Self.encoder.encode(record))
+        let padded = (plaintext.count / Self.paddingBlock + 1) * Self.paddingBlock
+        plaintext += [UInt8](repeating: UInt8(ascii: " "), count: padded - plaintext.count)
+        let sealed = try keys.seal(plaintext,
+                                   associatedData: associatedData(envelopeID: id, recordKey: recordKey))
+        return try SyncEnvelope(id: id, recordKey: Data(recordKey), ciphertext: Data(sealed))
+    }
+
+    /// Opens an envelope of this vault.
+    ///
+    /// - Throws: `MedVaultError.Code.corrupted` for an envelope changed in any byte,
+    ///   sealed by another vault, or whose record key does not belong to its content.
+    func open(_ envelope: SyncEnvelope) throws -> SyncRecord {
+        let recordKey = Array(envelope.recordKey)
+        let plaintext = try keys.open(Array(envelope.ciphertext),
+                                      associatedData: associatedData(envelopeID: envelope.id, recordKey: recordKey))
+        let record: SyncRecord
+        do {
+            record = try JSONDecoder().decode(SyncRecord.self, from: Data(plaintext))
+        } catch {
+            throw MedVaultError(.corrupted, reason: "a sync envelope opened but its content is not a record")
+        }
+        let expected = try keys.recordKey(table: record.table, recordID: record.recordID)
+        guard Self.constantTimeEqual(expected, recordKey) else {
+            throw MedVaultError(.corrupted, reason: "a sync envelope's record key does not match its content")
+        }
+        return record
+    }
+
+    func associatedData(envelopeID: UUID, recordKey: [UInt8]) -> [UInt8] {
+        var bytes = Self.associatedDataLabel
+        withUnsafeBytes(of: keys.vaultID.uuid) { bytes += $0 }
+        withUnsafeBytes(of: envelopeID.uuid) { bytes += $0 }
+        return bytes + recordKey
+    }
+
+    private static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }
+
+    private static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        var difference: UInt8 = 0
+        for index in lhs.indices { difference |= lhs[index] ^ rhs[index] }
+        return difference == 0
+    }
+}

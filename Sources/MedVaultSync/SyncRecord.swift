@@ -1,0 +1,23 @@
+import Foundation
+
+/// What an envelope carries once opened: which record changed, how and when, and the
+/// record's full state after the change.
+///
+/// The fields mirror a change-log entry (`docs/changes.md`) plus the record itself, so a
+/// receiving device can apply the change through the repositories' rules.
+struct SyncRecord: Sendable, Equatable, Codable {
+    /// The record's table (`patient`, `clinical_session`, … or an app table).
+    var table: String
+    /// The record's id.
+    var recordID: UUID
+    /// The record's version after the change.
+    var version: Int64
+    /// The change-log operation (`insert`, `update`, `deactivate`, …).
+    var operation: String
+    /// The hybrid logical clock timestamp of the change (conflict order).
+    var timestamp: UInt64
+    /// The device that made the change (the deterministic tiebreak).
+    var deviceID: UUID
+    /// The record's state after the change, encoded as JSON; `nil` for a delete.
+    var state: Data?
+}

@@ -1,0 +1,60 @@
+import Foundation
+import MedVaultCore
+
+/// One record change as it travels between a device and the sync server: opaque to the
+/// server, which sees an id, a record key and ciphertext, never a name, a table or a key.
+///
+/// The device seals the record's full current state (see `docs/sync.md`, "Envelopes");
+/// the server stores and orders envelopes; other devices of the vault open them.
+///
+/// Decoding validates the sizes: a ``recordKey`` of exactly 32 bytes and a
+/// ``ciphertext`` between ``minimumCiphertextLength`` and ``maximumCiphertextLength``
+/// bytes; anything else throws `MedVaultError.Code.validation` naming the field.
+public struct SyncEnvelope: Sendable, Hashable, Codable {
+    /// Length of a record key (an HMAC-SHA256).
+    public static let recordKeyLength = 32
+    /// The shortest ciphertext: a nonce and a tag around an empty message.
+    public static let minimumCiphertextLength = 28
+    /// The longest ciphertext (1 MiB). Records are far smaller; attachment contents
+    /// travel as their own chunks.
+    public static let maximumCiphertextLength = 1 << 20
+
+    /// The envelope's id, chosen by the device that sealed it: a retried push of the
+    /// same envelope is recognised by it and never stored twice.
+    public let id: UUID
+    /// The record's key: the same for every envelope of one record in one vault,
+    /// meaningless to anyone without the vault key.
+    public let recordKey: Data
+    /// The sealed record: nonce ‖ ChaCha20-Poly1305 ciphertext ‖ tag.
+    public let ciphertext: Data
+
+    /// Creates an envelope.
+    ///
+    /// - Throws: `MedVaultError.Code.validation` when a size is out of range.
+    public init(id: UUID, recordKey: Data, ciphertext: Data) throws {
+        guard recordKey.count == Self.recordKeyLength else {
+            throw MedVaultError(.validation, field: "recordKey", reason: "a record key is 32 bytes")
+        }
+        guard ciphertext.count >= Self.minimumCiphertextLength else {
+            throw MedVaultError(.validation, field: "ciphertext", reason: "too short to be sealed")
+        }
+        guard ciphertext.count <= Self.maximumCiphertextLength else {
+            throw MedVaultError(.validation, field: "ciphertext", reason: "longer than 1 MiB")
+        }
+        self.id = id
+        self.recordKey = recordKey
+        self.ciphertext = ciphertext
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, recordKey, ciphertext
+    }
+
+    /// Decodes and validates an envelope (see the type's documentation).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(id: try container.decode(UUID.self, forKey: .id),
+                      recordKey: try container.decode(Data.self, forKey: .recordKey),
+                      ciphertext: try container.decode(Data.self, forKey: .ciphertext))
+    }
+}

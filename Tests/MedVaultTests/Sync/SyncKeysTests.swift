@@ -1,0 +1,133 @@
+import Crypto
+import Foundation
+import MedVault
+import MedVaultCore
+import MedVaultKeys
+import Testing
+
+/// The sync keys: derivation (a vector computed independently by
+/// Tests/Scripts/sync_keys_vector.py with Python's hmac and hashlib), sealing, MACs,
+/// wiping, and how a vault hands them out.
+@Suite("Sync keys")
+struct SyncKeysTests {
+    static let vaultKeyHex = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    static let vaultID = UUID(uuidString: "6F1D2C3B-4A59-4837-2615-F4E3D2C1B0A9")!
+    static let recordID = UUID(uuidString: "01234567-89AB-CDEF-0123-456789ABCDEF")!
+    // python3 Tests/Scripts/sync_keys_vector.py <vaultKeyHex> 6f1d2c3b4a5948372615f4e3d2c1b0a9 \
+    //     patient 0123456789abcdef0123456789abcdef 6368616c6c656e6765
+    static let envelopeKeyHex = "846d45051b564b3334b00f1033b812f406249d51fcdc5f430ca766b7174d0e26"
+    static let recordKeyHex = "aaf1585952a84c496dddf6c30984df4482a69fe383afe5b0d2e811dfc502d41d"
+    static let proofHex = "2065ee53cd50b21d9b0956411cb809e2cc095d00df7656fd5b313ac870f68148"
+
+    static func bytes(_ hex: String) -> [UInt8] {
+        stride(from: 0, to: hex.count, by: 2).map { offset in
+            let start = hex.index(hex.startIndex, offsetBy: offset)
+            return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
+        }
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+    static func vectorKeys() throws -> SyncKeys {
+        try SyncKeys(vaultKey: SecureBytes(copying: bytes(vaultKeyHex)), vaultID: vaultID)
+    }
+
+    @Test("record key and device proof match the independently computed vector")
+    func vector() throws {
+        let keys = try Self.vectorKeys()
+        #expect(Self.hex(try keys.recordKey(table: "patient", recordID: Self.recordID)) == Self.recordKeyHex)
+        #expect(Self.hex(try keys.deviceProof(challenge: Array("challenge".utf8))) == Self.proofHex)
+    }
+
+    @Test("the envelope key is the vector's: a message sealed by swift-crypto's ChaChaPoly under it opens")
+    func envelopeKeyVector() throws {
+        let keys = try Self.vectorKeys()
+        let header = Array("header".utf8)
+        let box = try ChaChaPoly.seal(Array("hola".utf8), using: SymmetricKey(data: Self.bytes(Self.envelopeKeyHex)),
+                                      authenticating: header)
+        #expect(try keys.open(Array(box.combined), associatedData: header) == Array("hola".utf8))
+        // And the other way round.
+        let sealed = try keys.seal(Array("adiós".utf8), associatedData: header)
+        let opened = try ChaChaPoly.open(ChaChaPoly.SealedBox(combined: sealed),
+                                         using: SymmetricKey(data: Self.bytes(Self.envelopeKeyHex)),
+                                         authenticating: header)
+        #expect(Array(opened) == Array("adiós".utf8))
+    }
+
+    @Test("sealing uses a fresh nonce; any changed byte, other associated data or another vault's keys fail")
+    func sealing() async throws {
+        let keys = try Self.vectorKeys()
+        let header = Array("header".utf8)
+        let plaintext = Array(repeating: UInt8(0x41), count: 100)
+        let sealed = try keys.seal(plaintext, associatedData: header)
+        #expect(sealed.count == plaintext.count + SyncKeys.sealingOverhead)
+        #expect(try keys.seal(plaintext, associatedData: header) != sealed, "a second seal uses another nonce")
+        for position in [0, 11, 12, 60, sealed.count - 16, sealed.count - 1] {
+            var changed = sealed
+            changed[position] ^= 0x01
+            await expectMedVaultError(.corrupted) { try keys.open(changed, associatedData: header) }
+        }
+        await expectMedVaultError(.corrupted) { try keys.open(sealed, associatedData: Array("other".utf8)) }
+        await expectMedVaultError(.corrupted) { try keys.open(Array(sealed.prefix(27)), associatedData: header) }
+        await expectMedVaultError(.corrupted) { try keys.open(Array(sealed.dropLast()), associatedData: header) }
+        let otherVault = try SyncKeys(vaultKey: SecureBytes(copying: Self.bytes(Self.vaultKeyHex)), vaultID: UUID())
+        await expectMedVaultError(.corrupted) { try otherVault.open(sealed, associatedData: header) }
+    }
+
+    @Test("record keys: one per (table, id) in a vault, unrelated across vaults, tables and ids")
+    func recordKeys() throws {
+        let keys = try Self.vectorKeys()
+        let other = try SyncKeys(vaultKey: SecureBytes.random(count: 32), vaultID: Self.vaultID)
+        let key = try keys.recordKey(table: "patient", recordID: Self.recordID)
+        #expect(try keys.recordKey(table: "patient", recordID: Self.recordID) == key)
+        #expect(try keys.recordKey(table: "medication", recordID: Self.recordID) != key)
+        #expect(try keys.recordKey(table: "patient", recordID: UUID()) != key)
+        #expect(try other.recordKey(table: "patient", recordID: Self.recordID) != key)
+        // The length prefix keeps ("ab", id) and ("a", "b"‖id) apart.
+        #expect(try keys.recordKey(table: "patientx", recordID: Self.recordID) != key)
+    }
+
+    @Test("a wiped key set and a vault key of the wrong length are refused")
+    func wipedAndInvalid() async throws {
+        let keys = try Self.vectorKeys()
+        keys.wipe()
+        await expectMedVaultError(.locked) { try keys.seal([1], associatedData: []) }
+        await expectMedVaultError(.locked) { try keys.open(Array(repeating: 0, count: 40), associatedData: []) }
+        await expectMedVaultError(.locked) { try keys.recordKey(table: "patient", recordID: Self.recordID) }
+        await expectMedVaultError(.locked) { try keys.deviceProof(challenge: [1]) }
+        await expectMedVaultError(.invalidArgument) {
+            try SyncKeys(vaultKey: SecureBytes(copying: [UInt8](repeating: 1, count: 16)), vaultID: Self.vaultID)
+        }
+        let wipedVaultKey = SecureBytes.random(count: 32)
+        wipedVaultKey.wipe()
+        await expectMedVaultError(.locked) { try SyncKeys(vaultKey: wipedVaultKey, vaultID: Self.vaultID) }
+    }
+
+    @Test("a vault hands out its sync keys for one call, wipes them after, and refuses once locked")
+    func fromVault() async throws {
+        try await withTemporaryDirectory { dir in
+            let password = try VaultFixtures.password()
+            let created = try await Vault.create(at: dir.url, password: password, options: VaultFixtures.options)
+            let vault = created.vault
+            let first = try await vault.withSyncKeys { try $0.recordKey(table: "patient", recordID: Self.recordID) }
+            // Key operations leave the vault key, hence the sync keys, unchanged: a new
+            // password, a new recovery key, a new database key.
+            try await vault.changePassword(from: password, to: try VaultFixtures.password("otra contraseña"))
+            _ = try await vault.regenerateRecoveryKey()
+            try await vault.rotateDatabaseKey()
+            #expect(try await vault.withSyncKeys { try $0.recordKey(table: "patient", recordID: Self.recordID) }
+                    == first)
+            let escaped = try await vault.withSyncKeys { $0 }
+            await expectMedVaultError(.locked) { try escaped.recordKey(table: "patient", recordID: Self.recordID) }
+            await vault.lock()
+            await expectMedVaultError(.locked) { try await vault.withSyncKeys { _ in 1 } }
+
+            // The same vault reopened derives the same keys.
+            let reopened = try await Vault.open(at: dir.url, password: try VaultFixtures.password("otra contraseña"),
+                                                options: VaultFixtures.options)
+            #expect(try await reopened.withSyncKeys { try $0.recordKey(table: "patient", recordID: Self.recordID) }
+                    == first)
+            await reopened.lock()
+        }
+    }
+}
