@@ -33,8 +33,7 @@ enum KeyWrap {
     /// - Throws: `MedVaultError.Code.locked` when `secret` was wiped (sealing its zeros
     ///   would make a slot that opens to an all-zero key).
     static func seal(_ secret: SecureBytes, under kek: SymmetricKey, associatedData: [UInt8]) throws -> WrappedKey {
-        var generator = SystemRandomNumberGenerator()
-        let nonce = (0..<SecureChaChaPoly.nonceLength).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let nonce = SecureChaChaPoly.randomNonce()
         var ciphertext = [UInt8](repeating: 0, count: secret.count)
         let tag = try secret.withUnsafeBytes { plaintext in
             kek.withUnsafeBytes { key in

@@ -16,6 +16,12 @@ enum SecureChaChaPoly {
     static let nonceLength = 12
     static let tagLength = 16
 
+    /// A fresh random 96-bit nonce.
+    static func randomNonce() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<nonceLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+
     // Scratch layout, in 32-bit words.
     private static let stateOffset = 0        // 16 words: ChaCha20 input
     private static let workOffset = 16        // 16 words: ChaCha20 working state / key stream

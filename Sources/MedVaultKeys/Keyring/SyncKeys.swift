@@ -27,8 +27,8 @@ public struct SyncKeys: Sendable {
     /// Length of a record key and of a device proof: an HMAC-SHA256.
     public static let macLength = SecureHKDF.outputLength
 
-    static let nonceLength = 12
-    static let tagLength = 16
+    static let nonceLength = SecureChaChaPoly.nonceLength
+    static let tagLength = SecureChaChaPoly.tagLength
 
     /// HKDF info strings: one per key, never reused for anything else.
     enum Label {
@@ -85,8 +85,7 @@ public struct SyncKeys: Sendable {
     /// - Returns: nonce ‖ ciphertext ‖ tag (``sealingOverhead`` bytes longer than `plaintext`).
     /// - Throws: `MedVaultError.Code.locked` after ``wipe()``.
     public func seal(_ plaintext: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        let nonce = (0..<Self.nonceLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let nonce = SecureChaChaPoly.randomNonce()
         var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
         let tag = try envelopeKey.withUnsafeBytes { key in
             plaintext.withUnsafeBytes { input in
