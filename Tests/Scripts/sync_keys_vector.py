@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Computes MedVault's sync-key test vector independently (Python's hmac and hashlib).
+"""Computes MedVault's sync-key test vector independently (Python's hmac and hashlib, and
+the `cryptography` package's Ed25519 for the device-signing public key).
 
-Usage: sync_keys_vector.py VAULT_KEY_HEX VAULT_ID_HEX TABLE RECORD_ID_HEX CHALLENGE_HEX
-Prints three lines: the envelope key, the record key and the device proof, in hex.
-The derivation is documented in docs/sync.md ("Keys").
+Usage: sync_keys_vector.py VAULT_KEY_HEX VAULT_ID_HEX TABLE RECORD_ID_HEX
+Prints three lines in hex: the envelope key, the record key, and the public key of the
+device-signing key. The derivation is documented in docs/sync.md ("Keys").
 """
 import hashlib
 import hmac
@@ -19,14 +20,16 @@ def hkdf32(ikm: bytes, salt: bytes, info: bytes) -> bytes:
 def main() -> None:
     vault_key, vault_id = bytes.fromhex(sys.argv[1]), bytes.fromhex(sys.argv[2])
     table, record_id = sys.argv[3].encode("utf-8"), bytes.fromhex(sys.argv[4])
-    challenge = bytes.fromhex(sys.argv[5])
     envelope = hkdf32(vault_key, vault_id, b"MedVault sync envelope key v1")
     record = hkdf32(vault_key, vault_id, b"MedVault sync record key v1")
-    proof = hkdf32(vault_key, vault_id, b"MedVault sync device proof v1")
+    signing = hkdf32(vault_key, vault_id, b"MedVault sync device signing key v1")
     record_key = hmac.new(record, struct.pack(">I", len(table)) + table + record_id, hashlib.sha256).digest()
     print(envelope.hex())
     print(record_key.hex())
-    print(hmac.new(proof, challenge, hashlib.sha256).digest().hex())
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+    public = Ed25519PrivateKey.from_private_bytes(signing).public_key()
+    print(public.public_bytes(Encoding.Raw, PublicFormat.Raw).hex())
 
 
 if __name__ == "__main__":

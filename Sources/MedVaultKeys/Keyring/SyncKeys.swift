@@ -1,9 +1,11 @@
+import Crypto
 import Foundation
 import MedVaultCore
 
 /// The keys of end-to-end encrypted sync, derived from the vault key: one seals record
-/// envelopes, one computes the record keys the server sees, one proves a device knows
-/// the vault key when it joins.
+/// envelopes, one computes the record keys the server sees, and the seed of an Ed25519
+/// key with which a device proves it knows the vault key when it joins (the server
+/// keeps only the public half, which lets it check a proof and do nothing else).
 ///
 /// Each is HKDF-SHA256 (RFC 5869) of the vault key, with the vault id's 16 bytes as salt
 /// and its own label as info (`docs/sync.md` gives the labels and a test vector), so a
@@ -24,7 +26,7 @@ import MedVaultCore
 public struct SyncKeys: Sendable {
     /// Bytes a sealed message adds to its plaintext: a 12-byte nonce and a 16-byte tag.
     public static let sealingOverhead = nonceLength + tagLength
-    /// Length of a record key and of a device proof: an HMAC-SHA256.
+    /// Length of a record key: an HMAC-SHA256.
     public static let macLength = SecureHKDF.outputLength
 
     static let nonceLength = SecureChaChaPoly.nonceLength
@@ -34,14 +36,14 @@ public struct SyncKeys: Sendable {
     enum Label {
         static let envelope = Array("MedVault sync envelope key v1".utf8)
         static let recordKey = Array("MedVault sync record key v1".utf8)
-        static let deviceProof = Array("MedVault sync device proof v1".utf8)
+        static let deviceSigning = Array("MedVault sync device signing key v1".utf8)
     }
 
     /// The vault whose keys these are.
     public let vaultID: UUID
     private let envelopeKey: SecureBytes
     private let recordKeyKey: SecureBytes
-    private let deviceProofKey: SecureBytes
+    private let deviceSigningSeed: SecureBytes
 
     /// Derives the sync keys of a vault.
     ///
@@ -59,19 +61,19 @@ public struct SyncKeys: Sendable {
         let (envelope, record, proof) = try vaultKey.withUnsafeBytes { ikm in
             (SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt.bytes, info: Label.envelope),
              SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt.bytes, info: Label.recordKey),
-             SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt.bytes, info: Label.deviceProof))
+             SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt.bytes, info: Label.deviceSigning))
         }
         self.vaultID = vaultID
         self.envelopeKey = envelope
         self.recordKeyKey = record
-        self.deviceProofKey = proof
+        self.deviceSigningSeed = proof
     }
 
     /// Zeroes the three keys. Every method then throws `MedVaultError.Code.locked`.
     public func wipe() {
         envelopeKey.wipe()
         recordKeyKey.wipe()
-        deviceProofKey.wipe()
+        deviceSigningSeed.wipe()
     }
 
     // MARK: - Sealing
@@ -145,12 +147,39 @@ public struct SyncKeys: Sendable {
         return try mac(recordKeyKey, message.bytes)
     }
 
-    /// A device's answer to a server's join challenge: HMAC-SHA256 of the challenge under
-    /// the device-proof key. Only a holder of the vault key can compute it.
+    /// The public key of the vault's device-signing key (Ed25519, 32 bytes): what a sync
+    /// server stores to check join proofs. It opens nothing and signs nothing.
     ///
     /// - Throws: `MedVaultError.Code.locked` after ``wipe()``.
-    public func deviceProof(challenge: [UInt8]) throws -> [UInt8] {
-        try mac(deviceProofKey, challenge)
+    public func deviceSigningPublicKey() throws -> [UInt8] {
+        Array(try signingKey().publicKey.rawRepresentation)
+    }
+
+    /// Signs `message` (a server's challenge with what it binds) with the vault's
+    /// device-signing key: only a holder of the vault key can.
+    ///
+    /// The Ed25519 private key exists in swift-crypto's memory for the duration of this
+    /// call only; it is derived, proves membership and decrypts nothing.
+    ///
+    /// - Returns: A 64-byte Ed25519 signature.
+    /// - Throws: `MedVaultError.Code.locked` after ``wipe()``.
+    public func signForDevice(_ message: [UInt8]) throws -> [UInt8] {
+        do {
+            return Array(try signingKey().signature(for: message))
+        } catch let error as MedVaultError {
+            throw error
+        } catch {
+            throw MedVaultError(.storage, reason: "signing a device proof failed")
+        }
+    }
+
+    private func signingKey() throws -> Curve25519.Signing.PrivateKey {
+        let key = try deviceSigningSeed.withUnsafeBytes { seed -> Curve25519.Signing.PrivateKey? in
+            try? Curve25519.Signing.PrivateKey(rawRepresentation: seed)
+        }
+        // Unreachable: any 32 bytes are a valid Ed25519 seed.
+        guard let key else { throw MedVaultError(.storage, reason: "the device-signing seed was refused") }
+        return key
     }
 
     private func mac(_ key: SecureBytes, _ message: [UInt8]) throws -> [UInt8] {

@@ -14,10 +14,10 @@ struct SyncKeysTests {
     static let vaultID = UUID(uuidString: "6F1D2C3B-4A59-4837-2615-F4E3D2C1B0A9")!
     static let recordID = UUID(uuidString: "01234567-89AB-CDEF-0123-456789ABCDEF")!
     // python3 Tests/Scripts/sync_keys_vector.py <vaultKeyHex> 6f1d2c3b4a5948372615f4e3d2c1b0a9 \
-    //     patient 0123456789abcdef0123456789abcdef 6368616c6c656e6765
+    //     patient 0123456789abcdef0123456789abcdef
     static let envelopeKeyHex = "846d45051b564b3334b00f1033b812f406249d51fcdc5f430ca766b7174d0e26"
     static let recordKeyHex = "aaf1585952a84c496dddf6c30984df4482a69fe383afe5b0d2e811dfc502d41d"
-    static let proofHex = "2065ee53cd50b21d9b0956411cb809e2cc095d00df7656fd5b313ac870f68148"
+    static let signingPublicKeyHex = "dbe9f46d83d466115fba358d776d02850832650f229902da55cab96d69137bea"
 
     static func bytes(_ hex: String) -> [UInt8] {
         stride(from: 0, to: hex.count, by: 2).map { offset in
@@ -32,11 +32,24 @@ struct SyncKeysTests {
         try SyncKeys(vaultKey: SecureBytes(copying: bytes(vaultKeyHex)), vaultID: vaultID)
     }
 
-    @Test("record key and device proof match the independently computed vector")
+    @Test("record key and device-signing public key match the independently computed vector")
     func vector() throws {
         let keys = try Self.vectorKeys()
         #expect(Self.hex(try keys.recordKey(table: "patient", recordID: Self.recordID)) == Self.recordKeyHex)
-        #expect(Self.hex(try keys.deviceProof(challenge: Array("challenge".utf8))) == Self.proofHex)
+        #expect(Self.hex(try keys.deviceSigningPublicKey()) == Self.signingPublicKeyHex)
+    }
+
+    @Test("a device signature verifies under the public key alone, and not for another message or vault")
+    func deviceSignature() throws {
+        let keys = try Self.vectorKeys()
+        let message = Array("challenge".utf8)
+        let signature = try keys.signForDevice(message)
+        let publicKey = try Curve25519.Signing.PublicKey(rawRepresentation: try keys.deviceSigningPublicKey())
+        #expect(signature.count == 64)
+        #expect(publicKey.isValidSignature(signature, for: message))
+        #expect(!publicKey.isValidSignature(signature, for: Array("challengf".utf8)))
+        let otherVault = try SyncKeys(vaultKey: SecureBytes(copying: Self.bytes(Self.vaultKeyHex)), vaultID: UUID())
+        #expect(!publicKey.isValidSignature(try otherVault.signForDevice(message), for: message))
     }
 
     @Test("the envelope key is the vector's: a message sealed by swift-crypto's ChaChaPoly under it opens")
@@ -94,7 +107,8 @@ struct SyncKeysTests {
         await expectMedVaultError(.locked) { try keys.seal([1], associatedData: []) }
         await expectMedVaultError(.locked) { try keys.open(Array(repeating: 0, count: 40), associatedData: []) }
         await expectMedVaultError(.locked) { try keys.recordKey(table: "patient", recordID: Self.recordID) }
-        await expectMedVaultError(.locked) { try keys.deviceProof(challenge: [1]) }
+        await expectMedVaultError(.locked) { try keys.signForDevice([1]) }
+        await expectMedVaultError(.locked) { try keys.deviceSigningPublicKey() }
         await expectMedVaultError(.invalidArgument) {
             try SyncKeys(vaultKey: SecureBytes(copying: [UInt8](repeating: 1, count: 16)), vaultID: Self.vaultID)
         }
