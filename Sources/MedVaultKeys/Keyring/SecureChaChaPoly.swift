@@ -5,7 +5,7 @@
 /// ChaCha20-Poly1305 does not clear the key; the object's memory then returns to `malloc`
 /// with the key in it. KeyScanProbe found the vault key (the KEK of the database key) in
 /// freed heap memory that way after `Vault.lock()`. Here the ChaCha20 state, the key
-/// stream and the one-time Poly1305 key live in a ``SecureBytes`` scratch buffer, wiped
+/// stream and the one-time Poly1305 key live in a scratch buffer (`SecureMemory.withScratch`), wiped
 /// when the call returns.
 ///
 /// The output is byte-for-byte RFC 8439's AEAD construction: keyrings sealed by either
@@ -67,9 +67,7 @@ enum SecureChaChaPoly {
     // MARK: - Scratch
 
     private static func withScratch<Result>(_ body: (UnsafeMutablePointer<UInt32>) -> Result) -> Result {
-        let scratch = SecureBytes(count: scratchWords * 4) { _ in }
-        defer { scratch.wipe() }
-        return scratch.withFreshMutableBytes { bytes in
+        SecureMemory.withScratch(byteCount: scratchWords * 4) { bytes in
             body(bytes.baseAddress!.bindMemory(to: UInt32.self, capacity: scratchWords))
         }
     }

@@ -1,12 +1,13 @@
 import Crypto
 
-/// HMAC-SHA256 (RFC 2104) and HKDF-SHA256 (RFC 5869) whose keyed state lives in secure pages.
+/// HMAC-SHA256 (RFC 2104) and HKDF-SHA256 (RFC 5869) whose keyed state is wiped on return.
 ///
 /// Why not swift-crypto's `HMAC` and `HKDF`: `HMAC.init(key:)` pads a key shorter than a
 /// block into an ordinary `[UInt8]` that is freed without being cleared. HKDF-Expand keys
 /// HMAC with the pseudo-random key, so every derivation left the PRK (from which the
 /// recovery slot's KEK, or the keyring MAC key, follows) in freed heap memory. Here the
-/// padded key blocks and the PRK live in ``SecureBytes`` buffers, wiped on return; the
+/// padded key blocks and the PRK live in scratch buffers zeroed before return
+/// (`SecureMemory.withScratch`); the
 /// hashing itself is swift-crypto's `SHA256`, whose context is zeroised when released.
 ///
 /// The results are RFC 2104 / RFC 5869 exactly, the same bytes as swift-crypto's (tests
@@ -23,16 +24,13 @@ enum SecureHKDF {
         precondition(output.count == outputLength, "SecureHKDF: output must be 32 bytes (a MedVault bug)")
         if key.count > blockLength {
             // RFC 2104: a long key is hashed first. MedVault's long keys are salts, not secrets.
-            let hashed = SecureBytes(count: outputLength) { digest in
+            SecureMemory.withScratch(byteCount: outputLength) { digest in
                 SHA256.hash(data: key).withUnsafeBytes { digest.copyMemory(from: $0) }
+                hmac(key: UnsafeRawBufferPointer(digest), parts, into: output)
             }
-            defer { hashed.wipe() }
-            hashed.withFreshMutableBytes { hmac(key: UnsafeRawBufferPointer($0), parts, into: output) }
             return
         }
-        let pad = SecureBytes(count: blockLength) { _ in }
-        defer { pad.wipe() }
-        pad.withFreshMutableBytes { block in
+        SecureMemory.withScratch(byteCount: blockLength) { block in
             for index in 0..<blockLength { block[index] = (index < key.count ? key[index] : 0) ^ 0x36 }
             var inner = SHA256()
             inner.update(bufferPointer: UnsafeRawBufferPointer(block))
@@ -49,11 +47,9 @@ enum SecureHKDF {
     /// HKDF-SHA256 with a 32-byte output (one expand block), into a swift-crypto key
     /// (whose storage swift-crypto zeroes on release).
     static func deriveKey(inputKeyMaterial: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8]) -> SymmetricKey {
-        let okm = SecureBytes(count: outputLength) { _ in }
-        defer { okm.wipe() }
-        return okm.withFreshMutableBytes { okmBytes in
-            derive(inputKeyMaterial: inputKeyMaterial, salt: salt, info: info, into: okmBytes)
-            return SymmetricKey(data: UnsafeRawBufferPointer(okmBytes))
+        SecureMemory.withScratch(byteCount: outputLength) { okm in
+            derive(inputKeyMaterial: inputKeyMaterial, salt: salt, info: info, into: okm)
+            return SymmetricKey(data: UnsafeRawBufferPointer(okm))
         }
     }
 
@@ -69,9 +65,7 @@ enum SecureHKDF {
     /// RFC 5869 extract, then the first expand block, into `okm` (32 bytes).
     private static func derive(inputKeyMaterial: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8],
                                into okm: UnsafeMutableRawBufferPointer) {
-        let prk = SecureBytes(count: outputLength) { _ in }
-        defer { prk.wipe() }
-        prk.withFreshMutableBytes { prkBytes in
+        SecureMemory.withScratch(byteCount: outputLength) { prkBytes in
             salt.withUnsafeBytes { saltBytes in hmac(key: saltBytes, [inputKeyMaterial], into: prkBytes) }
             var counter: UInt8 = 1
             info.withUnsafeBytes { infoBytes in

@@ -73,6 +73,25 @@ enum SecureMemory {
         region.pages.deallocate()
     }
 
+    /// Runs `body` with a zero-filled scratch buffer of `byteCount` bytes that is wiped
+    /// (``zero(_:)``) before this returns, for intermediate secrets that live for one
+    /// call: HMAC pads, an HKDF pseudo-random key, a ChaCha20 state.
+    ///
+    /// The buffer is on the stack for small sizes (the standard library decides), like
+    /// libsodium's own scratch state: it is not `mlock`-ed, but it never outlives the
+    /// call and is zeroed in a way the optimiser may not remove, so no copy is left
+    /// behind in memory. Locked pages of their own (``allocate(byteCount:)``) cost about
+    /// six system calls each; they are kept for secrets that outlive a call.
+    static func withScratch<Result>(
+        byteCount: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> Result
+    ) rethrows -> Result {
+        try withUnsafeTemporaryAllocation(byteCount: max(byteCount, 1), alignment: 16) { buffer in
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            defer { zero(buffer) }
+            return try body(buffer)
+        }
+    }
+
     /// Overwrites `buffer` with zeros in a way the optimiser may not remove.
     static func zero(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
