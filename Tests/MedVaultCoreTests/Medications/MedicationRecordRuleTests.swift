@@ -60,10 +60,14 @@ import Testing
         #expect(throws: MedVaultError.validation("name", "must not be blank")) {
             try MedicationRecordRule.created(blank, now: Self.now)
         }
-        let taken = log(try medication(), .taken)
-        let stored = try MedicationRecordRule.created(taken, now: Self.now)
+        let owner = try medication()
+        let taken = log(owner, .taken)
+        let stored = try MedicationRecordRule.created(taken, of: owner, now: Self.now)
         #expect(stored.scheduledAt == Self.now.truncatedToMilliseconds && stored.takenAt == stored.scheduledAt)
         #expect(stored.version == 1 && stored.createdAt == Self.now)
+        // A taken dose without an amount stores the medication's dose; a skipped one none.
+        #expect(stored.amount == owner.dosage.amount)
+        #expect(try MedicationRecordRule.created(log(owner, .skipped), of: owner, now: Self.now).amount == nil)
     }
 
     @Test func deactivatingAnActiveMedicationBumpsItsVersionAndAnInactiveOneIsLeft() throws {
