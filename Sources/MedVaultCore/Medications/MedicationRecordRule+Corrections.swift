@@ -21,13 +21,22 @@ extension MedicationRecordRule {
         let delta = consumption(of: new, of: medication) - consumption(of: old, of: medication)
         guard delta != .zero, var inventory = medication.inventory else { return (medication, .zero) }
         var changed = medication
-        let remaining = inventory.current - delta
+        let remaining = saturatingSum(inventory.current, .zero - delta)
         let shortfall = remaining < .zero ? .zero - remaining : MedicationQuantity.zero
         inventory.current = max(remaining, .zero)
         changed.inventory = inventory
         changed.updatedAt = now
         changed.version += 1
         return (changed, shortfall)
+    }
+
+    /// `a + b`, held at the largest quantity instead of overflowing: hostile input (a
+    /// refill of 9 quadrillion units) must not trap the process. Both are counts far
+    /// below the limit in any real use.
+    static func saturatingSum(_ a: MedicationQuantity, _ b: MedicationQuantity) -> MedicationQuantity {
+        let (sum, overflow) = a.thousandths.addingReportingOverflow(b.thousandths)
+        guard overflow else { return MedicationQuantity(thousandths: sum) }
+        return MedicationQuantity(thousandths: b.thousandths > 0 ? .max : .min)
     }
 
     /// The log to store when `current` is corrected with `correction`: validated,
@@ -91,7 +100,7 @@ extension MedicationRecordRule {
     package static func refilled(_ medication: Medication, with refill: MedicationRefill, now: Date) -> Medication {
         var changed = medication
         var inventory = medication.inventory ?? MedicationInventory(current: .zero)
-        inventory.current = inventory.current + refill.quantity
+        inventory.current = saturatingSum(inventory.current, refill.quantity)
         if let expiration = refill.expirationDate { inventory.expirationDate = expiration }
         changed.inventory = inventory
         changed.updatedAt = now

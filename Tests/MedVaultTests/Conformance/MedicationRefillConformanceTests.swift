@@ -63,6 +63,21 @@ struct MedicationRefillConformanceTests {
         #expect(receipt.medication.inventory == MedicationInventory(current: 20))
     }
 
+    @Test("A hostile refill quantity saturates the stock instead of overflowing", arguments: MedicationBackend.all)
+    func hugeRefill(_ backend: MedicationBackend) async throws {
+        let f = try await backend.make(.fixed(Self.now))
+        let medication = try await f.store.create(MT.medication(
+            patientID: try await f.registerPatient(), inventory: MedicationInventory(current: 3)))
+        let huge = MedicationQuantity(thousandths: .max)
+        let receipt = try await f.store.refills.create(
+            MedicationRefill(medicationID: medication.id, quantity: huge, date: MT.day("2026-05-11")))
+        #expect(receipt.medication.inventory?.current == huge)
+        #expect(try await f.store.get(medication.id).inventory?.current == huge)
+        let again = try await f.store.refills.create(
+            MedicationRefill(medicationID: medication.id, quantity: huge, date: MT.day("2026-05-11")))
+        #expect(again.medication.inventory?.current == huge)
+    }
+
     @Test("A bad refill throws and changes nothing", arguments: MedicationBackend.all)
     func badRefill(_ backend: MedicationBackend) async throws {
         let f = try await backend.make(.fixed(Self.now))
