@@ -35,7 +35,13 @@ struct MedicationFixtureMigrationTests {
     /// Copies the fixture (opening migrates it: the committed files stay at schema 5) and opens the copy.
     func openCopy(in dir: TemporaryDirectory, now: Date) async throws -> Vault {
         let folder = dir.file("vault")
-        try FileManager.default.copyItem(at: Self.vectors.appendingPathComponent("medication-fixture-v5"), to: folder)
+        let manager = FileManager.default
+        try manager.copyItem(at: Self.vectors.appendingPathComponent("medication-fixture-v5"), to: folder)
+        // Git keeps 0644: give the copy the modes a vault folder has (`verify` checks them).
+        try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder.path)
+        for name in try manager.contentsOfDirectory(atPath: folder.path) {
+            try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: folder.appendingPathComponent(name).path)
+        }
         return try await Vault.open(at: folder, password: try Password("probe"),
                                     options: Vault.Options(kdf: .fastForTestsOnly, clock: .fixed(now)))
     }
