@@ -40,6 +40,12 @@
 //   CrashProbe hold <vault folder>
 //       Opens the vault (password "probe", fast test KDF), prints "open", and keeps it
 //       open until standard input closes; then locks it and prints "locked".
+//
+//   CrashProbe medication-fixture <vault folder> <expected json>
+//       Creates the medication fixture vault of the migration test (password "probe",
+//       fast test KDF, fixed clock) and writes what it read back to <expected json>
+//       (see MedicationFixture.swift). Not a crash probe: a generator kept here because
+//       this executable already links the whole library.
 import Foundation
 import MedVault
 import MedVaultCore
@@ -202,6 +208,8 @@ do {
         try await holdUnit(folder: arguments[2])
     case "units" where arguments.count == 3:
         try await commitUnits(folder: arguments[2])
+    case "medication-fixture" where arguments.count == 4:
+        try await writeMedicationFixture(folder: arguments[2], expectationPath: arguments[3])
     case "hold" where arguments.count == 3:
         try await hold(folder: arguments[2])
     case "commit" where arguments.count == 4:
@@ -215,7 +223,7 @@ do {
     case "rotate" where arguments.count == 4:
         try await rotateAndDie(folder: arguments[2], phase: arguments[3])
     default:
-        fail("usage: CrashProbe commit <database> <hex key> | rotate <vault folder> <phase> | add-patients <vault folder> | unit-hold <vault folder> | units <vault folder> | hold <vault folder> | backup <vault folder> <destination> <phase> | restore <backup> <vault folder> <phase> | import <vault folder> <json file>")
+        fail("usage: CrashProbe commit <database> <hex key> | rotate <vault folder> <phase> | add-patients <vault folder> | unit-hold <vault folder> | units <vault folder> | hold <vault folder> | medication-fixture <vault folder> <expected json> | backup <vault folder> <destination> <phase> | restore <backup> <vault folder> <phase> | import <vault folder> <json file>")
     }
 } catch {
     fail("\(error)")

@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -17,11 +17,20 @@ CREATE INDEX diagnosis_by_session ON diagnosis(session_id, diagnosed_at, id)
 -- index dose_log_by_patient_time on dose_log
 CREATE INDEX dose_log_by_patient_time ON dose_log(patient_id, scheduled_at, medication_id)
 
+-- index dose_log_revision_by_log on dose_log_revision
+CREATE INDEX dose_log_revision_by_log ON dose_log_revision(dose_log_id, rowid)
+
+-- index dose_log_revision_by_medication on dose_log_revision
+CREATE INDEX dose_log_revision_by_medication ON dose_log_revision(medication_id, rowid)
+
 -- index icd11_cache_uri on icd11_cache
 CREATE INDEX icd11_cache_uri ON icd11_cache(release_version, uri)
 
 -- index medication_by_patient on medication
 CREATE INDEX medication_by_patient ON medication(patient_id)
+
+-- index medication_refill_by_medication on medication_refill
+CREATE INDEX medication_refill_by_medication ON medication_refill(medication_id, refill_date, created_at)
 
 -- index medication_schedule_by_medication on medication_schedule
 CREATE INDEX medication_schedule_by_medication ON medication_schedule(medication_id, created_at, id)
@@ -53,7 +62,13 @@ CREATE INDEX patient_search_token_patient ON patient_search_token(patient_rowid)
 -- index sqlite_autoindex_dose_log_2 on dose_log
 (automatic)
 
+-- index sqlite_autoindex_dose_log_revision_1 on dose_log_revision
+(automatic)
+
 -- index sqlite_autoindex_medication_1 on medication
+(automatic)
+
+-- index sqlite_autoindex_medication_refill_1 on medication_refill
 (automatic)
 
 -- index sqlite_autoindex_medication_schedule_1 on medication_schedule
@@ -141,10 +156,31 @@ skip_reason TEXT,
 notes TEXT,
 created_at INTEGER NOT NULL,
 updated_at INTEGER NOT NULL,
-version INTEGER NOT NULL CHECK (version >= 1),
+version INTEGER NOT NULL CHECK (version >= 1), amount INTEGER CHECK (amount > 0),
 UNIQUE (medication_id, scheduled_at),
 CHECK ((taken_at IS NOT NULL) = (status IN ('taken', 'late'))),
 CHECK (skip_reason IS NULL OR status = 'skipped')
+)
+
+-- table dose_log_revision on dose_log_revision
+CREATE TABLE dose_log_revision (
+rowid INTEGER PRIMARY KEY,
+id BLOB NOT NULL UNIQUE CHECK (length(id) = 16),
+dose_log_id BLOB NOT NULL CHECK (length(dose_log_id) = 16),
+medication_id BLOB NOT NULL REFERENCES medication(id),
+patient_id BLOB NOT NULL,
+kind TEXT NOT NULL CHECK (kind IN ('correction', 'void')),
+reason TEXT,
+recorded_at INTEGER NOT NULL,
+scheduled_at INTEGER NOT NULL,
+taken_at INTEGER,
+amount INTEGER,
+status TEXT NOT NULL,
+skip_reason TEXT,
+notes TEXT,
+created_at INTEGER NOT NULL,
+updated_at INTEGER NOT NULL,
+version INTEGER NOT NULL
 )
 
 -- table icd11_cache on icd11_cache
@@ -184,8 +220,22 @@ inventory_package_size INTEGER CHECK (inventory_package_size > 0),
 inventory_expiration_date TEXT,
 created_at INTEGER NOT NULL,
 updated_at INTEGER NOT NULL,
-version INTEGER NOT NULL CHECK (version >= 1),
+version INTEGER NOT NULL CHECK (version >= 1), strength_amount INTEGER CHECK (strength_amount > 0), strength_unit TEXT,
 CHECK ((inventory_current IS NULL) = (inventory_minimum IS NULL))
+)
+
+-- table medication_refill on medication_refill
+CREATE TABLE medication_refill (
+rowid INTEGER PRIMARY KEY,
+id BLOB NOT NULL UNIQUE CHECK (length(id) = 16),
+medication_id BLOB NOT NULL REFERENCES medication(id),
+patient_id BLOB NOT NULL,
+quantity INTEGER NOT NULL CHECK (quantity > 0),
+refill_date TEXT NOT NULL,
+expiration_date TEXT,
+notes TEXT,
+created_at INTEGER NOT NULL,
+version INTEGER NOT NULL CHECK (version >= 1)
 )
 
 -- table medication_schedule on medication_schedule
@@ -320,12 +370,36 @@ BEFORE UPDATE OF code, title, title_es, uri, release_version ON diagnosis BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis snapshot never changes');
 END
 
+-- trigger dose_log_revision_no_delete on dose_log_revision
+CREATE TRIGGER dose_log_revision_no_delete BEFORE DELETE ON dose_log_revision
+BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a dose log revision cannot be deleted');
+END
+
+-- trigger dose_log_revision_no_update on dose_log_revision
+CREATE TRIGGER dose_log_revision_no_update BEFORE UPDATE ON dose_log_revision
+BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a dose log revision cannot change');
+END
+
 -- trigger medication_keeps_its_patient on medication
 CREATE TRIGGER medication_keeps_its_patient
 BEFORE UPDATE OF patient_id ON medication
 WHEN NEW.patient_id IS NOT OLD.patient_id
 BEGIN
 SELECT RAISE(ABORT, 'medvault: validation: a medication cannot move to another patient');
+END
+
+-- trigger medication_refill_no_delete on medication_refill
+CREATE TRIGGER medication_refill_no_delete BEFORE DELETE ON medication_refill
+BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a refill cannot be deleted');
+END
+
+-- trigger medication_refill_no_update on medication_refill
+CREATE TRIGGER medication_refill_no_update BEFORE UPDATE ON medication_refill
+BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a refill cannot change');
 END
 
 -- trigger medication_search_delete on medication

@@ -3,7 +3,8 @@ import MedVaultCore
 
 /// The SQL of an import: every record of checked export documents inserted with its own
 /// identifier, stamps and version, through the repositories' row mappings
-/// (`ClinicalRows`, `MedicationRow`, `MedicationScheduleRow`, `DoseLogRow`), and each
+/// (`ClinicalRows`, `MedicationRow`, `MedicationScheduleRow`, `DoseLogRow`,
+/// `DoseLogRevisionRow`, `MedicationRefillRow`), and each
 /// patient indexed for search (`PatientSearchIndex`), inside the caller's transaction.
 enum RecordImport {
     /// Inserts `documents` (checked with `PatientRecordExport.checkImportable`).
@@ -53,6 +54,18 @@ enum RecordImport {
                         try db.execute(DoseLogRow.insert, DoseLogRow.insertArguments(log, patientID: patient.id))
                     }
                     report.doseLogs += 1
+                }
+                for revision in entry.doseLogRevisions {
+                    try inserting("dose log revision") {
+                        try db.execute(DoseLogRevisionRow.insert,
+                                       DoseLogRevisionRow.insertArguments(revision, patientID: patient.id))
+                    }
+                }
+                for refill in entry.refills {
+                    try inserting("refill") {
+                        try db.execute(MedicationRefillRow.insert,
+                                       MedicationRefillRow.insertArguments(refill, patientID: patient.id))
+                    }
                 }
             }
             if let deletedAt {

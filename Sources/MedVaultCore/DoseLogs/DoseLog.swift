@@ -26,6 +26,11 @@ public struct DoseLog: Sendable, Hashable, Codable, Identifiable {
     public var scheduledAt: Date
     /// When it was taken; required for taken and late, absent otherwise.
     public var takenAt: Date?
+    /// How much was taken, in the unit of the medication's dose (``Medication/dosage``);
+    /// only for taken and late doses. `nil` when creating a log means "the
+    /// medication's dose": the repository stores the resolved amount, so a later
+    /// correction or void gives back exactly what was subtracted from the inventory.
+    public var amount: MedicationQuantity?
     /// The logged status.
     public var status: DoseStatus
     /// Why it was skipped; only for skipped doses.
@@ -46,6 +51,7 @@ public struct DoseLog: Sendable, Hashable, Codable, Identifiable {
         scheduledAt: Date,
         status: DoseStatus,
         takenAt: Date? = nil,
+        amount: MedicationQuantity? = nil,
         skipReason: SkipReason? = nil,
         notes: String? = nil,
         createdAt: Date = Date(timeIntervalSince1970: 0),
@@ -56,6 +62,7 @@ public struct DoseLog: Sendable, Hashable, Codable, Identifiable {
         self.medicationID = medicationID
         self.scheduledAt = scheduledAt
         self.takenAt = takenAt
+        self.amount = amount
         self.status = status
         self.skipReason = skipReason
         self.notes = notes

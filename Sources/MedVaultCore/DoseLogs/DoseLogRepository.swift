@@ -40,6 +40,47 @@ public protocol DoseLogRepository: Sendable {
     /// - Throws: ``MedVaultError/Code/notFound``.
     func get(_ id: UUID) async throws -> DoseLog
 
+    /// Corrects a stored log (status, taken time, amount, skip reason, notes) and
+    /// adjusts the inventory by the difference, keeping the previous value in the
+    /// log's ``history(of:)``, all in one transaction.
+    ///
+    /// A mistaken "skipped" corrected to "taken" subtracts the dose; "taken"
+    /// corrected to "skipped" gives it back; a changed amount moves the stock by the
+    /// difference. Adherence reads the corrected status.
+    ///
+    /// - Parameters:
+    ///   - id: The log.
+    ///   - correction: The new outcome and the reason.
+    ///   - expectedVersion: The version the caller read.
+    /// - Returns: The corrected log (version + 1), the medication after the write and
+    ///   any shortfall.
+    /// - Throws: ``MedVaultError/Code/notFound``, ``MedVaultError/Code/validation``
+    ///   (the rules of ``DoseLog/validated()``), ``MedVaultError/Code/conflict`` for a
+    ///   stale version. Nothing is written on error.
+    @discardableResult
+    func correct(_ id: UUID, with correction: DoseLogCorrection, expectedVersion: Int64) async throws -> DoseLogReceipt
+
+    /// Withdraws a log logged by mistake: gives back what it took from the inventory,
+    /// removes it from the logs (its dose reads as unlogged again and can be logged
+    /// anew: the (medication, scheduled instant) key is free) and keeps it, with the
+    /// reason, as the last entry of ``history(of:)``, in one transaction.
+    ///
+    /// - Returns: The log as it was when voided, and the medication after the write.
+    /// - Throws: ``MedVaultError/Code/notFound`` (also for a log already voided),
+    ///   ``MedVaultError/Code/validation`` for a reason with control characters,
+    ///   ``MedVaultError/Code/conflict`` for a stale version.
+    @discardableResult
+    func void(_ id: UUID, reason: String?, expectedVersion: Int64) async throws -> DoseLogReceipt
+
+    /// The previous values of a log, oldest first: one entry per correction, and a
+    /// last ``DoseLogRevision/Kind/void`` entry if it was voided. Empty for a log
+    /// never changed, or an unknown identifier.
+    func history(of id: UUID) async throws -> [DoseLogRevision]
+
+    /// Every revision of a medication's logs, voided logs included, oldest first
+    /// (exports carry them).
+    func history(medicationID: UUID) async throws -> [DoseLogRevision]
+
     /// A medication's logs with `scheduledAt` in `range` (half-open), oldest first.
     func list(medicationID: UUID, in range: Range<Date>) async throws -> [DoseLog]
 

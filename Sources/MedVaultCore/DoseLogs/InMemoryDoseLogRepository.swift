@@ -18,6 +18,24 @@ public struct InMemoryDoseLogRepository: DoseLogRepository {
         try await tables.getLog(id)
     }
 
+    @discardableResult
+    public func correct(_ id: UUID, with correction: DoseLogCorrection, expectedVersion: Int64) async throws -> DoseLogReceipt {
+        try await tables.correctLog(id, with: correction, expectedVersion: expectedVersion)
+    }
+
+    @discardableResult
+    public func void(_ id: UUID, reason: String?, expectedVersion: Int64) async throws -> DoseLogReceipt {
+        try await tables.voidLog(id, reason: reason, expectedVersion: expectedVersion)
+    }
+
+    public func history(of id: UUID) async throws -> [DoseLogRevision] {
+        await tables.logHistory(id)
+    }
+
+    public func history(medicationID: UUID) async throws -> [DoseLogRevision] {
+        await tables.logHistory(medicationID: medicationID)
+    }
+
     public func list(medicationID: UUID, in range: Range<Date>) async throws -> [DoseLog] {
         await tables.listLogs(medicationID: medicationID, in: range)
     }

@@ -31,13 +31,49 @@ extension InMemoryMedicationTables {
             }
     }
 
+    func correctLog(_ id: UUID, with correction: DoseLogCorrection, expectedVersion: Int64) throws -> DoseLogReceipt {
+        let current = try getLog(id)
+        let medication = try getMedication(current.medicationID)
+        let now = clock.now()
+        let next = try MedicationRecordRule.corrected(current, with: correction, expectedVersion: expectedVersion,
+                                                      of: medication, now: now)
+        let (changed, shortfall) = MedicationRecordRule.adjusting(medication, replacing: current, with: next, now: now)
+        tables.revisions.append(MedicationRecordRule.revision(of: current, kind: .correction,
+                                                              reason: correction.reason, now: now))
+        tables.logs[id] = next
+        tables.medications[changed.id] = changed
+        return DoseLogReceipt(log: next, medication: changed, shortfall: shortfall)
+    }
+
+    func voidLog(_ id: UUID, reason: String?, expectedVersion: Int64) throws -> DoseLogReceipt {
+        let current = try getLog(id)
+        let medication = try getMedication(current.medicationID)
+        try MedicationRecordRule.checkVoid(current, reason: reason, expectedVersion: expectedVersion)
+        let now = clock.now()
+        let (changed, shortfall) = MedicationRecordRule.adjusting(medication, replacing: current, with: nil, now: now)
+        tables.revisions.append(MedicationRecordRule.revision(of: current, kind: .void, reason: reason, now: now))
+        tables.logs[id] = nil
+        tables.logIDsByDose[ScheduledDose.ID(medicationID: current.medicationID,
+                                             scheduledAtMilliseconds: current.scheduledAt.millisecondsSince1970)] = nil
+        tables.medications[changed.id] = changed
+        return DoseLogReceipt(log: current, medication: changed, shortfall: shortfall)
+    }
+
+    func logHistory(_ id: UUID) -> [DoseLogRevision] {
+        tables.revisions.filter { $0.doseLogID == id }
+    }
+
+    func logHistory(medicationID: UUID) -> [DoseLogRevision] {
+        tables.revisions.filter { $0.previous.medicationID == medicationID }
+    }
+
     /// Writes one log and its inventory change into `working`; the caller commits.
     private func write(_ log: DoseLog, into working: inout Tables) throws -> DoseLogReceipt {
         guard let medication = working.medications[log.medicationID] else {
             throw MedVaultError.recordNotFound("medicationID")
         }
         let now = clock.now()
-        let stored = try MedicationRecordRule.created(log, now: now)
+        let stored = try MedicationRecordRule.created(log, of: medication, now: now)
         guard working.logs[stored.id] == nil else { throw MedVaultError.duplicateRecord }
         let key = ScheduledDose.ID(medicationID: stored.medicationID,
                                    scheduledAtMilliseconds: stored.scheduledAt.millisecondsSince1970)

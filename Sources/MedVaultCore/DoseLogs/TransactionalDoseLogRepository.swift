@@ -16,6 +16,20 @@ public protocol TransactionalDoseLogRepository {
     /// The dose log with `id`, as ``DoseLogRepository/get(_:)``.
     func get(_ id: UUID) throws -> DoseLog
 
+    /// Corrects a log, as ``DoseLogRepository/correct(_:with:expectedVersion:)``.
+    @discardableResult
+    func correct(_ id: UUID, with correction: DoseLogCorrection, expectedVersion: Int64) throws -> DoseLogReceipt
+
+    /// Voids a log, as ``DoseLogRepository/void(_:reason:expectedVersion:)``.
+    @discardableResult
+    func void(_ id: UUID, reason: String?, expectedVersion: Int64) throws -> DoseLogReceipt
+
+    /// A log's previous values, as ``DoseLogRepository/history(of:)``.
+    func history(of id: UUID) throws -> [DoseLogRevision]
+
+    /// A medication's revisions, as ``DoseLogRepository/history(medicationID:)``.
+    func history(medicationID: UUID) throws -> [DoseLogRevision]
+
     /// A medication's logs in `range`, as ``DoseLogRepository/list(medicationID:in:)``.
     func list(medicationID: UUID, in range: Range<Date>) throws -> [DoseLog]
 

@@ -22,7 +22,7 @@ extension PatientRecordExport {
     ///   - patients: Where the patient is read.
     ///   - sessions: Where the sessions (with their diagnoses) are read.
     ///   - attachments: Where the attachments' metadata is read (never their content).
-    ///   - medications: Where medications, schedules and dose logs are read.
+    ///   - medications: Where medications, schedules, dose logs (with their history) and refills are read.
     ///   - exportedAt: The instant recorded as ``exportedAt``.
     /// - Returns: The document; sessions oldest first.
     /// - Throws: ``MedVaultError/Code/notFound`` for an unknown patient; `locked` and
@@ -47,7 +47,9 @@ extension PatientRecordExport {
             medicationRecords.append(MedicationRecord(
                 medication: medication,
                 schedules: try await medications.schedules.list(medicationID: medication.id),
-                doseLogs: try await medications.doseLogs.list(medicationID: medication.id, in: allTime)
+                doseLogs: try await medications.doseLogs.list(medicationID: medication.id, in: allTime),
+                doseLogRevisions: try await medications.doseLogs.history(medicationID: medication.id),
+                refills: try await medications.refills.list(medicationID: medication.id)
             ))
         }
         return PatientRecordExport(exportedAt: exportedAt, patient: patient,

@@ -69,6 +69,20 @@ extension PatientRecordExport {
                                 "a dose log is listed under another medication")
                     try unique(log.id, "dose log")
                 }
+                for revision in entry.doseLogRevisions {
+                    try belongs(revision.previous.medicationID == medication.id && revision.previous.id == revision.doseLogID,
+                                field: "medicationID", "a dose log revision is listed under another medication")
+                    try MedicationValidation.checkCharacters(revision.reason, field: "reason", multiline: true)
+                    try MedicationValidation.checkCharacters(revision.previous.notes, field: "notes", multiline: true)
+                    try unique(revision.id, "dose log revision")
+                }
+                for refill in entry.refills {
+                    _ = try MedicationRecordRule.created(refill, now: refill.createdAt)
+                    try belongs(refill.version >= 1, field: "version", "a stored refill has a version of at least 1")
+                    try belongs(refill.medicationID == medication.id, field: "medicationID",
+                                "a refill is listed under another medication")
+                    try unique(refill.id, "refill")
+                }
             }
         }
     }

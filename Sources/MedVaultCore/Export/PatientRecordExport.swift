@@ -71,12 +71,38 @@ public struct PatientRecordExport: Sendable, Hashable, Codable {
         public var schedules: [MedicationSchedule]
         /// Its dose logs, oldest first.
         public var doseLogs: [DoseLog]
+        /// The previous values of its corrected and voided logs, oldest first
+        /// (``DoseLogRepository/history(medicationID:)``). Absent from exports written
+        /// before corrections existed: read as empty.
+        public var doseLogRevisions: [DoseLogRevision]
+        /// Its refills, oldest first. Absent from older exports: read as empty.
+        public var refills: [MedicationRefill]
 
         /// Creates a medication entry.
-        public init(medication: Medication, schedules: [MedicationSchedule], doseLogs: [DoseLog]) {
+        public init(
+            medication: Medication, schedules: [MedicationSchedule], doseLogs: [DoseLog],
+            doseLogRevisions: [DoseLogRevision] = [], refills: [MedicationRefill] = []
+        ) {
             self.medication = medication
             self.schedules = schedules
             self.doseLogs = doseLogs
+            self.doseLogRevisions = doseLogRevisions
+            self.refills = refills
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case medication, schedules, doseLogs, doseLogRevisions, refills
+        }
+
+        /// Decodes an entry; the revisions and refills may be absent (format 1 as
+        /// written before they existed).
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            medication = try container.decode(Medication.self, forKey: .medication)
+            schedules = try container.decode([MedicationSchedule].self, forKey: .schedules)
+            doseLogs = try container.decode([DoseLog].self, forKey: .doseLogs)
+            doseLogRevisions = try container.decodeIfPresent([DoseLogRevision].self, forKey: .doseLogRevisions) ?? []
+            refills = try container.decodeIfPresent([MedicationRefill].self, forKey: .refills) ?? []
         }
     }
 

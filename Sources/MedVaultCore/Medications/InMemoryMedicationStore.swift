@@ -23,6 +23,8 @@ public struct InMemoryMedicationStore: MedicationStore {
     public let schedules: any MedicationScheduleRepository
     /// What happened to doses.
     public let doseLogs: any DoseLogRepository
+    /// Stock added to the medications.
+    public let refills: any MedicationRefillRepository
 
     let tables: InMemoryMedicationTables
     /// The patients of the ``InMemoryVault`` this store belongs to; `nil` for a store
@@ -55,6 +57,7 @@ public struct InMemoryMedicationStore: MedicationStore {
         self.patients = patients
         self.schedules = InMemoryMedicationScheduleRepository(tables: tables)
         self.doseLogs = InMemoryDoseLogRepository(tables: tables)
+        self.refills = InMemoryMedicationRefillRepository(tables: tables)
     }
 
     /// Makes the next write that reaches `point` fail with a storage error (once).

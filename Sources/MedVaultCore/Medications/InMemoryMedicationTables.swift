@@ -14,6 +14,9 @@ actor InMemoryMedicationTables {
         var schedules: [UUID: MedicationSchedule] = [:]
         var logs: [UUID: DoseLog] = [:]
         var logIDsByDose: [ScheduledDose.ID: UUID] = [:]
+        /// Every dose-log revision, in the order written.
+        var revisions: [DoseLogRevision] = []
+        var refills: [UUID: MedicationRefill] = [:]
     }
 
     let clock: RecordClock

@@ -16,6 +16,10 @@ struct InMemoryTransactionalMedicationStore: TransactionalMedicationStore {
         InMemoryTransactionalDoseLogRepository(tables: tables, scope: scope)
     }
 
+    var refills: any TransactionalMedicationRefillRepository {
+        InMemoryTransactionalMedicationRefillRepository(tables: tables, scope: scope)
+    }
+
     func create(_ medication: Medication) throws -> Medication {
         let patientKnown = try patients.inUnit(scope) { $0.hasPatient(medication.patientID) }
         return try tables.inUnit(scope) { try $0.createMedication(medication, patientKnown: patientKnown) }

@@ -29,8 +29,15 @@ public struct Medication: Sendable, Hashable, Codable, Identifiable {
     public var name: String
     /// The generic (active ingredient) name, if known; not blank when present.
     public var genericName: String?
-    /// The amount of one dose.
+    /// The amount of one dose, in units of the form (1 tablet, 5 ml, 2 puffs): the
+    /// unit the ``inventory`` is counted in and each taken dose subtracts.
+    ///
+    /// A medication stored before strengths existed keeps the amount and unit it was
+    /// created with (say 850 mg) and its ``strength`` is `nil`: its inventory is then
+    /// counted in that unit, exactly as before (see docs/medications.md, "Strength and units").
     public var dosage: Dosage
+    /// The active ingredient per unit of the dose (850 mg per tablet), if known.
+    public var strength: MedicationStrength?
     /// The pharmaceutical form.
     public var form: MedicationForm
     /// The administration route.
@@ -47,7 +54,7 @@ public struct Medication: Sendable, Hashable, Codable, Identifiable {
     public var isActive: Bool
     /// Whether it needs a prescription.
     public var requiresPrescription: Bool
-    /// The stock on hand, if the patient tracks it.
+    /// The stock on hand, in the unit of ``dosage``, if the patient tracks it.
     public var inventory: MedicationInventory?
     /// When the record was created (set by the repository).
     public var createdAt: Date
@@ -63,6 +70,7 @@ public struct Medication: Sendable, Hashable, Codable, Identifiable {
         name: String,
         genericName: String? = nil,
         dosage: Dosage,
+        strength: MedicationStrength? = nil,
         form: MedicationForm = .tablet,
         route: AdministrationRoute = .oral,
         frequency: MedicationFrequency,
@@ -81,6 +89,7 @@ public struct Medication: Sendable, Hashable, Codable, Identifiable {
         self.name = name
         self.genericName = genericName
         self.dosage = dosage
+        self.strength = strength
         self.form = form
         self.route = route
         self.frequency = frequency

@@ -19,12 +19,15 @@ package enum MedicationRecordRule {
         try schedule.validated().stampedAsNew(at: now)
     }
 
-    /// The dose log to store for a new one: validated, instants in whole
-    /// milliseconds, version 1, created and updated now.
+    /// The dose log to store for a new one of `medication`: validated, instants in
+    /// whole milliseconds, a taken dose's amount resolved (the medication's dose when
+    /// `nil`), version 1, created and updated now.
     ///
     /// - Throws: ``MedVaultError/Code/validation`` (``DoseLog/validated()``).
-    package static func created(_ log: DoseLog, now: Date) throws -> DoseLog {
-        try log.validated().stampedAsNew(at: now)
+    package static func created(_ log: DoseLog, of medication: Medication, now: Date) throws -> DoseLog {
+        var stored = try log.validated().stampedAsNew(at: now)
+        if stored.consumesDose, stored.amount == nil { stored.amount = medication.dosage.amount }
+        return stored
     }
 
     /// The medication to store when deactivating `current`, or `nil` when it is
@@ -53,16 +56,7 @@ package enum MedicationRecordRule {
     /// - Returns: The receipt; its medication differs from `medication` exactly when
     ///   the inventory changed and must be written.
     package static func applying(_ log: DoseLog, to medication: Medication, now: Date) -> DoseLogReceipt {
-        guard log.consumesDose, var inventory = medication.inventory else {
-            return DoseLogReceipt(log: log, medication: medication, shortfall: .zero)
-        }
-        var changed = medication
-        let remaining = inventory.current - medication.dosage.amount
-        let shortfall = remaining < .zero ? .zero - remaining : MedicationQuantity.zero
-        inventory.current = max(remaining, .zero)
-        changed.inventory = inventory
-        changed.updatedAt = now
-        changed.version += 1
+        let (changed, shortfall) = adjusting(medication, replacing: nil, with: log, now: now)
         return DoseLogReceipt(log: log, medication: changed, shortfall: shortfall)
     }
 }

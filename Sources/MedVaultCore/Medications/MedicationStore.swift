@@ -32,6 +32,9 @@ public protocol MedicationStore: MedicationRepository {
     /// What happened to doses; creating a log of a taken dose decrements the inventory.
     var doseLogs: any DoseLogRepository { get }
 
+    /// Stock added to the medications; each refill increases the inventory.
+    var refills: any MedicationRefillRepository { get }
+
     /// The clock that stamps records and decides which doses are already missed.
     var clock: RecordClock { get }
 

@@ -13,7 +13,7 @@ public enum MedicationValidation {
     ///   name with a control or bidi formatting character, instructions with a control
     ///   character other than newline or tab (see ``TextSafety``), a dosage amount
     ///   not above zero, an end date before the start date, a frequency out of range,
-    ///   or a negative inventory.
+    ///   a strength not above zero, or a negative inventory.
     public static func validate(_ medication: Medication) throws {
         if isBlank(medication.name) { throw MedVaultError.validation("name", "must not be blank") }
         if let generic = medication.genericName, isBlank(generic) {
@@ -27,6 +27,12 @@ public enum MedicationValidation {
         try checkCharacters(medication.route.rawValue, field: "route")
         if !medication.dosage.amount.isPositive {
             throw MedVaultError.validation("dosage.amount", "must be greater than zero")
+        }
+        if let strength = medication.strength {
+            try checkCharacters(strength.unit.rawValue, field: "strength.unit")
+            if !strength.amount.isPositive {
+                throw MedVaultError.validation("strength.amount", "must be greater than zero")
+            }
         }
         if let end = medication.endDate, end < medication.startDate {
             throw MedVaultError.validation("endDate", "must not be before the start date")
@@ -86,7 +92,7 @@ public enum MedicationValidation {
     ///
     /// - Throws: A validation error for a pending status, a taken (or late) dose
     ///   without `takenAt`, a `takenAt` on a dose not taken, or a skip reason on a
-    ///   dose not skipped.
+    ///   dose not skipped, an amount on a dose not taken or not above zero.
     public static func validate(_ log: DoseLog) throws {
         switch log.status {
         case .pending:
@@ -95,6 +101,10 @@ public enum MedicationValidation {
             if log.takenAt == nil { throw MedVaultError.validation("takenAt", "is required for a taken dose") }
         case .skipped, .missed:
             if log.takenAt != nil { throw MedVaultError.validation("takenAt", "must be empty for a dose not taken") }
+        }
+        if let amount = log.amount {
+            if !log.consumesDose { throw MedVaultError.validation("amount", "is only allowed on a taken dose") }
+            if !amount.isPositive { throw MedVaultError.validation("amount", "must be greater than zero") }
         }
         if log.skipReason != nil, log.status != .skipped {
             throw MedVaultError.validation("skipReason", "is only allowed on a skipped dose")

@@ -9,6 +9,8 @@ public protocol TransactionalMedicationStore {
     var schedules: any TransactionalMedicationScheduleRepository { get }
     /// What happened to doses.
     var doseLogs: any TransactionalDoseLogRepository { get }
+    /// Stock added to the medications.
+    var refills: any TransactionalMedicationRefillRepository { get }
 
     /// Stores a new medication, as ``MedicationRepository/create(_:)``.
     @discardableResult

@@ -60,10 +60,14 @@ import Testing
         #expect(throws: MedVaultError.validation("name", "must not be blank")) {
             try MedicationRecordRule.created(blank, now: Self.now)
         }
-        let taken = log(try medication(), .taken)
-        let stored = try MedicationRecordRule.created(taken, now: Self.now)
+        let owner = try medication()
+        let taken = log(owner, .taken)
+        let stored = try MedicationRecordRule.created(taken, of: owner, now: Self.now)
         #expect(stored.scheduledAt == Self.now.truncatedToMilliseconds && stored.takenAt == stored.scheduledAt)
         #expect(stored.version == 1 && stored.createdAt == Self.now)
+        // A taken dose without an amount stores the medication's dose; a skipped one none.
+        #expect(stored.amount == owner.dosage.amount)
+        #expect(try MedicationRecordRule.created(log(owner, .skipped), of: owner, now: Self.now).amount == nil)
     }
 
     @Test func deactivatingAnActiveMedicationBumpsItsVersionAndAnInactiveOneIsLeft() throws {
@@ -71,5 +75,65 @@ import Testing
         let inactive = try #require(MedicationRecordRule.deactivated(active, now: Self.now))
         #expect(!inactive.isActive && inactive.version == 5 && inactive.updatedAt == Self.now)
         #expect(MedicationRecordRule.deactivated(inactive, now: Self.now) == nil)
+    }
+}
+
+/// The correction, void and refill arithmetic both backends use.
+@Suite struct MedicationCorrectionRuleTests {
+    static let now = Date(timeIntervalSince1970: 1_780_000_000)
+
+    func medication(current: MedicationQuantity? = 10) throws -> Medication {
+        var stored = Medication(patientID: UUID(), name: "Ibuprofeno", dosage: Dosage(amount: 1, unit: .tablets),
+                                frequency: .timesPerDay(1), startDate: try CalendarDate(iso8601: "2026-01-01"),
+                                inventory: current.map { MedicationInventory(current: $0) })
+        stored.version = 3
+        return stored
+    }
+
+    @Test func adjustingMovesTheStockByTheDifference() throws {
+        let stored = try medication()
+        let taken = DoseLog(medicationID: stored.id, scheduledAt: Self.now, status: .taken, takenAt: Self.now, amount: 2)
+        let skipped = DoseLog(medicationID: stored.id, scheduledAt: Self.now, status: .skipped)
+        let back = MedicationRecordRule.adjusting(stored, replacing: taken, with: skipped, now: Self.now)
+        #expect(back.medication.inventory?.current == 12 && back.medication.version == 4 && back.shortfall == .zero)
+        let same = MedicationRecordRule.adjusting(stored, replacing: skipped, with: nil, now: Self.now)
+        #expect(same.medication == stored)   // nothing consumed either way: nothing written
+        // A taken log without an amount (written before amounts existed) counts the dose.
+        var old = taken
+        old.amount = nil
+        #expect(MedicationRecordRule.consumption(of: old, of: stored) == 1)
+        let untracked = try medication(current: nil)
+        #expect(MedicationRecordRule.adjusting(untracked, replacing: nil, with: taken, now: Self.now).medication == untracked)
+    }
+
+    @Test func correctedChecksValidationThenVersion() throws {
+        let stored = try medication()
+        var log = DoseLog(medicationID: stored.id, scheduledAt: Self.now, status: .skipped)
+        log.version = 2
+        let next = try MedicationRecordRule.corrected(
+            log, with: DoseLogCorrection(status: .late, takenAt: Self.now), expectedVersion: 2, of: stored, now: Self.now)
+        #expect(next.version == 3 && next.amount == 1 && next.status == .late && next.updatedAt == Self.now)
+        #expect(throws: MedVaultError.validation("takenAt", "is required for a taken dose")) {
+            try MedicationRecordRule.corrected(log, with: DoseLogCorrection(status: .taken), expectedVersion: 9,
+                                               of: stored, now: Self.now)
+        }
+        #expect(throws: MedVaultError.self) {
+            try MedicationRecordRule.corrected(log, with: DoseLogCorrection(status: .missed), expectedVersion: 1,
+                                               of: stored, now: Self.now)
+        }
+    }
+
+    @Test func refilledAddsStockAndExpiration() throws {
+        let stored = try medication(current: nil)
+        let refill = MedicationRefill(medicationID: stored.id, quantity: 30, date: try CalendarDate(iso8601: "2026-05-01"),
+                                      expirationDate: try CalendarDate(iso8601: "2027-01-31"))
+        let changed = MedicationRecordRule.refilled(stored, with: refill, now: Self.now)
+        #expect(changed.inventory == MedicationInventory(current: 30, expirationDate: try CalendarDate(iso8601: "2027-01-31")))
+        #expect(changed.version == 4 && changed.updatedAt == Self.now)
+        #expect(throws: MedVaultError.validation("quantity", "must be greater than zero")) {
+            var empty = refill
+            empty.quantity = .zero
+            return try MedicationRecordRule.created(empty, now: Self.now)
+        }
     }
 }

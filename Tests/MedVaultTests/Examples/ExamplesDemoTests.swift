@@ -58,7 +58,7 @@ struct ExamplesDemoTests {
         #expect(output.split(separator: "\n", omittingEmptySubsequences: false).count <= 45, "fits one screen")
     }
 
-    @Test("MedicationDemo: today's doses, the week's exceptions, adherence per medication, low inventory")
+    @Test("MedicationDemo: today's doses, the week's exceptions, adherence per medication, low inventory, a correction and a refill")
     func medicationDemo() async throws {
         let (output, status) = try await run("MedicationDemo")
         #expect(status == 0, "\(output)")
@@ -75,6 +75,14 @@ struct ExamplesDemoTests {
             "  Amoxicilina 500 mg  20/21   95%  19 on time, 1 late, 0 skipped, 1 missed",
             "  All scheduled       32/35   91%  30 on time, 2 late, 1 skipped, 2 missed",
             "LOW INVENTORY: Metformina 850 mg: 9 tablets left, minimum 10; a package holds 60. Time to refill.",
+            // The mistaken "skipped" corrected: the stock and the adherence follow, the old value is kept.
+            "  Corrected Fri 2026-03-13 08:00 Metformina 850 mg: skipped → taken at 08:10",
+            "  Stock 9 tablets → 8 tablets",
+            "  Adherence now: 13/14   93%  12 on time, 1 late, 0 skipped, 1 missed",
+            "  History: was skipped (version 1), correction: logged the wrong button",
+            "  Refill 2026-03-16: +60 tablets, stock 68 tablets",
+            // 68 doses twice a day from Monday 13:30: today 20:00, 33 full days, Sunday 19 April 08:00.
+            "  Lasts 34 days at the current schedule: runs out on Sunday 2026-04-19",
         ] {
             #expect(output.contains(line), "missing: \(line)")
         }

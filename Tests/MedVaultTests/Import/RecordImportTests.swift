@@ -7,7 +7,8 @@ import Testing
 @Suite("Vault: import of exported records")
 struct RecordImportTests {
     /// A source vault with every kind of record: patients (one updated, one inactive),
-    /// completed and cancelled sessions, diagnoses, medications with schedules and dose logs.
+    /// completed and cancelled sessions, diagnoses, medications (with a strength) with
+    /// schedules, dose logs (one corrected, one voided) and a refill.
     private func richVault(at folder: URL) async throws -> Vault {
         let vault = try await Vault.create(at: folder, password: try Password(BackupFixtures.password),
                                            options: VaultFixtures.options).vault
@@ -37,13 +38,24 @@ struct RecordImportTests {
                     severity: .moderate, clinicalNotes: "notas clínicas", diagnosedAt: session.date))
             }
             let medication = try await vault.medications.create(Medication(
-                patientID: patient.id, name: "Sertralina", genericName: "sertraline", dosage: Dosage(amount: 50, unit: .mg),
-                frequency: .asNeeded, instructions: "con comida", startDate: try CalendarDate(iso8601: "2026-01-01")))
+                patientID: patient.id, name: "Sertralina", genericName: "sertraline", dosage: Dosage(amount: 1, unit: .tablets),
+                strength: MedicationStrength(amount: 50, unit: .mg), frequency: .asNeeded, instructions: "con comida", startDate: try CalendarDate(iso8601: "2026-01-01")))
             _ = try await vault.medications.schedules.create(MedicationSchedule(
                 medicationID: medication.id, times: [TimeOfDay(hour: 8, minute: 30, label: "desayuno")],
                 daysOfWeek: [.monday, .friday], timeZoneIdentifier: "Europe/Madrid"))
             _ = try await vault.medications.doseLogs.create(DoseLog(
                 medicationID: medication.id, scheduledAt: base, status: .taken, takenAt: base.addingTimeInterval(60)))
+            let corrected = try await vault.medications.doseLogs.create(DoseLog(
+                medicationID: medication.id, scheduledAt: base.addingTimeInterval(3600), status: .skipped))
+            try await vault.medications.doseLogs.correct(
+                corrected.log.id, with: DoseLogCorrection(status: .taken, takenAt: base.addingTimeInterval(3700),
+                                                          amount: 0.5, reason: "motivo"), expectedVersion: 1)
+            let voided = try await vault.medications.doseLogs.create(DoseLog(
+                medicationID: medication.id, scheduledAt: base.addingTimeInterval(7200), status: .missed))
+            try await vault.medications.doseLogs.void(voided.log.id, reason: "error", expectedVersion: 1)
+            try await vault.medications.refills.create(MedicationRefill(
+                medicationID: medication.id, quantity: 28, date: try CalendarDate(iso8601: "2026-02-01"),
+                expirationDate: try CalendarDate(iso8601: "2027-02-28"), notes: "receta"))
             if n == 3 { _ = try await vault.patients.deactivate(patient.id) }
         }
         return vault
@@ -77,7 +89,13 @@ struct RecordImportTests {
             let report = try await target.importRecords(decoded) { progress.append($0) }
             #expect(progress.values == [1, 2, 3, 4])
             #expect(report.patients == 4 && report.sessions == 12 && report.diagnoses == 12)
-            #expect(report.medications == 4 && report.schedules == 4 && report.doseLogs == 4 && report.attachmentsSkipped == 0)
+            #expect(report.medications == 4 && report.schedules == 4 && report.doseLogs == 8 && report.attachmentsSkipped == 0)
+            // The corrections' history and the refills travel with the medications.
+            for entry in documents.flatMap(\.medications) {
+                #expect(entry.doseLogRevisions.map(\.kind) == [.correction, .void])
+                #expect(entry.refills.count == 1 && entry.medication.strength?.amount == 50)
+                #expect(entry.medication.inventory?.current == 28)
+            }
             let imported = try await target.exportAllRecords()
             #expect(normalized(imported) == normalized(documents))
             #expect(try await target.patients.count() == 3, "the inactive patient stays inactive")
@@ -144,6 +162,13 @@ struct RecordImportTests {
                 ("diagnosis of another session", [damaged { $0.sessions[0].diagnoses[0].sessionID = UUID() }], .validation, "sessionID"),
                 ("dose log of another medication", [damaged { $0.medications[0].doseLogs[0].medicationID = UUID() }],
                  .validation, "medicationID"),
+                ("revision of another medication",
+                 [damaged { $0.medications[0].doseLogRevisions[0].previous.medicationID = UUID() }], .validation, "medicationID"),
+                ("revision reason with a control character",
+                 [damaged { $0.medications[0].doseLogRevisions[0].reason = "Núñez\u{0}" }], .validation, "reason"),
+                ("refill of another medication", [damaged { $0.medications[0].refills[0].medicationID = UUID() }],
+                 .validation, "medicationID"),
+                ("refill of nothing", [damaged { $0.medications[0].refills[0].quantity = .zero }], .validation, "quantity"),
                 ("empty first name", [damaged { $0.patient.firstName = "" }], .validation, "firstName"),
                 ("newer format", [damaged { $0.formatVersion = 99 }], .invalidArgument, "formatVersion"),
                 ("listed twice", [document, document], .duplicate, "id"),

@@ -21,6 +21,10 @@ struct MedicationColumnsTests {
                 == (try await tableColumns("medication_schedule", db)).subtracting(["rowid"]))
         #expect(Set(DoseLogRow.Column.allCases.map(\.name) + ["patient_id"])
                 == (try await tableColumns("dose_log", db)).subtracting(["rowid"]))
+        #expect(Set(DoseLogRevisionRow.Column.allCases.map(\.name) + ["patient_id"])
+                == (try await tableColumns("dose_log_revision", db)).subtracting(["rowid"]))
+        #expect(Set(MedicationRefillRow.Column.allCases.map(\.name) + ["patient_id"])
+                == (try await tableColumns("medication_refill", db)).subtracting(["rowid"]))
     }
 
     @Test func theSelectListIsGeneratedInPositionOrder() {

@@ -5,7 +5,7 @@ import MedVaultCore
 enum DoseLogRow {
     /// The selected columns, in the order of the SELECT list.
     enum Column: Int32, TableColumns {
-        case id, medicationID, scheduledAt, takenAt, status, skipReason, notes, createdAt, updatedAt, version
+        case id, medicationID, scheduledAt, takenAt, status, skipReason, notes, createdAt, updatedAt, version, amount
 
         var name: String {
             switch self {
@@ -19,6 +19,7 @@ enum DoseLogRow {
             case .createdAt: "created_at"
             case .updatedAt: "updated_at"
             case .version: "version"
+            case .amount: "amount"
             }
         }
     }
@@ -44,8 +45,20 @@ enum DoseLogRow {
             case .createdAt: log.createdAt.vaultValue
             case .updatedAt: log.updatedAt.vaultValue
             case .version: log.version.vaultValue
+            case .amount: log.amount.map { .integer($0.thousandths) } ?? .null
             }
         } + [patientID.vaultValue]
+    }
+
+    /// The columns a correction changes.
+    static let correctedColumns: [Column] = [.takenAt, .amount, .status, .skipReason, .notes, .updatedAt, .version]
+    /// `UPDATE` of ``correctedColumns``, by identifier.
+    static let updateCorrected = Column.update("dose_log", set: correctedColumns, where: "id")
+
+    /// The arguments of ``updateCorrected``.
+    static func correctedArguments(_ log: DoseLog) -> [VaultValue] {
+        let all = insertArguments(log, patientID: log.medicationID)
+        return correctedColumns.map { all[Int($0.rawValue)] } + [log.id.vaultValue]
     }
 
     /// Reads a row selected with ``columns``.
@@ -59,6 +72,7 @@ enum DoseLogRow {
         return DoseLog(
             id: try row[.id], medicationID: try row[.medicationID], scheduledAt: try row[.scheduledAt],
             status: status, takenAt: try row[.takenAt],
+            amount: (try row[.amount] as Int64?).map(MedicationQuantity.init(thousandths:)),
             skipReason: (try row[.skipReason] as String?).map(SkipReason.init(rawValue:)),
             notes: try row[.notes], createdAt: try row[.createdAt], updatedAt: try row[.updatedAt],
             version: try row[.version])

@@ -10,6 +10,7 @@ enum MedicationRow {
         case frequencyKind, frequencyCount, frequencyTimes, frequencyTimeLabels, instructions
         case startDate, endDate, isActive, requiresPrescription
         case inventoryCurrent, inventoryMinimum, inventoryPackageSize, inventoryExpirationDate
+        case strengthAmount, strengthUnit
         case createdAt, updatedAt, version, rowID
 
         var name: String {
@@ -35,6 +36,8 @@ enum MedicationRow {
             case .inventoryMinimum: "inventory_minimum"
             case .inventoryPackageSize: "inventory_package_size"
             case .inventoryExpirationDate: "inventory_expiration_date"
+            case .strengthAmount: "strength_amount"
+            case .strengthUnit: "strength_unit"
             case .createdAt: "created_at"
             case .updatedAt: "updated_at"
             case .version: "version"
@@ -106,6 +109,8 @@ enum MedicationRow {
         case .inventoryMinimum: m.inventory.map { .integer($0.minimum.thousandths) } ?? .null
         case .inventoryPackageSize: m.inventory?.packageSize.map { .integer($0.thousandths) } ?? .null
         case .inventoryExpirationDate: m.inventory?.expirationDate.vaultValue ?? .null
+        case .strengthAmount: m.strength.map { .integer($0.amount.thousandths) } ?? .null
+        case .strengthUnit: (m.strength?.unit.rawValue).vaultValue
         case .createdAt: m.createdAt.vaultValue
         case .updatedAt: m.updatedAt.vaultValue
         case .version: m.version.vaultValue
@@ -130,11 +135,16 @@ enum MedicationRow {
                 packageSize: (try row[.inventoryPackageSize] as Int64?).map(MedicationQuantity.init(thousandths:)),
                 expirationDate: try row[.inventoryExpirationDate])
         }
+        var strength: MedicationStrength?
+        if let amount = try row[.strengthAmount] as Int64?, let unit = try row[.strengthUnit] as String? {
+            strength = MedicationStrength(amount: MedicationQuantity(thousandths: amount), unit: DosageUnit(unit))
+        }
         let medication = Medication(
             id: try row[.id], patientID: try row[.patientID], name: try row[.name],
             genericName: try row[.genericName],
             dosage: Dosage(amount: MedicationQuantity(thousandths: try row[.dosageAmount]),
                            unit: DosageUnit(try row[.dosageUnit] as String)),
+            strength: strength,
             form: MedicationForm(try row[.form] as String), route: AdministrationRoute(try row[.route] as String),
             frequency: frequency, instructions: try row[.instructions], startDate: try row[.startDate],
             endDate: try row[.endDate], isActive: try row[.isActive],
@@ -143,8 +153,15 @@ enum MedicationRow {
         return (medication, row.int64(.rowID))
     }
 
-    /// The columns a dose log changes: the inventory, stamp and version.
+    /// The columns a dose log, a correction, a void or a refill changes: the
+    /// inventory, stamp and version.
     static let inventoryColumns: [Column] = [.inventoryCurrent, .updatedAt, .version]
+    /// The columns a refill changes: the whole inventory (a refill may start one and
+    /// sets the expiration date), stamp and version.
+    static let refillColumns: [Column] = [.inventoryCurrent, .inventoryMinimum, .inventoryPackageSize,
+                                          .inventoryExpirationDate, .updatedAt, .version]
+    /// `UPDATE` of ``refillColumns``, by rowid.
+    static let updateRefilledInventory = Column.update("medication", set: refillColumns, where: "rowid")
     /// `UPDATE` of ``inventoryColumns``, by rowid.
     static let updateInventory = Column.update("medication", set: inventoryColumns, where: "rowid")
 

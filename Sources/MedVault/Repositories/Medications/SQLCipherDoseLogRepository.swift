@@ -122,7 +122,7 @@ struct DoseLogWriter: Sendable {
             cached = try SQLCipherMedicationStore.fetchMedication(log.medicationID, db, field: "medicationID")
         }
         let now = clock.now()
-        let stored = try MedicationRecordRule.created(log, now: now)
+        let stored = try MedicationRecordRule.created(log, of: cached.medication, now: now)
         do {
             try db.execute(DoseLogRow.insert, DoseLogRow.insertArguments(stored, patientID: cached.medication.patientID))
         } catch let error as MedVaultError where error.code == .duplicate {

@@ -27,6 +27,8 @@ public struct SQLCipherMedicationStore: MedicationStore {
     public let schedules: any MedicationScheduleRepository
     /// What happened to doses.
     public let doseLogs: any DoseLogRepository
+    /// Stock added to the medications.
+    public let refills: any MedicationRefillRepository
     /// The database.
     let pool: VaultDatabase
     /// The test seam of the transactionality tests; `nil` (and never consulted)
@@ -50,6 +52,7 @@ public struct SQLCipherMedicationStore: MedicationStore {
         self.faults = faults
         self.schedules = SQLCipherMedicationScheduleRepository(pool: pool, clock: clock)
         self.doseLogs = SQLCipherDoseLogRepository(pool: pool, clock: clock, faults: faults)
+        self.refills = SQLCipherMedicationRefillRepository(pool: pool, clock: clock)
     }
 
     /// Makes the next write that reaches `point` fail with a storage error, inside its

@@ -19,6 +19,26 @@ struct SQLCipherTransactionalDoseLogRepository: TransactionalDoseLogRepository {
         try unit.read { db in try SQL.get(id, in: db) }
     }
 
+    func correct(_ id: UUID, with correction: DoseLogCorrection, expectedVersion: Int64) throws -> DoseLogReceipt {
+        try unit.write { db in
+            try SQL.correct(id, with: correction, expectedVersion: expectedVersion, clock: unit.clock, in: db)
+        }
+    }
+
+    func void(_ id: UUID, reason: String?, expectedVersion: Int64) throws -> DoseLogReceipt {
+        try unit.write { db in
+            try SQL.void(id, reason: reason, expectedVersion: expectedVersion, clock: unit.clock, in: db)
+        }
+    }
+
+    func history(of id: UUID) throws -> [DoseLogRevision] {
+        try unit.read { db in try SQL.history(of: id, in: db) }
+    }
+
+    func history(medicationID: UUID) throws -> [DoseLogRevision] {
+        try unit.read { db in try SQL.history(medicationID: medicationID, in: db) }
+    }
+
     func list(medicationID: UUID, in range: Range<Date>) throws -> [DoseLog] {
         try unit.read { db in try SQL.list(medicationID: medicationID, in: range, db) }
     }

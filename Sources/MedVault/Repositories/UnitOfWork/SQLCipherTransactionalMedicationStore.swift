@@ -16,6 +16,10 @@ struct SQLCipherTransactionalMedicationStore: TransactionalMedicationStore {
         SQLCipherTransactionalDoseLogRepository(unit: unit)
     }
 
+    var refills: any TransactionalMedicationRefillRepository {
+        SQLCipherTransactionalMedicationRefillRepository(unit: unit)
+    }
+
     func create(_ medication: Medication) throws -> Medication {
         try unit.write { db in
             try SQL.insert(try MedicationRecordRule.created(medication, now: unit.clock.now()), in: db)
