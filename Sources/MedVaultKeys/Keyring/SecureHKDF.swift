@@ -6,9 +6,9 @@ import Crypto
 /// block into an ordinary `[UInt8]` that is freed without being cleared. HKDF-Expand keys
 /// HMAC with the pseudo-random key, so every derivation left the PRK (from which the
 /// recovery slot's KEK, or the keyring MAC key, follows) in freed heap memory. Here the
-/// padded key blocks and the PRK live in scratch buffers zeroed before return
-/// (`SecureMemory.withScratch`); the
-/// hashing itself is swift-crypto's `SHA256`, whose context is zeroised when released.
+/// padded key blocks, the PRK and the hash state itself (``SecureSHA256``, not
+/// swift-crypto's `SHA256`, whose released context keeps the message) live in scratch
+/// buffers zeroed before return (`SecureMemory.withScratch`).
 ///
 /// The results are RFC 2104 / RFC 5869 exactly, the same bytes as swift-crypto's (tests
 /// compare them), so keyrings written before this change open unchanged.
@@ -25,22 +25,18 @@ enum SecureHKDF {
         if key.count > blockLength {
             // RFC 2104: a long key is hashed first. MedVault's long keys are salts, not secrets.
             SecureMemory.withScratch(byteCount: outputLength) { digest in
-                SHA256.hash(data: key).withUnsafeBytes { digest.copyMemory(from: $0) }
+                SecureSHA256.hash([key], into: digest)
                 hmac(key: UnsafeRawBufferPointer(digest), parts, into: output)
             }
             return
         }
-        SecureMemory.withScratch(byteCount: blockLength) { block in
+        SecureMemory.withScratch(byteCount: blockLength + outputLength) { scratch in
+            let block = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<blockLength])
+            let innerDigest = UnsafeMutableRawBufferPointer(rebasing: scratch[blockLength...])
             for index in 0..<blockLength { block[index] = (index < key.count ? key[index] : 0) ^ 0x36 }
-            var inner = SHA256()
-            inner.update(bufferPointer: UnsafeRawBufferPointer(block))
-            for part in parts { inner.update(bufferPointer: part) }
-            let innerDigest = inner.finalize()
+            SecureSHA256.hash([UnsafeRawBufferPointer(block)] + parts, into: innerDigest)
             for index in 0..<blockLength { block[index] = (index < key.count ? key[index] : 0) ^ 0x5C }
-            var outer = SHA256()
-            outer.update(bufferPointer: UnsafeRawBufferPointer(block))
-            innerDigest.withUnsafeBytes { outer.update(bufferPointer: $0) }
-            outer.finalize().withUnsafeBytes { output.copyMemory(from: $0) }
+            SecureSHA256.hash([UnsafeRawBufferPointer(block), UnsafeRawBufferPointer(innerDigest)], into: output)
         }
     }
 

@@ -150,11 +150,14 @@ public struct RecoveryKey: Sendable, Equatable, CustomStringConvertible, CustomD
 
     // MARK: - Encoding
 
+    /// The checksum: the first bytes of SHA-256(label ‖ key), hashed by ``SecureSHA256``
+    /// so that no hash context keeps the key after it is released.
     private static func checksum(of key: UnsafeRawBufferPointer) -> [UInt8] {
-        var hasher = SHA256()
-        hasher.update(data: checksumLabel)
-        hasher.update(bufferPointer: key)
-        return Array(hasher.finalize().prefix(checksumLength))
+        var digest = [UInt8](repeating: 0, count: SecureSHA256.digestLength)
+        checksumLabel.withUnsafeBytes { label in
+            digest.withUnsafeMutableBytes { SecureSHA256.hash([label, key], into: $0) }
+        }
+        return Array(digest.prefix(checksumLength))
     }
 
     private static func isSeparator(_ byte: UInt8) -> Bool {
