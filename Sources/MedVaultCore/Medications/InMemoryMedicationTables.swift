@@ -14,6 +14,7 @@ actor InMemoryMedicationTables {
         var schedules: [UUID: MedicationSchedule] = [:]
         var logs: [UUID: DoseLog] = [:]
         var logIDsByDose: [ScheduledDose.ID: UUID] = [:]
+        var snoozes: [ScheduledDose.ID: DoseSnooze] = [:]
     }
 
     let clock: RecordClock

@@ -75,6 +75,11 @@ struct ExamplesDemoTests {
             "  Amoxicilina 500 mg  20/21   95%  19 on time, 1 late, 0 skipped, 1 missed",
             "  All scheduled       32/35   91%  30 on time, 2 late, 1 skipped, 2 missed",
             "LOW INVENTORY: Metformina 850 mg: 9 tablets left, minimum 10; a package holds 60. Time to refill.",
+            // The taper steps down, the paused schedule expects nothing, reminders come 15 minutes early.
+            "  Thu 2026-03-19  08:00 Metformina 850 mg (1 tablet), 09:00 Prednisona 10 mg (2 tablets), 20:00 Metformina 850 mg (1 tablet)",
+            "  Fri 2026-03-20  09:00 Prednisona 10 mg (2 tablets)",
+            "  Sun 2026-03-22  09:00 Prednisona 10 mg (1 tablet)",
+            "  Tuesday 2026-03-17 08:45  09:00 dose of Prednisona 10 mg",
         ] {
             #expect(output.contains(line), "missing: \(line)")
         }
