@@ -1,6 +1,7 @@
 // The medication demo (`make medication-demo`): one patient's medication plan through
 // the library's public API: three medications with schedules, inventory, a week of
-// dose logs, then today's doses, the week's adherence and a low-stock alert.
+// dose logs, then today's doses, the week's adherence and a low-stock alert; then a
+// tapering regimen, a paused schedule and the next day's reminders.
 // "Now" is fixed (Vault.Options(clock:)), so the output is the same on every run.
 import Foundation
 import MedVault
@@ -91,6 +92,9 @@ func runDemo(in folder: URL) async throws {
         let package = inventory.packageSize.map { "; a package holds \($0)" } ?? ""
         print("LOW INVENTORY: \(medication.name): \(DemoFormat.quantity(inventory.current, medication.dosage.unit)) left, "
               + "minimum \(inventory.minimum)\(package). Time to refill.")
+    }
+    if let metformina = medications.first(where: { $0.name.hasPrefix("Metformina") }) {
+        try await LifecycleDemo.run(store, patient: patient, metformina: metformina, now: now, zone: zone)
     }
     await vault.lock()
 }
