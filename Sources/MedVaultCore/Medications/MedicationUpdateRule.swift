@@ -25,15 +25,18 @@ public enum MedicationUpdateRule {
         return stored
     }
 
-    /// The schedule to store in place of `current`.
+    /// The schedule to store in place of `current` (in its series, whatever `new` says).
     ///
     /// - Throws: `validation` (a field, or `medicationID` when it changed); `conflict`
     ///   when `new.version` is not `current.version`.
     public static func updated(_ new: MedicationSchedule, replacing current: MedicationSchedule,
                                now: Date) throws -> MedicationSchedule {
-        try updated(new, replacing: current, now: now, owner: \.medicationID, ownerField: "medicationID") {
+        var stored = try updated(new, replacing: current, now: now, owner: \.medicationID, ownerField: "medicationID") {
             try $0.validated()
         }
+        // A version never moves to another series (SQL never updates series_id either).
+        stored.seriesID = current.seriesID
+        return stored
     }
 
     /// The rule itself, for any record with an owner that never changes.

@@ -24,12 +24,16 @@ extension MedicationStore {
     ///   - from: The first firing instant included.
     ///   - until: The first firing instant excluded.
     ///   - timeZone: The zone of frequency-derived doses (default: GMT).
-    /// - Throws: ``MedVaultError/Code/invalidArgument`` when `until` is before `from`.
+    /// - Throws: ``MedVaultError/Code/invalidArgument`` when `until` is before `from` or
+    ///   more than ``ReminderPlanner/maximumWindow`` (31 days) after it.
     public func upcomingReminders(
         forPatient patientID: UUID, from: Date, until: Date, timeZone: TimeZone = .gmt
     ) async throws -> [DoseReminder] {
         guard until >= from else {
             throw MedVaultError(.invalidArgument, reason: "the end of the window is before its start")
+        }
+        guard ReminderPlanner.isPlausible(from), until.timeIntervalSince(from) <= ReminderPlanner.maximumWindow else {
+            throw MedVaultError(.invalidArgument, reason: "the window must start at a plausible instant and span at most 31 days")
         }
         let window = from..<until
         let range = ReminderPlanner.expansionRange(for: window)

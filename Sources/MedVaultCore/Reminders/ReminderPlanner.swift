@@ -14,6 +14,26 @@ public enum ReminderPlanner {
     /// after snoozes (at most 10 snoozes of 240 minutes).
     public static let snoozeLookBack: TimeInterval = 40 * 3600
 
+    /// The longest window ``MedicationStore/upcomingReminders(forPatient:from:until:timeZone:)``
+    /// accepts: 31 days (a notification scheduler refreshes far more often; a longer
+    /// window would only make a hostile caller expand years of doses).
+    public static let maximumWindow: TimeInterval = 31 * 86_400
+
+    /// Instants a reminder query or snooze accepts: within about ±3,000 years of 1970,
+    /// far beyond any dose and far from the limits of the integer arithmetic behind them.
+    static func isPlausible(_ date: Date) -> Bool {
+        abs(date.timeIntervalSince1970) < 1e11
+    }
+
+    /// Refuses an implausible dose instant before a store turns it into milliseconds.
+    ///
+    /// - Throws: `validation`, field `scheduledAt`.
+    package static func checkDoseInstant(_ scheduledAt: Date) throws {
+        guard isPlausible(scheduledAt) else {
+            throw MedVaultError.validation("scheduledAt", "is not a dose of this schedule")
+        }
+    }
+
     /// The instant range to expand doses over for reminders in `window`.
     public static func expansionRange(for window: Range<Date>) -> Range<Date> {
         // The lead time is at most 1440 minutes.
@@ -95,6 +115,7 @@ extension ReminderPlanner {
         _ scheduledAt: Date, of schedule: MedicationSchedule, medication: Medication,
         existing: DoseSnooze?, isLogged: Bool, now: Date
     ) throws -> DoseSnooze {
+        try checkDoseInstant(scheduledAt)
         let instant = scheduledAt.truncatedToMilliseconds
         let doses = DoseExpansion.expectedDoses(
             for: medication, schedules: [schedule], in: instant..<instant.addingTimeInterval(0.001),

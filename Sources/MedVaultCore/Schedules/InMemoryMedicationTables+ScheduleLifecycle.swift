@@ -32,6 +32,7 @@ extension InMemoryMedicationTables {
     func snooze(scheduleID: UUID, doseAt scheduledAt: Date) throws -> DoseSnooze {
         let schedule = try getSchedule(scheduleID)
         let medication = try getMedication(schedule.medicationID)
+        try ReminderPlanner.checkDoseInstant(scheduledAt)
         let key = ScheduledDose.ID(medicationID: medication.id,
                                    scheduledAtMilliseconds: scheduledAt.millisecondsSince1970)
         let stored = try ReminderPlanner.snooze(

@@ -42,7 +42,8 @@ struct MedicationLifecycleConformanceTests {
         let before = try await Self.march(f, patientID)
         #expect(before.adherence == AdherenceStats(expected: 62, taken: 8, late: 8, skipped: 1, missed: 45))
 
-        // Pause 2026-04-06 … 04-12, then from 04-20 take it at 09:00 only.
+        // A minute later: pause 2026-04-06 … 04-12, then from 04-20 take it at 09:00 only.
+        clock.now = clock.now.addingTimeInterval(60)
         let paused = try await f.store.schedules.pause(schedule.id, from: MT.day("2026-04-06"), through: MT.day("2026-04-12"))
         #expect(paused.version == 2)
         var edited = paused
@@ -130,6 +131,13 @@ struct MedicationLifecycleConformanceTests {
                 == (.validation, "effectiveUntil"))
         #expect(try await f.store.schedules.get(next.id) == next)
         #expect(try await f.store.schedules.list(medicationID: medication.id).count == 2)
+        // An in-place update cannot move a version to another series.
+        var renamed = next
+        renamed.seriesID = UUID()
+        renamed.times = [TimeOfDay(hour: 7)]
+        let updated = try await f.store.schedules.update(renamed)
+        #expect(updated.seriesID == s.id && updated.times == [TimeOfDay(hour: 7)])
+        #expect(try await f.store.schedules.get(next.id) == updated)
     }
 
     @Test(arguments: MedicationBackend.all)

@@ -60,6 +60,20 @@ struct MedicationReminderConformanceTests {
                                                     until: MT.utc("2026-03-08T00:00:00Z"))
         }
         #expect(reversed?.code == .invalidArgument)
+        // Hostile windows and instants are refused before any expansion.
+        let tooLong = await MT.error {
+            _ = try await f.store.upcomingReminders(forPatient: patientID, from: MT.utc("2026-03-01T00:00:00Z"),
+                                                    until: MT.utc("2026-04-01T00:00:01Z"))
+        }
+        #expect(tooLong?.code == .invalidArgument)
+        let far = await MT.error {
+            _ = try await f.store.upcomingReminders(forPatient: patientID, from: Date(timeIntervalSince1970: 1e300),
+                                                    until: Date(timeIntervalSince1970: 1e300))
+        }
+        #expect(far?.code == .invalidArgument)
+        #expect(await code { _ = try await f.store.schedules.snooze(scheduleID: schedule.id, doseAt: Date(timeIntervalSince1970: -1e300)) }
+                == (.validation, "scheduledAt"))
+        #expect(try await f.store.schedules.snoozes(patientID: patientID, in: Date.distantPast..<Date.distantFuture) == [snooze])
     }
 
     @Test(arguments: MedicationBackend.all)

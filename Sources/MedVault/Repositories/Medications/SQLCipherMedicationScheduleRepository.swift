@@ -196,6 +196,7 @@ public struct SQLCipherMedicationScheduleRepository: MedicationScheduleRepositor
                        in db: DatabaseConnection) throws -> DoseSnooze {
         guard let schedule = try find(scheduleID, db) else { throw MedVaultError.recordNotFound() }
         let medication = try SQLCipherMedicationStore.fetchMedication(schedule.medicationID, db, field: "medicationID").medication
+        try ReminderPlanner.checkDoseInstant(scheduledAt)
         let key: [VaultValue] = [medication.id.vaultValue, scheduledAt.truncatedToMilliseconds.vaultValue]
         let existing = try db.fetchOne(selectSnooze, key, decodeSnooze)
         let logged = try db.fetchOne("SELECT 1 FROM dose_log WHERE medication_id = ? AND scheduled_at = ?", key) { _ in true }
