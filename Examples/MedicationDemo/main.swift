@@ -1,7 +1,8 @@
 // The medication demo (`make medication-demo`): one patient's medication plan through
 // the library's public API: three medications with schedules, inventory, a week of
-// dose logs, then today's doses, the week's adherence and a low-stock alert; finally a
-// mistaken log corrected, a refill and the days of supply.
+// dose logs, then today's doses, the week's adherence and a low-stock alert; then a
+// mistaken log corrected, a refill and the days of supply; finally a tapering regimen, a
+// paused schedule and the next day's reminders.
 // "Now" is fixed (Vault.Options(clock:)), so the output is the same on every run.
 import Foundation
 import MedVault
@@ -96,6 +97,8 @@ func runDemo(in folder: URL) async throws {
     if let metformin = medications.first(where: { $0.name.hasPrefix("Metformina") }) {
         try await showCorrectionAndRefill(store: store, metformin: metformin, patientID: patient.id,
                                           first: first, last: last, zone: zone)
+        let current = try await store.get(metformin.id)
+        try await LifecycleDemo.run(store, patient: patient, metformina: current, now: now, zone: zone)
     }
     await vault.lock()
 }

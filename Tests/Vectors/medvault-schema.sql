@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -23,6 +23,9 @@ CREATE INDEX dose_log_revision_by_log ON dose_log_revision(dose_log_id, rowid)
 -- index dose_log_revision_by_medication on dose_log_revision
 CREATE INDEX dose_log_revision_by_medication ON dose_log_revision(medication_id, rowid)
 
+-- index dose_snooze_by_patient_time on dose_snooze
+CREATE INDEX dose_snooze_by_patient_time ON dose_snooze(patient_id, scheduled_at)
+
 -- index icd11_cache_uri on icd11_cache
 CREATE INDEX icd11_cache_uri ON icd11_cache(release_version, uri)
 
@@ -34,6 +37,9 @@ CREATE INDEX medication_refill_by_medication ON medication_refill(medication_id,
 
 -- index medication_schedule_by_medication on medication_schedule
 CREATE INDEX medication_schedule_by_medication ON medication_schedule(medication_id, created_at, id)
+
+-- index medication_schedule_by_series on medication_schedule
+CREATE INDEX medication_schedule_by_series ON medication_schedule(series_id)
 
 -- index patient_list on patient
 CREATE INDEX patient_list ON patient(deleted_at IS NULL, sort_key, id)
@@ -63,6 +69,9 @@ CREATE INDEX patient_search_token_patient ON patient_search_token(patient_rowid)
 (automatic)
 
 -- index sqlite_autoindex_dose_log_revision_1 on dose_log_revision
+(automatic)
+
+-- index sqlite_autoindex_dose_snooze_1 on dose_snooze
 (automatic)
 
 -- index sqlite_autoindex_medication_1 on medication
@@ -183,6 +192,17 @@ updated_at INTEGER NOT NULL,
 version INTEGER NOT NULL
 )
 
+-- table dose_snooze on dose_snooze
+CREATE TABLE dose_snooze (
+medication_id BLOB NOT NULL REFERENCES medication(id),
+patient_id BLOB NOT NULL,
+scheduled_at INTEGER NOT NULL,
+snoozed_until INTEGER NOT NULL,
+snooze_count INTEGER NOT NULL CHECK (snooze_count >= 1),
+updated_at INTEGER NOT NULL,
+PRIMARY KEY (medication_id, scheduled_at)
+)
+
 -- table icd11_cache on icd11_cache
 CREATE TABLE icd11_cache (
 release_version TEXT NOT NULL, -- YYYY-MM
@@ -220,7 +240,8 @@ inventory_package_size INTEGER CHECK (inventory_package_size > 0),
 inventory_expiration_date TEXT,
 created_at INTEGER NOT NULL,
 updated_at INTEGER NOT NULL,
-version INTEGER NOT NULL CHECK (version >= 1), strength_amount INTEGER CHECK (strength_amount > 0), strength_unit TEXT,
+version INTEGER NOT NULL CHECK (version >= 1), strength_amount INTEGER CHECK (strength_amount > 0), strength_unit TEXT, maximum_doses_per_24h INTEGER
+CHECK (maximum_doses_per_24h IS NULL OR maximum_doses_per_24h >= 1), deactivated_at INTEGER,
 CHECK ((inventory_current IS NULL) = (inventory_minimum IS NULL))
 )
 
@@ -250,7 +271,7 @@ time_zone TEXT NOT NULL,
 created_at INTEGER NOT NULL,
 updated_at INTEGER NOT NULL,
 version INTEGER NOT NULL CHECK (version >= 1)
-)
+, series_id BLOB, effective_from TEXT, effective_until TEXT, regimen TEXT, time_amounts TEXT, reminder_lead_minutes INTEGER NOT NULL DEFAULT 0, snooze_minutes INTEGER NOT NULL DEFAULT 10, maximum_snoozes INTEGER NOT NULL DEFAULT 3)
 
 -- table medication_search on medication_search
 CREATE VIRTUAL TABLE medication_search USING fts4(

@@ -15,6 +15,7 @@ public enum MedVaultSchema {
         .init("parent checks without statement journals", apply: InsertCheckSchema.dropInsertTriggers),
         .init("medication strength, dose corrections and refills",
               apply: MedicationStockSchema.addStrengthCorrectionsAndRefills),
+        .init("medication schedule lifecycle and reminders", apply: ScheduleLifecycleSchema.addScheduleLifecycle),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a

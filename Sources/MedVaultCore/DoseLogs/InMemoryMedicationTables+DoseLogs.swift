@@ -78,6 +78,10 @@ extension InMemoryMedicationTables {
         let key = ScheduledDose.ID(medicationID: stored.medicationID,
                                    scheduledAtMilliseconds: stored.scheduledAt.millisecondsSince1970)
         guard working.logIDsByDose[key] == nil else { throw MedVaultError.doseAlreadyLogged }
+        if let maximum = medication.maximumDosesPer24Hours, stored.consumesDose, let takenAt = stored.takenAt {
+            let taken = working.logs.values.compactMap { $0.medicationID == medication.id && $0.consumesDose ? $0.takenAt : nil }
+            try DoseLimit.check(adding: takenAt, to: taken, maximum: maximum)
+        }
         working.logs[stored.id] = stored
         working.logIDsByDose[key] = stored.id
 

@@ -5,13 +5,16 @@ import Foundation
 /// call it, so they cannot disagree on what was expected.
 ///
 /// Rules:
-/// - An inactive or as-needed medication expects nothing.
-/// - With schedules, each schedule gives its times on the days of week it names
-///   (all days when it names none), in its own time zone. Without schedules, the
-///   frequency gives the times (see ``MedicationFrequency``), in `fallbackTimeZone`.
+/// - An as-needed medication expects nothing. An inactive one expects nothing from
+///   its ``Medication/deactivatedAt`` on (nothing at all when that is unknown): past
+///   days keep their doses.
+/// - With schedules, each schedule version gives its times on the days it expects
+///   doses (``MedicationSchedule/expectsDoses(on:)``: in force, not paused, on its days
+///   of week, on its interval, within a taper step), in its own time zone. Without
+///   schedules, the frequency gives the times (see ``MedicationFrequency``), in
+///   `fallbackTimeZone`.
 /// - A dose belongs to the calendar day of its wall-clock time in that zone; that
-///   day must lie within the medication's start and end dates and match the
-///   schedule's days of week.
+///   day must lie within the medication's start and end dates.
 /// - Daylight saving follows ``LocalTime``: a nonexistent time moves forward by the
 ///   gap, a repeated time takes its first occurrence: exactly one dose each.
 /// - Two times giving the same instant for the same medication are one dose (the
@@ -55,16 +58,21 @@ public enum DoseExpansion {
         in range: Range<Date>,
         fallbackTimeZone: TimeZone
     ) -> [ExpectedDose] {
-        guard medication.isActive, !medication.frequency.isAsNeeded else { return [] }
+        guard !medication.frequency.isAsNeeded else { return [] }
+        var range = range
+        if !medication.isActive {
+            guard let deactivatedAt = medication.deactivatedAt, deactivatedAt > range.lowerBound else { return [] }
+            range = range.lowerBound..<min(range.upperBound, deactivatedAt)
+        }
         let own = schedules.filter { $0.medicationID == medication.id }
-        var plans: [(times: [TimeOfDay], days: Set<Weekday>, zone: TimeZone)] = []
+        var plans: [(times: [TimeOfDay], schedule: MedicationSchedule?, zone: TimeZone)] = []
         if own.isEmpty {
-            plans.append((times(for: medication.frequency), [], fallbackTimeZone))
+            plans.append((times(for: medication.frequency), nil, fallbackTimeZone))
         } else {
             for schedule in own {
                 // Validation refuses unknown zones; one decoded from elsewhere is skipped.
                 guard let zone = schedule.timeZone else { continue }
-                plans.append((schedule.times.filter(\.isValid).sorted(), schedule.daysOfWeek, zone))
+                plans.append((schedule.times.filter(\.isValid).sorted(), schedule, zone))
             }
         }
 
@@ -76,15 +84,16 @@ public enum DoseExpansion {
             let lastDay = CalendarDate(range.upperBound, in: plan.zone).adding(days: 1)
             while day <= lastDay {
                 defer { day = day.adding(days: 1) }
-                guard medication.isInTreatment(on: day),
-                      plan.days.isEmpty || plan.days.contains(Weekday(day))
+                guard medication.isInTreatment(on: day), plan.schedule?.expectsDoses(on: day) ?? true
                 else { continue }
                 for time in plan.times {
                     let instant = LocalTime.instant(on: day, minutesSinceMidnight: time.minutesSinceMidnight, in: plan.zone)
                     guard range.contains(instant) else { continue }
                     let key = instant.millisecondsSince1970
                     if byInstant[key] == nil {
-                        byInstant[key] = ExpectedDose(medicationID: medication.id, scheduledAt: instant, label: time.label)
+                        byInstant[key] = ExpectedDose(
+                            medicationID: medication.id, scheduledAt: instant, label: time.label,
+                            amount: plan.schedule?.amount(on: day, at: time), scheduleID: plan.schedule?.id)
                     }
                 }
             }

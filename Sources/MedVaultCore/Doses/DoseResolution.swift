@@ -57,7 +57,7 @@ public enum DoseResolution {
             doses.append(ScheduledDose(
                 medicationID: dose.medicationID, scheduledAt: dose.scheduledAt, label: dose.label,
                 status: status(of: log, scheduledAt: dose.scheduledAt, now: now, graceWindow: graceWindow),
-                log: log, isExpected: true
+                log: log, isExpected: true, amount: dose.amount
             ))
         }
         for log in logsByDose.values {

@@ -16,15 +16,20 @@ public struct ScheduledDose: Sendable, Hashable, Identifiable {
     /// `true` for a dose expected by a schedule or frequency; `false` for a log that
     /// matches none.
     public var isExpected: Bool
+    /// The amount its schedule sets (taper step or per-time amount); `nil`: the
+    /// medication's dosage.
+    public var amount: MedicationQuantity?
 
     /// Creates a dose.
-    public init(medicationID: UUID, scheduledAt: Date, label: String?, status: DoseStatus, log: DoseLog?, isExpected: Bool) {
+    public init(medicationID: UUID, scheduledAt: Date, label: String?, status: DoseStatus, log: DoseLog?,
+                isExpected: Bool, amount: MedicationQuantity? = nil) {
         self.medicationID = medicationID
         self.scheduledAt = scheduledAt
         self.label = label
         self.status = status
         self.log = log
         self.isExpected = isExpected
+        self.amount = amount
     }
 
     /// Identifies the dose by medication and scheduled instant.

@@ -44,6 +44,9 @@ public struct MedVaultError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let immutable = Code(rawValue: "immutable")
         /// A record with the same identifier already exists.
         public static let duplicate = Code(rawValue: "duplicate")
+        /// A limit of the record would be exceeded (such as an as-needed medication's
+        /// `maximumDosesPer24Hours`); nothing was written.
+        public static let limitExceeded = Code(rawValue: "limitExceeded")
 
         // MARK: Files and storage
 

@@ -17,6 +17,7 @@ actor InMemoryMedicationTables {
         /// Every dose-log revision, in the order written.
         var revisions: [DoseLogRevision] = []
         var refills: [UUID: MedicationRefill] = [:]
+        var snoozes: [ScheduledDose.ID: DoseSnooze] = [:]
     }
 
     let clock: RecordClock

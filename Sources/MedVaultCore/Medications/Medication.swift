@@ -50,8 +50,17 @@ public struct Medication: Sendable, Hashable, Codable, Identifiable {
     public var startDate: CalendarDate
     /// The last day of treatment, inclusive; not before ``startDate``. `nil`: open-ended.
     public var endDate: CalendarDate?
-    /// Whether the medication is current. Inactive medications expect no doses.
+    /// Whether the medication is current. An inactive medication expects no doses
+    /// after ``deactivatedAt``; the days before keep their doses and adherence.
     public var isActive: Bool
+    /// When the medication was deactivated (set by the repository on deactivation,
+    /// cleared on reactivation). `nil` on an inactive medication stored before this
+    /// was recorded: it expects no doses at all, as it did then.
+    public var deactivatedAt: Date?
+    /// For an as-needed medication, the most doses taken in any 24 hours (1 through
+    /// 100); logging one more is refused with ``MedVaultError/Code/limitExceeded``.
+    /// `nil`: no limit.
+    public var maximumDosesPer24Hours: Int?
     /// Whether it needs a prescription.
     public var requiresPrescription: Bool
     /// The stock on hand, in the unit of ``dosage``, if the patient tracks it.
@@ -80,6 +89,8 @@ public struct Medication: Sendable, Hashable, Codable, Identifiable {
         isActive: Bool = true,
         requiresPrescription: Bool = false,
         inventory: MedicationInventory? = nil,
+        maximumDosesPer24Hours: Int? = nil,
+        deactivatedAt: Date? = nil,
         createdAt: Date = Date(timeIntervalSince1970: 0),
         updatedAt: Date = Date(timeIntervalSince1970: 0),
         version: Int64 = 0
@@ -99,6 +110,8 @@ public struct Medication: Sendable, Hashable, Codable, Identifiable {
         self.isActive = isActive
         self.requiresPrescription = requiresPrescription
         self.inventory = inventory
+        self.maximumDosesPer24Hours = maximumDosesPer24Hours
+        self.deactivatedAt = deactivatedAt
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.version = version

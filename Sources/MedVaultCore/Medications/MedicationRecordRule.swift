@@ -9,7 +9,9 @@ package enum MedicationRecordRule {
     ///
     /// - Throws: ``MedVaultError/Code/validation`` (``Medication/validated()``).
     package static func created(_ medication: Medication, now: Date) throws -> Medication {
-        try medication.validated().stampedAsNew(at: now)
+        var stored = try medication.validated().stampedAsNew(at: now)
+        stored.deactivatedAt = stored.isActive ? nil : stored.deactivatedAt?.truncatedToMilliseconds
+        return stored
     }
 
     /// The schedule to store for a new one: validated, version 1, created and updated now.
@@ -36,6 +38,7 @@ package enum MedicationRecordRule {
         guard current.isActive else { return nil }
         var stored = current
         stored.isActive = false
+        stored.deactivatedAt = now.truncatedToMilliseconds
         stored.updatedAt = now
         stored.version += 1
         return stored

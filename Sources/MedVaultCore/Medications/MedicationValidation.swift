@@ -56,6 +56,12 @@ public enum MedicationValidation {
             if !times.allSatisfy(\.isValid) {
                 throw MedVaultError.validation("frequency.times", "must be times within 00:00-23:59")
             }
+            if times.contains(where: { $0.amount != nil }) {
+                throw MedVaultError.validation("frequency.times.amount", "per-time amounts need a schedule")
+            }
+        }
+        if let maximum = medication.maximumDosesPer24Hours, !(1...100).contains(maximum) {
+            throw MedVaultError.validation("maximumDosesPer24Hours", "must be between 1 and 100")
         }
         if let inventory = medication.inventory {
             if inventory.current < .zero {
@@ -86,6 +92,7 @@ public enum MedicationValidation {
         if schedule.timeZone == nil {
             throw MedVaultError.validation("timeZoneIdentifier", "is not a known time zone")
         }
+        try ScheduleRegimenValidation.validate(schedule)
     }
 
     /// Checks a dose log before it is stored.

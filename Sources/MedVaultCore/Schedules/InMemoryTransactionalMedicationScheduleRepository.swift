@@ -24,4 +24,28 @@ struct InMemoryTransactionalMedicationScheduleRepository: TransactionalMedicatio
     func list(patientID: UUID) throws -> [MedicationSchedule] {
         try tables.inUnit(scope) { $0.listSchedules(patientID: patientID) }
     }
+
+    func revise(_ schedule: MedicationSchedule, effectiveFrom day: CalendarDate) throws -> MedicationSchedule {
+        try tables.inUnit(scope) { try $0.reviseSchedule(schedule, effectiveFrom: day) }
+    }
+
+    func pause(_ id: UUID, from: CalendarDate, through: CalendarDate?) throws -> MedicationSchedule {
+        try tables.inUnit(scope) { try $0.pauseSchedule(id, from: from, through: through) }
+    }
+
+    func resume(_ id: UUID, on day: CalendarDate) throws -> MedicationSchedule {
+        try tables.inUnit(scope) { try $0.resumeSchedule(id, on: day) }
+    }
+
+    func end(_ id: UUID, lastDay: CalendarDate) throws -> MedicationSchedule {
+        try tables.inUnit(scope) { try $0.endSchedule(id, lastDay: lastDay) }
+    }
+
+    func snooze(scheduleID: UUID, doseAt scheduledAt: Date) throws -> DoseSnooze {
+        try tables.inUnit(scope) { try $0.snooze(scheduleID: scheduleID, doseAt: scheduledAt) }
+    }
+
+    func snoozes(patientID: UUID, in range: Range<Date>) throws -> [DoseSnooze] {
+        try tables.inUnit(scope) { $0.listSnoozes(patientID: patientID, in: range) }
+    }
 }

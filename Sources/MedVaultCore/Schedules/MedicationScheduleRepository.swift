@@ -40,4 +40,68 @@ public protocol MedicationScheduleRepository: Sendable {
 
     /// The schedules of all of a patient's medications, oldest first (one read for a day's plan).
     func list(patientID: UUID) async throws -> [MedicationSchedule]
+
+    // MARK: - Lifecycle
+
+    /// Changes a schedule from `day` on: the stored version ends the day before and
+    /// `schedule` (your edited copy of it, same `id` and `version`) is stored as a new
+    /// version of the same series, with a new identifier, in force from `day`. Past
+    /// days keep the version that was in force then.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// var edited = try await schedules.get(id)
+    /// edited.times = [TimeOfDay(hour: 9)]
+    /// let next = try await schedules.revise(edited, effectiveFrom: tomorrow)
+    /// ```
+    ///
+    /// - Returns: The new version (version 1, `effectiveFrom == day`).
+    /// - Throws: ``MedVaultError/Code/notFound``, ``MedVaultError/Code/validation``
+    ///   (a field; `medicationID` when it changed; `effectiveFrom` when `day` is not
+    ///   after the stored version's first day), ``MedVaultError/Code/conflict``.
+    @discardableResult
+    func revise(_ schedule: MedicationSchedule, effectiveFrom day: CalendarDate) async throws -> MedicationSchedule
+
+    /// Pauses a schedule from `from` through `through` (inclusive), or until
+    /// ``resume(_:on:)`` when `through` is `nil`. No dose is expected on those days.
+    ///
+    /// - Returns: The stored value, version + 1.
+    /// - Throws: ``MedVaultError/Code/notFound``; ``MedVaultError/Code/validation``
+    ///   (field `pauses`) when the range ends before it starts or overlaps another pause.
+    @discardableResult
+    func pause(_ id: UUID, from: CalendarDate, through: CalendarDate?) async throws -> MedicationSchedule
+
+    /// Resumes a paused schedule: doses are expected again from `day`.
+    ///
+    /// - Returns: The stored value, version + 1.
+    /// - Throws: ``MedVaultError/Code/notFound``; ``MedVaultError/Code/validation``
+    ///   (field `pauses`) when it has no open-ended pause.
+    @discardableResult
+    func resume(_ id: UUID, on day: CalendarDate) async throws -> MedicationSchedule
+
+    /// Ends a schedule: `lastDay` is the last day it expects doses.
+    ///
+    /// - Returns: The stored value, version + 1.
+    /// - Throws: ``MedVaultError/Code/notFound``; ``MedVaultError/Code/validation``
+    ///   (field `effectiveUntil`) when `lastDay` is before its first day.
+    @discardableResult
+    func end(_ id: UUID, lastDay: CalendarDate) async throws -> MedicationSchedule
+
+    // MARK: - Reminders
+
+    /// Snoozes the reminder of the dose at `scheduledAt` of schedule `scheduleID`:
+    /// it fires again the schedule's ``ReminderSettings/snoozeMinutes`` after the
+    /// store clock's now.
+    ///
+    /// - Returns: The stored snooze.
+    /// - Throws: ``MedVaultError/Code/notFound`` (unknown schedule);
+    ///   ``MedVaultError/Code/validation`` (field `scheduledAt`) when the schedule
+    ///   expects no dose then; ``MedVaultError/Code/duplicate`` when the dose is
+    ///   logged; ``MedVaultError/Code/limitExceeded`` past ``ReminderSettings/maximumSnoozes``.
+    @discardableResult
+    func snooze(scheduleID: UUID, doseAt scheduledAt: Date) async throws -> DoseSnooze
+
+    /// The snoozes of a patient's doses scheduled in `range`, by scheduled instant.
+    func snoozes(patientID: UUID, in range: Range<Date>) async throws -> [DoseSnooze]
 }

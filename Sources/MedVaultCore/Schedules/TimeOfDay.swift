@@ -16,12 +16,17 @@ public struct TimeOfDay: Sendable, Hashable, Comparable, Codable, CustomStringCo
     public var minute: Int
     /// An optional label shown with the dose ("Morning", "With breakfast").
     public var label: String?
+    /// The amount of the dose at this time, when it differs from the medication's
+    /// dosage ("2 tablets in the morning, 1 at night"); above zero. Only schedules
+    /// store it: a medication's `specificTimes` frequency refuses it.
+    public var amount: MedicationQuantity?
 
     /// Creates a time of day.
-    public init(hour: Int, minute: Int = 0, label: String? = nil) {
+    public init(hour: Int, minute: Int = 0, label: String? = nil, amount: MedicationQuantity? = nil) {
         self.hour = hour
         self.minute = minute
         self.label = label
+        self.amount = amount
     }
 
     /// Whether the time is within 00:00–23:59.
@@ -37,7 +42,7 @@ public struct TimeOfDay: Sendable, Hashable, Comparable, Codable, CustomStringCo
         return "\(h):\(m)"
     }
 
-    /// Orders by clock time (labels do not take part).
+    /// Orders by clock time (labels and amounts do not take part).
     public static func < (lhs: Self, rhs: Self) -> Bool {
         lhs.minutesSinceMidnight < rhs.minutesSinceMidnight
     }

@@ -20,4 +20,27 @@ public protocol TransactionalMedicationScheduleRepository {
 
     /// A patient's schedules, as ``MedicationScheduleRepository/list(patientID:)``.
     func list(patientID: UUID) throws -> [MedicationSchedule]
+
+    /// Starts a new version from `day`, as ``MedicationScheduleRepository/revise(_:effectiveFrom:)``.
+    @discardableResult
+    func revise(_ schedule: MedicationSchedule, effectiveFrom day: CalendarDate) throws -> MedicationSchedule
+
+    /// Pauses a schedule, as ``MedicationScheduleRepository/pause(_:from:through:)``.
+    @discardableResult
+    func pause(_ id: UUID, from: CalendarDate, through: CalendarDate?) throws -> MedicationSchedule
+
+    /// Resumes a schedule, as ``MedicationScheduleRepository/resume(_:on:)``.
+    @discardableResult
+    func resume(_ id: UUID, on day: CalendarDate) throws -> MedicationSchedule
+
+    /// Ends a schedule, as ``MedicationScheduleRepository/end(_:lastDay:)``.
+    @discardableResult
+    func end(_ id: UUID, lastDay: CalendarDate) throws -> MedicationSchedule
+
+    /// Snoozes a dose's reminder, as ``MedicationScheduleRepository/snooze(scheduleID:doseAt:)``.
+    @discardableResult
+    func snooze(scheduleID: UUID, doseAt scheduledAt: Date) throws -> DoseSnooze
+
+    /// A patient's snoozes, as ``MedicationScheduleRepository/snoozes(patientID:in:)``.
+    func snoozes(patientID: UUID, in range: Range<Date>) throws -> [DoseSnooze]
 }

@@ -83,6 +83,11 @@ struct ExamplesDemoTests {
             "  Refill 2026-03-16: +60 tablets, stock 68 tablets",
             // 68 doses twice a day from Monday 13:30: today 20:00, 33 full days, Sunday 19 April 08:00.
             "  Lasts 34 days at the current schedule: runs out on Sunday 2026-04-19",
+            // The taper steps down, the paused schedule expects nothing, reminders come 15 minutes early.
+            "  Thu 2026-03-19  08:00 Metformina 850 mg (1 tablet), 09:00 Prednisona 10 mg (2 tablets), 20:00 Metformina 850 mg (1 tablet)",
+            "  Fri 2026-03-20  09:00 Prednisona 10 mg (2 tablets)",
+            "  Sun 2026-03-22  09:00 Prednisona 10 mg (1 tablet)",
+            "  Tuesday 2026-03-17 08:45  09:00 dose of Prednisona 10 mg",
         ] {
             #expect(output.contains(line), "missing: \(line)")
         }

@@ -10,7 +10,8 @@ import Testing
 struct SchemaMigrationTests {
     static let allNames = ["clinical records", "medications", "ordered patient search index", "icd11 catalogue cache",
                            "parent checks without statement journals",
-                           "medication strength, dose corrections and refills"]
+                           "medication strength, dose corrections and refills",
+                           "medication schedule lifecycle and reminders"]
 
     @Test("A new database records MedVault's migrations by name, in order, and user_version counts them")
     func newDatabaseRecordsNames() async throws {
@@ -20,7 +21,7 @@ struct SchemaMigrationTests {
             let state = try await LegacySchema.state(pool)
             #expect(state.names == Self.allNames)
             #expect(state.version == Int64(MedVaultSchema.migrator.latestVersion))
-            #expect(MedVaultSchema.migrator.latestVersion == 6)
+            #expect(MedVaultSchema.migrator.latestVersion == Self.allNames.count)
             #expect(!MedVaultSchema.migrator.migrations.contains { $0.name.hasPrefix(AppMigrations.namePrefix) })
             await pool.close()
         }
@@ -46,7 +47,7 @@ struct SchemaMigrationTests {
                                                    migrator: MedVaultSchema.migrator)
             let state = try await LegacySchema.state(pool)
             #expect(state.names == Self.allNames)
-            #expect(state.version == 6)
+            #expect(state.version == Int64(MedVaultSchema.migrator.latestVersion))
             // The upgraded schema is exactly a new vault's.
             let dump = try await pool.read { db in
                 try SchemaDump.dump(db, names: try MedVaultSchema.migrator.appliedMigrationNames(db))

@@ -11,6 +11,7 @@ enum MedicationRow {
         case startDate, endDate, isActive, requiresPrescription
         case inventoryCurrent, inventoryMinimum, inventoryPackageSize, inventoryExpirationDate
         case strengthAmount, strengthUnit
+        case maximumDosesPer24Hours, deactivatedAt
         case createdAt, updatedAt, version, rowID
 
         var name: String {
@@ -41,6 +42,8 @@ enum MedicationRow {
             case .createdAt: "created_at"
             case .updatedAt: "updated_at"
             case .version: "version"
+            case .maximumDosesPer24Hours: "maximum_doses_per_24h"
+            case .deactivatedAt: "deactivated_at"
             case .rowID: "rowid"
             }
         }
@@ -114,6 +117,8 @@ enum MedicationRow {
         case .createdAt: m.createdAt.vaultValue
         case .updatedAt: m.updatedAt.vaultValue
         case .version: m.version.vaultValue
+        case .maximumDosesPer24Hours: m.maximumDosesPer24Hours.vaultValue
+        case .deactivatedAt: m.deactivatedAt.vaultValue
         case .rowID: .null  // never written: SQLite assigns it
         }
     }
@@ -149,6 +154,8 @@ enum MedicationRow {
             frequency: frequency, instructions: try row[.instructions], startDate: try row[.startDate],
             endDate: try row[.endDate], isActive: try row[.isActive],
             requiresPrescription: try row[.requiresPrescription], inventory: inventory,
+            maximumDosesPer24Hours: try row[.maximumDosesPer24Hours],
+            deactivatedAt: try row[.deactivatedAt],
             createdAt: try row[.createdAt], updatedAt: try row[.updatedAt], version: try row[.version])
         return (medication, row.int64(.rowID))
     }
@@ -166,7 +173,7 @@ enum MedicationRow {
     static let updateInventory = Column.update("medication", set: inventoryColumns, where: "rowid")
 
     /// The columns deactivating changes: the active flag, stamp and version.
-    static let activeColumns: [Column] = [.isActive, .updatedAt, .version]
+    static let activeColumns: [Column] = [.isActive, .deactivatedAt, .updatedAt, .version]
     /// `UPDATE` of ``activeColumns``, by rowid.
     static let updateActive = Column.update("medication", set: activeColumns, where: "rowid")
 

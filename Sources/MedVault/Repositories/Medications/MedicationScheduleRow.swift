@@ -6,6 +6,8 @@ enum MedicationScheduleRow {
     /// The selected columns, in the order of the SELECT list.
     enum Column: Int32, TableColumns {
         case id, medicationID, times, timeLabels, daysOfWeek, timeZone, createdAt, updatedAt, version
+        case seriesID, effectiveFrom, effectiveUntil, regimen, timeAmounts
+        case reminderLeadMinutes, snoozeMinutes, maximumSnoozes
 
         var name: String {
             switch self {
@@ -18,11 +20,19 @@ enum MedicationScheduleRow {
             case .createdAt: "created_at"
             case .updatedAt: "updated_at"
             case .version: "version"
+            case .seriesID: "series_id"
+            case .effectiveFrom: "effective_from"
+            case .effectiveUntil: "effective_until"
+            case .regimen: "regimen"
+            case .timeAmounts: "time_amounts"
+            case .reminderLeadMinutes: "reminder_lead_minutes"
+            case .snoozeMinutes: "snooze_minutes"
+            case .maximumSnoozes: "maximum_snoozes"
             }
         }
 
-        /// The columns an UPDATE writes: `id`, `medication_id` and `created_at` never change.
-        static let updated = allCases.filter { !([.id, .medicationID, .createdAt] as [Column]).contains($0) }
+        /// The columns an UPDATE writes: `id`, `medication_id`, `series_id` and `created_at` never change.
+        static let updated = allCases.filter { !([.id, .medicationID, .seriesID, .createdAt] as [Column]).contains($0) }
     }
 
     /// The SELECT list ``decode(_:)`` reads.
@@ -61,6 +71,14 @@ enum MedicationScheduleRow {
         case .createdAt: s.createdAt.vaultValue
         case .updatedAt: s.updatedAt.vaultValue
         case .version: s.version.vaultValue
+        case .seriesID: s.seriesID.vaultValue
+        case .effectiveFrom: s.effectiveFrom.vaultValue
+        case .effectiveUntil: s.effectiveUntil.vaultValue
+        case .regimen: ScheduleRegimenCoding.encode(s).vaultValue
+        case .timeAmounts: ScheduleRegimenCoding.encodeAmounts(s.times).vaultValue
+        case .reminderLeadMinutes: s.reminders.leadMinutes.vaultValue
+        case .snoozeMinutes: s.reminders.snoozeMinutes.vaultValue
+        case .maximumSnoozes: s.reminders.maximumSnoozes.vaultValue
         }
     }
 
@@ -69,10 +87,17 @@ enum MedicationScheduleRow {
     /// - Throws: `MedVaultError.Code.corrupted` for a value that does not decode.
     static func decode(_ row: VaultRow) throws -> MedicationSchedule {
         let row = ColumnRow<Column>(row: row)
+        var times = try TimeListCoding.decode(minutes: try row[.times], labels: try row[.timeLabels])
+        try ScheduleRegimenCoding.decodeAmounts(try row[.timeAmounts], into: &times)
+        let regimen = try ScheduleRegimenCoding.decode(try row[.regimen])
         return MedicationSchedule(
-            id: try row[.id], medicationID: try row[.medicationID],
-            times: try TimeListCoding.decode(minutes: try row[.times], labels: try row[.timeLabels]),
+            id: try row[.id], medicationID: try row[.medicationID], times: times,
             daysOfWeek: TimeListCoding.days(ofMask: try row[.daysOfWeek]), timeZoneIdentifier: try row[.timeZone],
+            seriesID: try row[.seriesID], effectiveFrom: try row[.effectiveFrom],
+            effectiveUntil: try row[.effectiveUntil], pauses: regimen.pauses, interval: regimen.interval,
+            taperSteps: regimen.taperSteps,
+            reminders: ReminderSettings(leadMinutes: try row[.reminderLeadMinutes], snoozeMinutes: try row[.snoozeMinutes],
+                                        maximumSnoozes: try row[.maximumSnoozes]),
             createdAt: try row[.createdAt], updatedAt: try row[.updatedAt], version: try row[.version])
     }
 }

@@ -123,6 +123,7 @@ struct DoseLogWriter: Sendable {
         }
         let now = clock.now()
         let stored = try MedicationRecordRule.created(log, of: cached.medication, now: now)
+        try checkLimit(stored, of: cached.medication, db)
         do {
             try db.execute(DoseLogRow.insert, DoseLogRow.insertArguments(stored, patientID: cached.medication.patientID))
         } catch let error as MedVaultError where error.code == .duplicate {
@@ -145,4 +146,36 @@ struct DoseLogWriter: Sendable {
         medications[log.medicationID] = (receipt.medication, cached.rowID)
         return receipt
     }
+
+    /// Refuses a taken dose over the medication's `maximumDosesPer24Hours`
+    /// (`DoseLimit`), after the duplicate checks the insert would make, so that
+    /// both stores report errors in the same order. Nothing is written either way.
+    private func checkLimit(_ stored: DoseLog, of medication: Medication, _ db: DatabaseConnection) throws {
+        guard let maximum = medication.maximumDosesPer24Hours, stored.consumesDose, let takenAt = stored.takenAt else {
+            return
+        }
+        let window = Int64(DoseLimit.window * 1000)
+        let t = takenAt.millisecondsSince1970
+        let taken = try db.fetchAll(Self.selectTakenNear, [medication.id.vaultValue, .integer(t - window), .integer(t + window)]) {
+            Date(millisecondsSince1970: $0.int64(at: 0))
+        }
+        do {
+            try DoseLimit.check(adding: takenAt, to: taken, maximum: maximum)
+        } catch {
+            if try db.fetchOne("SELECT 1 FROM dose_log WHERE id = ?", [stored.id.vaultValue], { _ in true }) == true {
+                throw MedVaultError.duplicateRecord
+            }
+            let dose: [VaultValue] = [stored.medicationID.vaultValue, stored.scheduledAt.vaultValue]
+            if try db.fetchOne("SELECT 1 FROM dose_log WHERE medication_id = ? AND scheduled_at = ?", dose, { _ in true }) == true {
+                throw MedVaultError.doseAlreadyLogged
+            }
+            throw error
+        }
+    }
+
+    /// The taken instants of a medication's consuming logs strictly within a span.
+    static let selectTakenNear = """
+        SELECT taken_at FROM dose_log
+        WHERE medication_id = ? AND status IN ('taken', 'late') AND taken_at > ? AND taken_at < ?
+        """
 }
