@@ -79,9 +79,9 @@ public enum SupplyForecast {
                                 daysOfSupply: nil, runOutDate: nil)
     }
 
-    /// The amount `dose` takes from the stock: the medication's dose. The one place a
-    /// regimen with per-time amounts plugs in.
+    /// The amount `dose` takes from the stock: what its schedule sets (a taper step or a
+    /// per-time amount), else the medication's dose.
     static func doseAmount(of dose: ExpectedDose, for medication: Medication) -> MedicationQuantity {
-        medication.dosage.amount
+        dose.amount ?? medication.dosage.amount
     }
 }

@@ -32,6 +32,19 @@ public struct ScheduledDose: Sendable, Hashable, Identifiable {
         self.amount = amount
     }
 
+    /// A log of this dose as taken at `takenAt`, carrying the amount its schedule sets (a
+    /// taper step or a per-time amount), so the stock goes down by what the regimen says.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let receipt = try await store.doseLogs.create(dose.takenLog(at: .now))
+    /// ```
+    public func takenLog(at takenAt: Date, notes: String? = nil) -> DoseLog {
+        DoseLog(medicationID: medicationID, scheduledAt: scheduledAt, status: .taken, takenAt: takenAt,
+                amount: amount, notes: notes)
+    }
+
     /// Identifies the dose by medication and scheduled instant.
     public struct ID: Hashable, Sendable {
         /// The medication.

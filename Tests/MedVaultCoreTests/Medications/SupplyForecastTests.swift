@@ -62,4 +62,31 @@ import Testing
                                                         now: now, in: Self.newYork, horizonDays: 2))
         #expect(plenty.coveredDoses == 47 && plenty.runOutDate == nil)
     }
+
+    /// A taper counts each dose at its step's amount, not the medication's dose: 100 mg
+    /// cover 40 + 40 + 20 (Friday to Sunday, across Madrid's spring change) and run out on
+    /// Monday's 20; a log made with `takenLog(at:)` carries the step's amount too.
+    @Test func aTaperCountsEachDoseAtItsStepAmount() throws {
+        let madrid = TimeZone(identifier: "Europe/Madrid") ?? .gmt
+        let day = { (text: String) in try CalendarDate(iso8601: text) }
+        let medication = Medication(patientID: UUID(), name: "Prednisona", dosage: Dosage(amount: 10, unit: .mg),
+                                    frequency: .timesPerDay(1), startDate: try day("2026-03-01"),
+                                    inventory: MedicationInventory(current: 100))
+        let schedule = MedicationSchedule(medicationID: medication.id, times: [TimeOfDay(hour: 9)],
+                                          timeZoneIdentifier: madrid.identifier, taperSteps: [
+            TaperStep(from: try day("2026-03-27"), through: try day("2026-03-28"), amount: 40),
+            TaperStep(from: try day("2026-03-29"), through: try day("2026-03-30"), amount: 20),
+            TaperStep(from: try day("2026-03-31"), through: nil, amount: 10),
+        ])
+        let now = LocalTime.startOfDay(try day("2026-03-27"), in: madrid)
+        let supply = try #require(SupplyForecast.supply(of: medication, schedules: [schedule], logs: [], now: now,
+                                                        in: madrid))
+        #expect(supply.coveredDoses == 3)
+        #expect(supply.runOutDate?.iso8601 == "2026-03-30" && supply.daysOfSupply == 3)
+
+        let planned = ScheduledDose(medicationID: medication.id, scheduledAt: now, label: nil, status: .pending,
+                                    log: nil, isExpected: true, amount: 40)
+        let log = planned.takenLog(at: now.addingTimeInterval(600))
+        #expect(log.amount == 40 && log.status == .taken && log.scheduledAt == now)
+    }
 }
