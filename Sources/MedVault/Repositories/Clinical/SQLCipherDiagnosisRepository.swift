@@ -94,6 +94,8 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
         guard try db.fetchOne(sessionExists, [diagnosis.sessionID.vaultValue], { _ in true }) != nil else {
             throw ClinicalSQL.notFound("sessionID")
         }
+        try SessionSigningRule.checkDiagnosisCreate(
+            sessionSigned: try SQLCipherClinicalSessionRepository.isSigned(diagnosis.sessionID, in: db))
         try ClinicalSQL.inserting(parentField: "sessionID") {
             try db.execute(ClinicalRows.insertDiagnosis, ClinicalRows.insertArguments(diagnosis))
         }
@@ -116,6 +118,11 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
         var value = try validation.get()
         if let field = stored.firstChangedFixedField(in: value) {
             throw MedVaultError(.immutable, field: field, reason: "this part of a diagnosis is fixed once saved")
+        }
+        if stored.clinicalNotes != value.clinicalNotes {
+            try SessionSigningRule.checkDiagnosisUpdate(
+                from: stored, to: value,
+                sessionSigned: try SQLCipherClinicalSessionRepository.isSigned(stored.sessionID, in: db))
         }
         value.createdAt = stored.createdAt
         value.updatedAt = clock.now()
