@@ -136,7 +136,9 @@ struct FHIRFieldMapTests {
             c.check("ICD11Snapshot.titleEs", condition, "code.coding.0._display.extension.0.extension.1.valueString",
                     d.snapshot.titleEs ?? "-")
             c.check("ICD11Snapshot.releaseVersion", condition, "code.coding.0.version", d.snapshot.releaseVersion)
-            c.check("Diagnosis.diagnosisType", encounter, "diagnosis.0.use.text", d.diagnosisType.rawValue)
+            let listed = Self.lookup(encounter, "diagnosis")?.arrayValue
+                .first { Self.text($0["condition"]?["reference"]) == "Condition/\(Self.id(d.id))" }
+            c.check("Diagnosis.diagnosisType", listed, "use.text", d.diagnosisType.rawValue)
             c.check("Diagnosis.severity", condition, "severity.text", d.severity?.rawValue ?? "-")
             c.check("Diagnosis.clinicalNotes", condition, "note.0.text", d.clinicalNotes ?? "-")
             c.check("Diagnosis.diagnosedAt", condition, "recordedDate", Self.instant(d.diagnosedAt))
