@@ -48,7 +48,7 @@ extension Vault {
     /// Tables whose row counts ``info()`` reports, when they exist.
     static let countedTables = [
         "professional", "patient", "clinical_session", "diagnosis", "attachment",
-        "medication", "medication_schedule", "dose_log",
+        "medication", "medication_schedule", "dose_log", "session_signature", "session_addendum",
     ]
 
     /// Formats, settings and record counts; no record content.
