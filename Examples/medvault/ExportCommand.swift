@@ -49,6 +49,9 @@ struct ExportCommand: VaultCommand {
     @Flag(help: "Export every patient (with --format fhir and an --output folder).")
     var all = false
 
+    @Flag(help: "With --format fhir for one patient: include attachments' content inline (base64).")
+    var attachments = false
+
     func validate() throws {
         guard ["json", "fhir"].contains(format) else { throw ValidationError("--format must be json or fhir") }
         if all {
@@ -58,6 +61,9 @@ struct ExportCommand: VaultCommand {
             }
         } else if patientID == nil {
             throw ValidationError("give a patient's identifier, or --all")
+        }
+        if attachments, all || format != "fhir" {
+            throw ValidationError("--attachments needs --format fhir and one patient")
         }
     }
 
@@ -126,7 +132,8 @@ struct ExportCommand: VaultCommand {
         if let destination { try writingOutput { try PrivateFileWriter.check(destination) } }
         let (export, timestamp) = try await withOpenVault { opened in
             let patient = try await opened.patients.get(idOrPrefix: patientID)
-            return (try await opened.fhirExport(of: [patient.id]), opened.options.clock.now())
+            return (try await opened.fhirExport(of: [patient.id], includingAttachments: attachments),
+                    opened.options.clock.now())
         }
         let data = export.bundleData(id: UUID(), timestamp: timestamp)
         guard let destination, let output else {

@@ -19,24 +19,45 @@ extension Vault {
     /// try await vault.exportFHIRBundle(of: patient.id, to: URL(fileURLWithPath: "jose.fhir.json"))
     /// ```
     ///
+    /// - Parameters:
+    ///   - patientID: The patient, active or inactive.
+    ///   - url: The destination file.
+    ///   - includingAttachments: `true` to write attachments' content inline (base64):
+    ///     each is read in full and checked against its SHA-256 (the Bundle is built in
+    ///     memory). Default `false`: metadata only.
     /// - Returns: The export written (resources and their types).
     /// - Throws: `notFound` for an unknown patient; the errors of `PrivateFileWriter`
-    ///   (field `output`); `locked`; storage errors.
+    ///   (field `output`); `corrupted` for an attachment that fails its digest; `locked`;
+    ///   storage errors.
     @discardableResult
-    public func exportFHIRBundle(of patientID: UUID, to url: URL) async throws -> FHIRExport {
+    public func exportFHIRBundle(of patientID: UUID, to url: URL, includingAttachments: Bool = false) async throws
+        -> FHIRExport
+    {
         try PrivateFileWriter.check(url)
-        let export = try await fhirExport(of: [patientID])
+        let export = try await fhirExport(of: [patientID], includingAttachments: includingAttachments)
         try PrivateFileWriter.write(export.bundleData(id: UUID(), timestamp: options.clock.now()), to: url)
         return export
     }
 
-    /// One patient's record as FHIR R4 resources (see `FHIRExport`).
+    /// Patients' records as FHIR R4 resources (see `FHIRExport`).
     ///
-    /// - Throws: `notFound` for an unknown patient; `locked`; storage errors.
-    public func fhirExport(of patientIDs: [UUID]) async throws -> FHIRExport {
+    /// - Parameters:
+    ///   - patientIDs: The patients.
+    ///   - includingAttachments: `true` to include attachments' content inline.
+    /// - Throws: `notFound` for an unknown patient; `corrupted` for an attachment that
+    ///   fails its digest; `locked`; storage errors.
+    public func fhirExport(of patientIDs: [UUID], includingAttachments: Bool = false) async throws -> FHIRExport {
         var records: [PatientRecordExport] = []
-        for id in patientIDs { records.append(try await exportRecord(of: id)) }
-        return FHIRExport(records: records, practitioner: try await professional.get())
+        var content: [UUID: Data] = [:]
+        for id in patientIDs {
+            let record = try await exportRecord(of: id)
+            records.append(record)
+            guard includingAttachments else { continue }
+            for attachment in record.sessions.flatMap(\.attachments) {
+                content[attachment.id] = try await attachments.data(of: attachment.id)
+            }
+        }
+        return FHIRExport(records: records, practitioner: try await professional.get(), attachmentContent: content)
     }
 
     /// Writes the whole vault as FHIR Bulk Data: one NDJSON file per resource type

@@ -33,6 +33,11 @@ struct CLIFHIRExportTests {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(printed.standardOutput.utf8))
                                       as? [String: Any])
             #expect(object["resourceType"] as? String == "Bundle")
+            #expect(!printed.standardOutput.contains(Data("%PDF-1.4 informe".utf8).base64EncodedString()))
+            let inline = try await CLIHarness.run(["export", folder.path, id.uuidString, "--format", "fhir",
+                                                   "--attachments", "--password-stdin"], input: input)
+            #expect(inline.status == 0, "\(inline.standardError)")
+            #expect(inline.standardOutput.contains(Data("%PDF-1.4 informe".utf8).base64EncodedString()))
 
             let bulk = directory.file("bulk")
             try FileManager.default.createDirectory(at: bulk, withIntermediateDirectories: false,
@@ -55,7 +60,8 @@ struct CLIFHIRExportTests {
             _ = try await CLIHarness.initVault(folder)
             let id = try await CLIRecordFixtures.addPatient(folder, first: "Ana", last: "Ruiz", born: "1980-05-17")
             for arguments in [["--all", "--format", "fhir"], ["--all", "--output", directory.file("x").path],
-                              [id.uuidString, "--format", "xml"], [id.uuidString, "--all", "--format", "fhir"], []] {
+                              [id.uuidString, "--format", "xml"], [id.uuidString, "--all", "--format", "fhir"], [],
+                              [id.uuidString, "--attachments"]] {
                 let result = try await CLIHarness.run(["export", folder.path] + arguments + ["--password-stdin"],
                                                       input: input)
                 #expect(result.status == 64, "\(arguments): \(result.standardError)")

@@ -91,6 +91,26 @@ struct FHIRExportTests {
         }
     }
 
+    @Test("With includingAttachments the attachment's bytes are inline (base64) and the Bundle still validates")
+    func attachmentContentInline() async throws {
+        try await withTemporaryDirectory { dir in
+            let (vault, patientID) = try await FHIRFixtures.richVault(at: dir.file("vault"))
+            let file = dir.file("with-content.json")
+            let export = try await vault.exportFHIRBundle(of: patientID, to: file, includingAttachments: true)
+            let document = try #require(export.resources.first {
+                $0["resourceType"] == "DocumentReference" && $0["description"] == "informe.pdf"
+            })
+            let data = document["content"]?.arrayValue.first?["attachment"]?["data"]?.stringValue
+            #expect(data.flatMap { Data(base64Encoded: $0) } == Data("%PDF-1.4 informe".utf8))
+            let result = try FHIRFixtures.validate([file])
+            #expect(result.status == 0, "\(result.errors)")
+            let metadataOnly = try await vault.fhirExport(of: [patientID])
+            #expect(!metadataOnly.resources.contains { $0["content"]?.arrayValue.first?["attachment"]?["data"] != nil
+                                                        && $0["description"] == "informe.pdf" })
+            await vault.lock()
+        }
+    }
+
     @Test("A diagnosis is a Condition coded in ICD-11 MMS: system, code, display, release in version, Spanish title as a translation")
     func conditionCoding() async throws {
         let record = PatientRecordExport.SessionRecord(

@@ -5,7 +5,8 @@ extension FHIRMapping {
     /// treatment plan (CarePlan), a Condition per diagnosis, a DocumentReference per
     /// attachment, and, once signed, a Provenance for the signature and a
     /// DocumentReference and a Provenance per addendum.
-    package static func session(_ record: PatientRecordExport.SessionRecord) -> [FHIRJSON] {
+    package static func session(_ record: PatientRecordExport.SessionRecord,
+                                attachmentContent: [UUID: Data] = [:]) -> [FHIRJSON] {
         let session = record.session
         let encounterID = id(session.id)
         let encounter = reference("Encounter", encounterID)
@@ -36,7 +37,9 @@ extension FHIRMapping {
             ]))
         }
         resources += record.diagnoses.map { condition($0, patientID: session.patientID) }
-        resources += record.attachments.map { attachment($0, subject: subject, encounter: encounter) }
+        resources += record.attachments.map {
+            attachment($0, content: attachmentContent[$0.id], subject: subject, encounter: encounter)
+        }
         if let signature = record.signature, let signer {
             var targets = [encounter]
             if session.notes != nil { targets.append(reference("DocumentReference", notesID)) }
@@ -153,13 +156,15 @@ extension FHIRMapping {
         ])
     }
 
-    package static func attachment(_ a: Attachment, subject: FHIRJSON, encounter: FHIRJSON) -> FHIRJSON {
+    package static func attachment(_ a: Attachment, content: Data?, subject: FHIRJSON, encounter: FHIRJSON) -> FHIRJSON {
         object([
             ("resourceType", "DocumentReference"), ("id", .string(id(a.id))), ("meta", meta(a.updatedAt)),
             ("status", "current"), ("subject", subject), ("date", instant(a.createdAt)),
             ("description", .string(a.fileName)),
-            ("content", [["attachment": ["contentType": .string(a.mimeType), "title": .string(a.fileName),
-                                         "size": .integer(a.byteCount)]]]),
+            ("content", [["attachment": object([
+                ("contentType", .string(a.mimeType)), ("title", .string(a.fileName)), ("size", .integer(a.byteCount)),
+                ("data", content.map { .string($0.base64EncodedString()) }),
+            ])]]),
             ("context", ["encounter": [encounter]]),
         ])
     }

@@ -21,11 +21,20 @@ public struct FHIRExport: Sendable {
     public let resources: [FHIRJSON]
 
     /// Maps `records` (one per patient) with the vault's `practitioner`.
-    public init(records: [PatientRecordExport], practitioner: Professional?) {
+    ///
+    /// - Parameters:
+    ///   - records: One document per patient.
+    ///   - practitioner: The vault's professional, if any.
+    ///   - attachmentContent: Attachments' bytes by attachment id, written inline
+    ///     (`DocumentReference.content.attachment.data`, base64); an attachment not listed
+    ///     is exported as metadata only.
+    public init(records: [PatientRecordExport], practitioner: Professional?, attachmentContent: [UUID: Data] = [:]) {
         var resources: [FHIRJSON] = practitioner.map { [FHIRMapping.practitioner($0)] } ?? []
         for record in records {
             resources.append(FHIRMapping.patient(record.patient))
-            for session in record.sessions { resources += FHIRMapping.session(session) }
+            for session in record.sessions {
+                resources += FHIRMapping.session(session, attachmentContent: attachmentContent)
+            }
             for medication in record.medications {
                 resources += FHIRMapping.medication(medication, practitioner: practitioner)
             }
