@@ -446,3 +446,8 @@ END
 CREATE TRIGGER session_signature_kept BEFORE DELETE ON session_signature BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: a signature is part of the medical record');
 END
+
+-- trigger signing_policy_kept on signing_policy
+CREATE TRIGGER signing_policy_kept BEFORE DELETE ON signing_policy BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: the signing setting is kept; update it instead');
+END

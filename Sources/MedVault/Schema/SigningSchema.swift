@@ -8,7 +8,8 @@
 /// - a signature and an addendum are never changed nor deleted;
 /// - a signed session's chief complaint, notes and treatment plan never change, and it
 ///   is never deleted; a diagnosis of a signed session keeps its clinical notes;
-/// - with `require_before_completion` set, an unsigned session is not marked completed.
+/// - with `require_before_completion` set, an unsigned session is not marked completed;
+///   the setting's one row is never deleted (that would turn it off silently).
 ///
 /// What only the repositories check (inserts): a new diagnosis for a signed session, a
 /// session created completed when signing is required. A diagnosis inserted into a
@@ -75,6 +76,9 @@ enum SigningSchema {
                 require_before_completion INTEGER NOT NULL CHECK (require_before_completion IN (0, 1))
             );
             INSERT INTO signing_policy (id, require_before_completion) VALUES (1, 0);
+            CREATE TRIGGER signing_policy_kept BEFORE DELETE ON signing_policy BEGIN
+                SELECT RAISE(ABORT, 'medvault: immutable: the signing setting is kept; update it instead');
+            END;
             CREATE TRIGGER clinical_session_signed_before_completion BEFORE UPDATE OF status ON clinical_session
             WHEN NEW.status = 'completed' AND OLD.status IS NOT 'completed'
                 AND (SELECT require_before_completion FROM signing_policy WHERE id = 1) = 1

@@ -8,11 +8,11 @@ extension InMemoryClinicalStore {
         values.reserveCapacity(inputs.count)
         for input in inputs {
             var value = try input.validated()
-            try SessionSigningRule.checkCreate(value, signatureRequired: signatureRequiredForCompletion)
             guard let patient = patients[value.patientID] else { throw Self.notFound("patientID") }
             guard patient.isActive else {
                 throw MedVaultError.validation("patientID", "the patient is inactive")
             }
+            try SessionSigningRule.checkCreate(value, signatureRequired: signatureRequiredForCompletion)
             guard sessions[value.id] == nil, seen.insert(value.id).inserted else { throw Self.duplicate }
             value.createdAt = now
             value.updatedAt = now

@@ -72,6 +72,7 @@ struct SigningSQLTriggerTests {
         await Self.expect(.immutable, pool, "UPDATE session_addendum SET text = ?", [.text(F.marker)])
         await Self.expect(.immutable, pool, "UPDATE session_addendum SET position = position + 10", [])
         await Self.expect(.immutable, pool, "DELETE FROM session_addendum", [])
+        await Self.expect(.immutable, pool, "DELETE FROM signing_policy", [])
         let entry = try await f.records.sessions.entry(f.session.id)
         #expect(entry.signature == f.signature)
         #expect(entry.addenda == [f.addendum])

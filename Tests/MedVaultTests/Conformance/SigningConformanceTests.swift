@@ -171,6 +171,10 @@ struct SigningConformanceTests {
                 ClinicalSession(patientID: s.session.patientID, date: F.now, status: .completed))
         }
         #expect(try await s.repos.sessions.count() == 1)
+        // A missing patient is reported first, as without the setting.
+        await expectMedVaultError(.notFound, field: "patientID") {
+            try await s.repos.sessions.create(ClinicalSession(patientID: UUID(), date: F.now, status: .completed))
+        }
 
         try await s.repos.sessions.sign(s.session.id, version: s.session.version)
         #expect(try await s.repos.sessions.update(completed).status == .completed)

@@ -87,19 +87,23 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         return value
     }
 
-    static let patientIsActive = "SELECT deleted_at IS NULL FROM patient WHERE id = ?"
+    /// The patient's state and the vault's signing setting, in one lookup.
+    static let patientIsActive = """
+        SELECT deleted_at IS NULL, ifnull((SELECT require_before_completion FROM signing_policy WHERE id = 1), 0) = 1 \
+        FROM patient WHERE id = ?
+        """
 
     /// Inserts a stamped session.
     static func insert(_ session: ClinicalSession, in db: DatabaseConnection) throws {
-        if session.status == .completed {
-            try SessionSigningRule.checkCreate(session, signatureRequired: try signatureRequired(in: db))
-        }
         // A missing or inactive patient is reported before the unique index reports a
         // duplicate id: the in-memory store's order. Checked here, not by an insert
         // trigger: see InsertCheckSchema for why.
-        let active = try db.fetchOne(patientIsActive, [session.patientID.vaultValue]) { try $0[0] as Bool }
-        guard let active else { throw ClinicalSQL.notFound("patientID") }
-        guard active else { throw MedVaultError.validation("patientID", "the patient is inactive") }
+        let state = try db.fetchOne(patientIsActive, [session.patientID.vaultValue]) {
+            (active: try $0[0] as Bool, signatureRequired: try $0[1] as Bool)
+        }
+        guard let state else { throw ClinicalSQL.notFound("patientID") }
+        guard state.active else { throw MedVaultError.validation("patientID", "the patient is inactive") }
+        try SessionSigningRule.checkCreate(session, signatureRequired: state.signatureRequired)
         try ClinicalSQL.inserting(parentField: "patientID") {
             try db.execute(ClinicalRows.insertSession, ClinicalRows.insertArguments(session))
         }
