@@ -9,6 +9,8 @@
 #   the test that proves a vault opens under SQLCipher 4 drives it through python3.
 #   Installed with pip; where the Python is "externally managed" (PEP 668), with
 #   --break-system-packages, since it is a self-contained wheel.
+# - Python's fhir.resources (PyPI, pinned; its R4B models): the independent validator of
+#   the FHIR R4 export, driven by Tests/Scripts/fhir_validate.py. Installed the same way.
 # Prints a clear message and fails where none of this works.
 set -euo pipefail
 
@@ -24,6 +26,12 @@ have_python_pip() {
 
 have_sqlcipher3() {
   command -v python3 >/dev/null 2>&1 && python3 -c 'import sqlcipher3' >/dev/null 2>&1
+}
+
+FHIR_RESOURCES_VERSION=7.1.0
+have_fhir_resources() {
+  command -v python3 >/dev/null 2>&1 &&
+    python3 -c 'from fhir.resources.R4B import construct_fhir_element' >/dev/null 2>&1
 }
 
 # apt-get install "$@" as root or through sudo; fails with a message otherwise.
@@ -64,7 +72,7 @@ fi
 
 # MARK: - Python's sqlcipher3 (SQLCipher 4), for the compatibility test
 
-if have_sqlcipher3; then
+if have_sqlcipher3 && have_fhir_resources; then
   exit 0
 fi
 
@@ -80,11 +88,12 @@ if ! have_python_pip; then
   exit 1
 fi
 
-echo "Installing the Python module sqlcipher3 (PyPI sqlcipher3-binary) ..." >&2
+echo "Installing the Python modules sqlcipher3 (PyPI sqlcipher3-binary) and fhir.resources ..." >&2
 pip_log=$(mktemp)
 trap 'rm -f "$pip_log"' EXIT
 pip_install() {
-  PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check "$@" sqlcipher3-binary
+  PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check "$@" \
+    sqlcipher3-binary "fhir.resources==$FHIR_RESOURCES_VERSION"
 }
 if ! pip_install 2>"$pip_log"; then
   if grep -qi 'externally-managed' "$pip_log"; then
@@ -98,5 +107,9 @@ fi
 
 if ! have_sqlcipher3; then
   echo "python3 still cannot import sqlcipher3 after 'pip install sqlcipher3-binary'." >&2
+  exit 1
+fi
+if ! have_fhir_resources; then
+  echo "python3 still cannot import fhir.resources.R4B after 'pip install fhir.resources==$FHIR_RESOURCES_VERSION'." >&2
   exit 1
 fi

@@ -33,6 +33,7 @@ struct MedVaultCommand: AsyncParsableCommand {
             RestoreCommand.self,
             ImportCommand.self,
             DiagnosesCommand.self,
+            SessionsCommand.self,
             ICDCommand.self,
         ]
     )

@@ -70,6 +70,9 @@ struct PatientsShowCommand: VaultCommand {
                 let detail = [diagnosis.diagnosisType.rawValue, diagnosis.severity?.rawValue].compactMap { $0.map(safe) }
                 lines.append("      \(safe(diagnosis.snapshot.code))  \(safe(diagnosis.snapshot.title))  (\(detail.joined(separator: ", ")))")
             }
+            if entry.signature != nil {
+                lines += SessionRecordLines.signing(entry, indent: "      ")
+            }
         }
         return lines
     }

@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -50,6 +50,9 @@ CREATE INDEX patient_order ON patient(sort_key, id)
 -- index patient_search_token_patient on patient_search_token
 CREATE INDEX patient_search_token_patient ON patient_search_token(patient_rowid)
 
+-- index session_addendum_by_session on session_addendum
+CREATE INDEX session_addendum_by_session ON session_addendum(session_id, position)
+
 -- index sqlite_autoindex_attachment_1 on attachment
 (automatic)
 
@@ -93,6 +96,12 @@ CREATE INDEX patient_search_token_patient ON patient_search_token(patient_rowid)
 (automatic)
 
 -- index sqlite_autoindex_professional_1 on professional
+(automatic)
+
+-- index sqlite_autoindex_session_addendum_1 on session_addendum
+(automatic)
+
+-- index sqlite_autoindex_session_signature_1 on session_signature
 (automatic)
 
 -- table attachment on attachment
@@ -338,6 +347,35 @@ updated_at INTEGER NOT NULL,
 version INTEGER NOT NULL
 )
 
+-- table session_addendum on session_addendum
+CREATE TABLE session_addendum (
+position INTEGER PRIMARY KEY,
+id BLOB NOT NULL UNIQUE CHECK (length(id) = 16),
+session_id BLOB NOT NULL REFERENCES clinical_session(id),
+author_id BLOB NOT NULL CHECK (length(author_id) = 16),
+author_name TEXT NOT NULL,
+created_at INTEGER NOT NULL,
+reason TEXT NOT NULL,
+text TEXT NOT NULL
+)
+
+-- table session_signature on session_signature
+CREATE TABLE session_signature (
+session_id BLOB NOT NULL UNIQUE REFERENCES clinical_session(id),
+professional_id BLOB NOT NULL CHECK (length(professional_id) = 16),
+professional_name TEXT NOT NULL,
+license_number TEXT NOT NULL,
+signed_at INTEGER NOT NULL,
+content_sha256 TEXT NOT NULL CHECK (length(content_sha256) = 64),
+encoding_version INTEGER NOT NULL
+)
+
+-- table signing_policy on signing_policy
+CREATE TABLE signing_policy (
+id INTEGER PRIMARY KEY CHECK (id = 1),
+require_before_completion INTEGER NOT NULL CHECK (require_before_completion IN (0, 1))
+)
+
 -- trigger attachment_chunk_sealed on attachment_chunk
 CREATE TRIGGER attachment_chunk_sealed BEFORE INSERT ON attachment_chunk
 WHEN (SELECT is_complete FROM attachment WHERE id = NEW.attachment_id) = 1 BEGIN
@@ -375,6 +413,29 @@ WHEN NEW.patient_id IS NOT OLD.patient_id OR NEW.id IS NOT OLD.id BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: a session cannot move to another patient');
 END
 
+-- trigger clinical_session_signed_before_completion on clinical_session
+CREATE TRIGGER clinical_session_signed_before_completion BEFORE UPDATE OF status ON clinical_session
+WHEN NEW.status = 'completed' AND OLD.status IS NOT 'completed'
+AND (SELECT require_before_completion FROM signing_policy WHERE id = 1) = 1
+AND NOT EXISTS (SELECT 1 FROM session_signature WHERE session_id = OLD.id) BEGIN
+SELECT RAISE(ABORT, 'medvault: validation: the session must be signed before it is completed');
+END
+
+-- trigger clinical_session_signed_content on clinical_session
+CREATE TRIGGER clinical_session_signed_content
+BEFORE UPDATE OF chief_complaint, notes, treatment_plan ON clinical_session
+WHEN (NEW.chief_complaint IS NOT OLD.chief_complaint OR NEW.notes IS NOT OLD.notes
+OR NEW.treatment_plan IS NOT OLD.treatment_plan)
+AND EXISTS (SELECT 1 FROM session_signature WHERE session_id = OLD.id) BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a signed session''s content never changes');
+END
+
+-- trigger clinical_session_signed_kept on clinical_session
+CREATE TRIGGER clinical_session_signed_kept BEFORE DELETE ON clinical_session
+WHEN EXISTS (SELECT 1 FROM session_signature WHERE session_id = OLD.id) BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a signed session is part of the medical record');
+END
+
 -- trigger diagnosis_fixed on diagnosis
 CREATE TRIGGER diagnosis_fixed BEFORE UPDATE OF id, session_id, diagnosed_at ON diagnosis BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis keeps its session and date');
@@ -383,6 +444,13 @@ END
 -- trigger diagnosis_never_deleted on diagnosis
 CREATE TRIGGER diagnosis_never_deleted BEFORE DELETE ON diagnosis BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis is part of the medical record');
+END
+
+-- trigger diagnosis_signed_notes on diagnosis
+CREATE TRIGGER diagnosis_signed_notes BEFORE UPDATE OF clinical_notes ON diagnosis
+WHEN NEW.clinical_notes IS NOT OLD.clinical_notes
+AND EXISTS (SELECT 1 FROM session_signature WHERE session_id = OLD.session_id) BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a signed session''s content never changes');
 END
 
 -- trigger diagnosis_snapshot_immutable on diagnosis
@@ -452,4 +520,29 @@ END
 -- trigger patient_never_deleted on patient
 CREATE TRIGGER patient_never_deleted BEFORE DELETE ON patient BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: a patient is never deleted, only deactivated');
+END
+
+-- trigger session_addendum_fixed on session_addendum
+CREATE TRIGGER session_addendum_fixed BEFORE UPDATE ON session_addendum BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: an addendum never changes');
+END
+
+-- trigger session_addendum_kept on session_addendum
+CREATE TRIGGER session_addendum_kept BEFORE DELETE ON session_addendum BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: an addendum is part of the medical record');
+END
+
+-- trigger session_signature_fixed on session_signature
+CREATE TRIGGER session_signature_fixed BEFORE UPDATE ON session_signature BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a signature never changes');
+END
+
+-- trigger session_signature_kept on session_signature
+CREATE TRIGGER session_signature_kept BEFORE DELETE ON session_signature BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a signature is part of the medical record');
+END
+
+-- trigger signing_policy_kept on signing_policy
+CREATE TRIGGER signing_policy_kept BEFORE DELETE ON signing_policy BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: the signing setting is kept; update it instead');
 END

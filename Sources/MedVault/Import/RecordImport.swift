@@ -36,6 +36,18 @@ enum RecordImport {
                     }
                     report.diagnoses += 1
                 }
+                if let signature = entry.signature {
+                    try inserting("signature") {
+                        try db.execute(SigningRows.insertSignature, SigningRows.SignatureColumn.arguments(signature))
+                    }
+                    report.signatures += 1
+                }
+                for addendum in entry.addenda {
+                    try inserting("addendum") {
+                        try db.execute(SigningRows.insertAddendum, SigningRows.AddendumColumn.arguments(addendum))
+                    }
+                    report.addenda += 1
+                }
                 report.attachmentsSkipped += entry.attachments.count
             }
             for entry in document.medications {

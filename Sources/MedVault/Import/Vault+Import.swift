@@ -9,6 +9,10 @@ public struct ImportReport: Sendable, Equatable {
     public var sessions = 0
     /// Diagnoses imported.
     public var diagnoses = 0
+    /// Session signatures imported (each still verifies: the import checks it).
+    public var signatures = 0
+    /// Session addenda imported, in their order.
+    public var addenda = 0
     /// Medications imported.
     public var medications = 0
     /// Medication schedules imported.

@@ -16,6 +16,7 @@ public enum MedVaultSchema {
         .init("medication strength, dose corrections and refills",
               apply: MedicationStockSchema.addStrengthCorrectionsAndRefills),
         .init("medication schedule lifecycle and reminders", apply: ScheduleLifecycleSchema.addScheduleLifecycle),
+        .init("session signatures and addenda", apply: SigningSchema.createSignatures),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a

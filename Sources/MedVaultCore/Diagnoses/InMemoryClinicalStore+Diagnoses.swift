@@ -9,6 +9,7 @@ extension InMemoryClinicalStore {
         for input in inputs {
             var value = try input.validated()
             guard sessions[value.sessionID] != nil else { throw Self.notFound("sessionID") }
+            try SessionSigningRule.checkDiagnosisCreate(sessionSigned: signatures[value.sessionID] != nil)
             guard diagnoses[value.id] == nil, seen.insert(value.id).inserted else { throw Self.duplicate }
             value.createdAt = now
             value.updatedAt = now
@@ -36,6 +37,8 @@ extension InMemoryClinicalStore {
         if let field = stored.firstChangedFixedField(in: value) {
             throw MedVaultError(.immutable, field: field, reason: "this part of a diagnosis is fixed once saved")
         }
+        try SessionSigningRule.checkDiagnosisUpdate(from: stored, to: value,
+                                                    sessionSigned: signatures[stored.sessionID] != nil)
         value.createdAt = stored.createdAt
         value.updatedAt = clock.now()
         value.version = stored.version + 1

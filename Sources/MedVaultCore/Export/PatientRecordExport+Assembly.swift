@@ -39,7 +39,8 @@ extension PatientRecordExport {
         var sessionRecords: [SessionRecord] = []
         for entry in try await sessions.fullHistory(of: patientID).reversed() {
             let files = try await attachments.list(sessionID: entry.session.id)
-            sessionRecords.append(SessionRecord(session: entry.session, diagnoses: entry.diagnoses, attachments: files))
+            sessionRecords.append(SessionRecord(session: entry.session, diagnoses: entry.diagnoses, attachments: files,
+                                                signature: entry.signature, addenda: entry.addenda))
         }
         var medicationRecords: [MedicationRecord] = []
         let allTime = Date(timeIntervalSince1970: -62_135_596_800) ..< Date(timeIntervalSince1970: 253_402_300_800)

@@ -48,6 +48,8 @@ extension PatientRecordExport {
                     try belongs(diagnosis.sessionID == session.id, field: "sessionID", "a diagnosis is listed under another session")
                     try unique(diagnosis.id, "diagnosis")
                 }
+                try checkSigning(entry)
+                for addendum in entry.addenda { try unique(addendum.id, "addendum") }
             }
             for entry in document.medications {
                 let medication = entry.medication
@@ -93,6 +95,33 @@ extension PatientRecordExport {
         }
         guard updatedAt >= createdAt else {
             throw MedVaultError(.validation, field: "updatedAt", reason: "a \(kind) was updated before it was created")
+        }
+    }
+
+    /// A signature must belong to its session and still seal the listed content (an
+    /// export edited after signing is refused, not imported as signed); addenda need a
+    /// signature and pass their validation.
+    private static func checkSigning(_ entry: SessionRecord) throws {
+        if let signature = entry.signature {
+            try belongs(signature.sessionID == entry.session.id, field: "sessionID",
+                        "a signature is listed under another session")
+            guard SessionSigningRule.check(signature, session: entry.session, diagnoses: entry.diagnoses) == .verified
+            else {
+                throw MedVaultError(.validation, field: "signature",
+                                    reason: "a session's signed content does not match its signature")
+            }
+            for (field, text) in [("professionalName", signature.professionalName),
+                                  ("licenseNumber", signature.licenseNumber)] where ClinicalValidation.isBlank(text) {
+                throw MedVaultError.validation(field, "must not be blank")
+            }
+        }
+        guard entry.addenda.isEmpty || entry.signature != nil else {
+            throw SessionSigningRule.unsignedAddendum
+        }
+        for addendum in entry.addenda {
+            try belongs(addendum.sessionID == entry.session.id, field: "sessionID",
+                        "an addendum is listed under another session")
+            try ClinicalValidation.throwFirst(addendum.validationErrors())
         }
     }
 

@@ -46,7 +46,8 @@ public struct PatientRecordExport: Sendable, Hashable, Codable {
         self.medications = medications
     }
 
-    /// A session with its diagnoses and its attachments' metadata.
+    /// A session with its diagnoses, its attachments' metadata, and, once signed, its
+    /// signature and addenda.
     public struct SessionRecord: Sendable, Hashable, Codable {
         /// The session.
         public var session: ClinicalSession
@@ -54,12 +55,45 @@ public struct PatientRecordExport: Sendable, Hashable, Codable {
         public var diagnoses: [Diagnosis]
         /// Its attachments' metadata (name, type, size, digest), without content.
         public var attachments: [Attachment]
+        /// Its signature; absent (`nil`) while unsigned, and in documents written before
+        /// signing existed.
+        public var signature: SessionSignature?
+        /// Its addenda in the order written; absent in the JSON when there are none.
+        public var addenda: [SessionAddendum]
 
         /// Creates a session entry.
-        public init(session: ClinicalSession, diagnoses: [Diagnosis], attachments: [Attachment]) {
+        public init(session: ClinicalSession, diagnoses: [Diagnosis], attachments: [Attachment],
+                    signature: SessionSignature? = nil, addenda: [SessionAddendum] = []) {
             self.session = session
             self.diagnoses = diagnoses
             self.attachments = attachments
+            self.signature = signature
+            self.addenda = addenda
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case session, diagnoses, attachments, signature, addenda
+        }
+
+        /// Reads an entry; `signature` and `addenda` may be absent.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            session = try container.decode(ClinicalSession.self, forKey: .session)
+            diagnoses = try container.decode([Diagnosis].self, forKey: .diagnoses)
+            attachments = try container.decode([Attachment].self, forKey: .attachments)
+            signature = try container.decodeIfPresent(SessionSignature.self, forKey: .signature)
+            addenda = try container.decodeIfPresent([SessionAddendum].self, forKey: .addenda) ?? []
+        }
+
+        /// Writes an entry; an unsigned session's writes no `signature` nor `addenda`,
+        /// so its JSON is as before signing existed.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(session, forKey: .session)
+            try container.encode(diagnoses, forKey: .diagnoses)
+            try container.encode(attachments, forKey: .attachments)
+            try container.encodeIfPresent(signature, forKey: .signature)
+            if !addenda.isEmpty { try container.encode(addenda, forKey: .addenda) }
         }
     }
 

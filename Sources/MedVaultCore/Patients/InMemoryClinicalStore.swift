@@ -28,6 +28,11 @@ actor InMemoryClinicalStore {
     var attachmentChunks: [UUID: [Data]] = [:]
     var attachmentIDsBySession: [UUID: Set<UUID>] = [:]
 
+    var signatures: [UUID: SessionSignature] = [:]
+    /// Each session's addenda, in the order written.
+    var addenda: [UUID: [SessionAddendum]] = [:]
+    var signatureRequiredForCompletion = false
+
     init(clock: RecordClock, maximumAttachmentByteCount: Int64) {
         self.clock = clock
         self.maximumAttachmentByteCount = maximumAttachmentByteCount

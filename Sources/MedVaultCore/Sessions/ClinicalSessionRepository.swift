@@ -77,6 +77,58 @@ public protocol ClinicalSessionRepository: Sendable {
     /// - Throws: ``MedVaultError/Code/invalidArgument`` when `end` < `start`.
     func agenda(from start: Date, to end: Date) async throws -> [ClinicalSession]
 
+    // MARK: - Signing (see SessionSigningRule)
+
+    /// Signs the session's clinical content (chief complaint, notes, treatment plan, its
+    /// diagnoses' clinical notes) as the vault's professional, now. From then on that
+    /// content never changes, the session is never deleted and takes no new diagnosis;
+    /// corrections are addenda (``addAddendum(to:reason:text:)``).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let signature = try await vault.sessions.sign(session.id, version: session.version)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - version: The version the professional read and signs.
+    /// - Returns: The signature: who, when, the SHA-256 of ``SessionSigningContent``.
+    /// - Throws: ``MedVaultError/Code/notFound`` for an unknown session, or with field
+    ///   `professional` when the vault has no professional; ``MedVaultError/Code/conflict``
+    ///   on a stale version; ``MedVaultError/Code/immutable`` (field `signature`) when
+    ///   signed already. Nothing is written on error.
+    @discardableResult
+    func sign(_ id: UUID, version: Int64) async throws -> SessionSignature
+
+    /// Appends an addendum to a signed session, written by the vault's professional now.
+    ///
+    /// - Returns: The stored addendum.
+    /// - Throws: ``MedVaultError/Code/notFound`` for an unknown session (or field
+    ///   `professional`); ``MedVaultError/Code/validation`` with field `sessionID` for an
+    ///   unsigned session, or `reason` / `text` when blank or too long. Nothing is
+    ///   written on error.
+    @discardableResult
+    func addAddendum(to sessionID: UUID, reason: String, text: String) async throws -> SessionAddendum
+
+    /// One session with its diagnoses, signature and addenda (in order).
+    ///
+    /// - Throws: ``MedVaultError/Code/notFound``.
+    func entry(_ id: UUID) async throws -> SessionHistoryEntry
+
+    /// Whether a session must be signed before it is completed (default `false`).
+    /// Stored with the records, so every app and process opening the vault honours it.
+    ///
+    /// - Throws: A storage error.
+    func signatureRequiredForCompletion() async throws -> Bool
+
+    /// Sets whether a session must be signed before it is completed: when `true`, an
+    /// update to `completed` of an unsigned session, and a new session created
+    /// completed, fail with ``MedVaultError/Code/validation`` (field `signature`).
+    ///
+    /// - Throws: A storage error.
+    func setSignatureRequiredForCompletion(_ required: Bool) async throws
+
     /// The number of sessions stored, whatever their status (deleted ones are gone).
     ///
     /// For example:

@@ -46,3 +46,29 @@ public struct InMemoryClinicalSessionRepository: ClinicalSessionRepository {
         await store.countSessions()
     }
 }
+
+// MARK: - Signing
+
+extension InMemoryClinicalSessionRepository {
+    @discardableResult
+    public func sign(_ id: UUID, version: Int64) async throws -> SessionSignature {
+        try await store.signSession(id, version: version)
+    }
+
+    @discardableResult
+    public func addAddendum(to sessionID: UUID, reason: String, text: String) async throws -> SessionAddendum {
+        try await store.addAddendum(to: sessionID, reason: reason, text: text)
+    }
+
+    public func entry(_ id: UUID) async throws -> SessionHistoryEntry {
+        try await store.entry(id)
+    }
+
+    public func signatureRequiredForCompletion() async throws -> Bool {
+        await store.isSignatureRequiredForCompletion()
+    }
+
+    public func setSignatureRequiredForCompletion(_ required: Bool) async throws {
+        await store.setSignatureRequiredForCompletion(required)
+    }
+}

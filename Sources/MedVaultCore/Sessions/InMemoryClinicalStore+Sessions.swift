@@ -12,6 +12,7 @@ extension InMemoryClinicalStore {
             guard patient.isActive else {
                 throw MedVaultError.validation("patientID", "the patient is inactive")
             }
+            try SessionSigningRule.checkCreate(value, signatureRequired: signatureRequiredForCompletion)
             guard sessions[value.id] == nil, seen.insert(value.id).inserted else { throw Self.duplicate }
             value.createdAt = now
             value.updatedAt = now
@@ -42,6 +43,8 @@ extension InMemoryClinicalStore {
         if stored.status == .completed, value.status != .completed {
             throw Self.completedStatus
         }
+        try SessionSigningRule.checkUpdate(from: stored, to: value, signed: signatures[value.id] != nil,
+                                           signatureRequired: signatureRequiredForCompletion)
         value.createdAt = stored.createdAt
         value.updatedAt = clock.now()
         value.version = stored.version + 1
@@ -67,6 +70,7 @@ extension InMemoryClinicalStore {
     func deleteSession(_ id: UUID) throws {
         guard let stored = sessions[id] else { throw Self.notFound() }
         guard stored.status != .completed else { throw Self.completedStatus }
+        guard signatures[id] == nil else { throw SessionSigningRule.signedSessionKept }
         guard diagnosisIDsBySession[id, default: []].isEmpty else {
             throw MedVaultError(.immutable, field: "diagnoses", reason: "a session with diagnoses cannot be deleted")
         }
@@ -91,7 +95,7 @@ extension InMemoryClinicalStore {
             ClinicalSession.newer($0.date.millisecondsSince1970, $0.id, than: $1.date.millisecondsSince1970, $1.id)
         }
         let page = candidates.prefix(limit)
-        let entries = page.map { SessionHistoryEntry(session: $0, diagnoses: diagnosesOfSession($0.id)) }
+        let entries = page.map(historyEntry)
         let next = candidates.count > limit ? page.last.map(SessionHistoryCursor.init(after:)) : nil
         return SessionHistoryPage(entries: entries, nextCursor: next)
     }

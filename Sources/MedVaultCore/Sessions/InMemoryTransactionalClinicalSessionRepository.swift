@@ -40,4 +40,16 @@ struct InMemoryTransactionalClinicalSessionRepository: TransactionalClinicalSess
     func count() throws -> Int {
         try store.inUnit(scope) { $0.countSessions() }
     }
+
+    func sign(_ id: UUID, version: Int64) throws -> SessionSignature {
+        try store.inUnit(scope) { try $0.signSession(id, version: version) }
+    }
+
+    func addAddendum(to sessionID: UUID, reason: String, text: String) throws -> SessionAddendum {
+        try store.inUnit(scope) { try $0.addAddendum(to: sessionID, reason: reason, text: text) }
+    }
+
+    func entry(_ id: UUID) throws -> SessionHistoryEntry {
+        try store.inUnit(scope) { try $0.entry(id) }
+    }
 }

@@ -34,4 +34,15 @@ public protocol TransactionalClinicalSessionRepository {
 
     /// The number of sessions, as ``ClinicalSessionRepository/count()``.
     func count() throws -> Int
+
+    /// Signs a session, as ``ClinicalSessionRepository/sign(_:version:)``.
+    @discardableResult
+    func sign(_ id: UUID, version: Int64) throws -> SessionSignature
+
+    /// Appends an addendum, as ``ClinicalSessionRepository/addAddendum(to:reason:text:)``.
+    @discardableResult
+    func addAddendum(to sessionID: UUID, reason: String, text: String) throws -> SessionAddendum
+
+    /// One session with its diagnoses, signature and addenda, as ``ClinicalSessionRepository/entry(_:)``.
+    func entry(_ id: UUID) throws -> SessionHistoryEntry
 }

@@ -16,6 +16,8 @@ extension InMemoryClinicalStore {
         let attachments: [UUID: Attachment]
         let attachmentChunks: [UUID: [Data]]
         let attachmentIDsBySession: [UUID: Set<UUID>]
+        let signatures: [UUID: SessionSignature]
+        let addenda: [UUID: [SessionAddendum]]
     }
 
     static let cancelledError = MedVaultError(.cancelled, reason: "the task was cancelled; the transaction was rolled back")
@@ -68,7 +70,8 @@ extension InMemoryClinicalStore {
         Snapshot(professional: professional, patients: patients, patientTokens: patientTokens,
                  patientOrder: patientOrder, sessions: sessions, sessionIDsByPatient: sessionIDsByPatient,
                  diagnoses: diagnoses, diagnosisIDsBySession: diagnosisIDsBySession, attachments: attachments,
-                 attachmentChunks: attachmentChunks, attachmentIDsBySession: attachmentIDsBySession)
+                 attachmentChunks: attachmentChunks, attachmentIDsBySession: attachmentIDsBySession,
+                 signatures: signatures, addenda: addenda)
     }
 
     private func restore(_ saved: Snapshot) {
@@ -83,6 +86,8 @@ extension InMemoryClinicalStore {
         attachments = saved.attachments
         attachmentChunks = saved.attachmentChunks
         attachmentIDsBySession = saved.attachmentIDsBySession
+        signatures = saved.signatures
+        addenda = saved.addenda
     }
 }
 

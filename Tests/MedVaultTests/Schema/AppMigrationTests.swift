@@ -93,7 +93,8 @@ struct AppMigrationTests {
                                     "ordered patient search index", "icd11 catalogue cache",
                                     "parent checks without statement journals",
                                     "medication strength, dose corrections and refills",
-                                    "medication schedule lifecycle and reminders", "app:reminder due date"])
+                                    "medication schedule lifecycle and reminders", "session signatures and addenda",
+                                    "app:reminder due date"])
             #expect(try await SQLCipherPatientRepository(pool: pool).search("ana").map(\.id) == [ana.id])
             try await pool.write { db in
                 try db.execute("UPDATE app_reminder SET due_at = 1 WHERE label = 'kept'")

@@ -11,7 +11,8 @@ struct SchemaMigrationTests {
     static let allNames = ["clinical records", "medications", "ordered patient search index", "icd11 catalogue cache",
                            "parent checks without statement journals",
                            "medication strength, dose corrections and refills",
-                           "medication schedule lifecycle and reminders"]
+                           "medication schedule lifecycle and reminders",
+                           "session signatures and addenda"]
 
     @Test("A new database records MedVault's migrations by name, in order, and user_version counts them")
     func newDatabaseRecordsNames() async throws {

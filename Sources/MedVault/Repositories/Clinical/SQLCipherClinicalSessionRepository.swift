@@ -87,16 +87,23 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         return value
     }
 
-    static let patientIsActive = "SELECT deleted_at IS NULL FROM patient WHERE id = ?"
+    /// The patient's state and the vault's signing setting, in one lookup.
+    static let patientIsActive = """
+        SELECT deleted_at IS NULL, ifnull((SELECT require_before_completion FROM signing_policy WHERE id = 1), 0) = 1 \
+        FROM patient WHERE id = ?
+        """
 
     /// Inserts a stamped session.
     static func insert(_ session: ClinicalSession, in db: DatabaseConnection) throws {
         // A missing or inactive patient is reported before the unique index reports a
         // duplicate id: the in-memory store's order. Checked here, not by an insert
         // trigger: see InsertCheckSchema for why.
-        let active = try db.fetchOne(patientIsActive, [session.patientID.vaultValue]) { try $0[0] as Bool }
-        guard let active else { throw ClinicalSQL.notFound("patientID") }
-        guard active else { throw MedVaultError.validation("patientID", "the patient is inactive") }
+        let state = try db.fetchOne(patientIsActive, [session.patientID.vaultValue]) {
+            (active: try $0[0] as Bool, signatureRequired: try $0[1] as Bool)
+        }
+        guard let state else { throw ClinicalSQL.notFound("patientID") }
+        guard state.active else { throw MedVaultError.validation("patientID", "the patient is inactive") }
+        try SessionSigningRule.checkCreate(session, signatureRequired: state.signatureRequired)
         try ClinicalSQL.inserting(parentField: "patientID") {
             try db.execute(ClinicalRows.insertSession, ClinicalRows.insertArguments(session))
         }
@@ -125,6 +132,10 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         if stored.status == .completed, value.status != .completed {
             throw ClinicalSQL.completedStatus
         }
+        let signatureRequired = value.status == .completed && stored.status != .completed
+            ? try signatureRequired(in: db) : false
+        try SessionSigningRule.checkUpdate(from: stored, to: value, signed: try isSigned(value.id, in: db),
+                                           signatureRequired: signatureRequired)
         value.createdAt = stored.createdAt
         value.updatedAt = clock.now()
         value.version = stored.version + 1
@@ -152,6 +163,7 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
                                            [id.vaultValue], { try $0[0] as String })
         else { throw ClinicalSQL.notFound() }
         guard status != SessionStatus.completed.rawValue else { throw ClinicalSQL.completedStatus }
+        guard try !isSigned(id, in: db) else { throw SessionSigningRule.signedSessionKept }
         let hasDiagnoses = try db.fetchOne("SELECT 1 FROM diagnosis WHERE session_id = ? LIMIT 1",
                                            [id.vaultValue], { _ in true }) ?? false
         guard !hasDiagnoses else {
@@ -187,10 +199,7 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         guard try db.fetchOne("SELECT 1 FROM patient WHERE id = ?", [patientID.vaultValue], { _ in true }) != nil
         else { throw ClinicalSQL.notFound("patientID") }
         let sessions = try db.fetchAll(sql, arguments) { try ClinicalRows.session($0) }
-        let entries = try sessions.prefix(limit).map { session in
-            SessionHistoryEntry(session: session,
-                                diagnoses: try SQLCipherDiagnosisRepository.ofSession(session.id, db))
-        }
+        let entries = try sessions.prefix(limit).map { session in try entry(session, in: db) }
         let next = sessions.count > limit ? entries.last.map { SessionHistoryCursor(after: $0.session) } : nil
         return SessionHistoryPage(entries: entries, nextCursor: next)
     }

@@ -84,16 +84,21 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
         return value
     }
 
-    static let sessionExists = "SELECT 1 FROM clinical_session WHERE id = ?"
+    /// One lookup for both checks of a new diagnosis: the session exists (a row), and
+    /// whether it is signed (its value).
+    static let sessionExists = """
+        SELECT EXISTS (SELECT 1 FROM session_signature WHERE session_id = ?1) FROM clinical_session WHERE id = ?1
+        """
 
     /// Inserts a stamped diagnosis.
     static func insert(_ diagnosis: Diagnosis, in db: DatabaseConnection) throws {
         // A missing session is reported before the unique index reports a duplicate
         // id: the in-memory store's order. Checked here, not by an insert trigger: see
         // InsertCheckSchema for why.
-        guard try db.fetchOne(sessionExists, [diagnosis.sessionID.vaultValue], { _ in true }) != nil else {
+        guard let signed = try db.fetchOne(sessionExists, [diagnosis.sessionID.vaultValue], { try $0[0] as Bool }) else {
             throw ClinicalSQL.notFound("sessionID")
         }
+        try SessionSigningRule.checkDiagnosisCreate(sessionSigned: signed)
         try ClinicalSQL.inserting(parentField: "sessionID") {
             try db.execute(ClinicalRows.insertDiagnosis, ClinicalRows.insertArguments(diagnosis))
         }
@@ -116,6 +121,11 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
         var value = try validation.get()
         if let field = stored.firstChangedFixedField(in: value) {
             throw MedVaultError(.immutable, field: field, reason: "this part of a diagnosis is fixed once saved")
+        }
+        if stored.clinicalNotes != value.clinicalNotes {
+            try SessionSigningRule.checkDiagnosisUpdate(
+                from: stored, to: value,
+                sessionSigned: try SQLCipherClinicalSessionRepository.isSigned(stored.sessionID, in: db))
         }
         value.createdAt = stored.createdAt
         value.updatedAt = clock.now()

@@ -49,4 +49,16 @@ struct SQLCipherTransactionalClinicalSessionRepository: TransactionalClinicalSes
     func count() throws -> Int {
         try unit.read { db in try SQL.count(in: db) }
     }
+
+    func sign(_ id: UUID, version: Int64) throws -> SessionSignature {
+        try unit.write { db in try SQL.sign(id, version: version, clock: unit.clock, in: db) }
+    }
+
+    func addAddendum(to sessionID: UUID, reason: String, text: String) throws -> SessionAddendum {
+        try unit.write { db in try SQL.addAddendum(to: sessionID, reason: reason, text: text, clock: unit.clock, in: db) }
+    }
+
+    func entry(_ id: UUID) throws -> SessionHistoryEntry {
+        try unit.read { db in try SQL.entry(SQL.fetch(id, db), in: db) }
+    }
 }

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import MedVault
+
+/// `medvault sessions amend <vault> <session-id> --reason … --text-file …`: add an addendum.
+struct SessionsAmendCommand: VaultCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "amend",
+        abstract: "Append an addendum to a signed session, as the vault's professional.",
+        discussion: """
+            The addendum's text is read from a file (UTF-8), so that clinical text never \
+            appears in the process list. Addenda are never edited nor deleted.
+
+            Example:
+              medvault sessions amend ./clinic 0c9e4a52-… --reason "Late entry" --text-file note.txt
+
+            \(HelpText.exitStatus)
+            """
+    )
+
+    @OptionGroup var vault: VaultArguments
+
+    @Argument(help: ArgumentHelp("The session's identifier (whole).", valueName: "session-id"))
+    var sessionID: String
+
+    @Option(help: ArgumentHelp("Why the addendum is added, one line.", valueName: "reason"))
+    var reason: String
+
+    @Option(help: ArgumentHelp("A UTF-8 file holding the addendum's text.", valueName: "path"))
+    var textFile: String
+
+    func validate() throws {
+        if UUID(uuidString: sessionID) == nil { throw ValidationError("the session id must be a whole identifier (UUID)") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            guard let id = UUID(uuidString: sessionID) else { return }
+            guard let data = FileManager.default.contents(atPath: textFile),
+                  let text = String(data: data, encoding: .utf8) else {
+                throw CLIError(status: ExitCodes.invalidInput, message: "the text file cannot be read as UTF-8 text")
+            }
+            let addendum = try await withOpenVault { opened in
+                try await opened.sessions.addAddendum(to: id, reason: reason, text: text)
+            }
+            Output.line("Addendum \(addendum.id.uuidString.lowercased()) added at \(PatientTable.dayAndTime(addendum.createdAt))")
+        }
+    }
+}

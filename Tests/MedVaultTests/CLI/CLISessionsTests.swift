@@ -1,0 +1,68 @@
+import Foundation
+import MedVault
+import MedVaultCore
+import Testing
+
+/// `medvault sessions show|sign|amend`: the original, its signature and its addenda.
+@Suite("CLI sessions")
+struct CLISessionsTests {
+    let input = CLIHarness.password + "\n"
+
+    @Test("sign, amend and show: the original content, the signature that verifies, the addenda in order; patients show lists them")
+    func signAmendShow() async throws {
+        try await withTemporaryDirectory { directory in
+            let folder = directory.file("clinic")
+            _ = try await CLIHarness.initVault(folder)
+            let patientID = try await CLIRecordFixtures.addPatient(folder, first: "José", last: "García", born: "1984-03-07")
+            let session = try await CLIRecordFixtures.withVault(folder) { vault in
+                try await vault.professional.save(SigningConformanceTests.professional)
+                return try await vault.sessions.create(ClinicalSession(
+                    patientID: patientID, date: try CLIRecordFixtures.instant("2026-02-02T09:00:00.000Z"),
+                    notes: "Notas originales", chiefComplaint: "Ánimo bajo"))
+            }
+            let id = session.id.uuidString
+            let textFile = directory.file("addendum.txt")
+
+            // An unsigned session takes no addendum: refused, with no clinical text in the message.
+            try Data("Texto ZZMARKERZZ".utf8).write(to: textFile)
+            let early = try await CLIHarness.run(["sessions", "amend", folder.path, id, "--reason", "Corrección",
+                                                  "--text-file", textFile.path, "--password-stdin"], input: input)
+            #expect(early.status == 7)
+            #expect(!early.standardError.contains("ZZMARKERZZ"))
+
+            let signed = try await CLIHarness.run(["sessions", "sign", folder.path, id, "--password-stdin"], input: input)
+            #expect(signed.status == 0, "\(signed.standardError)")
+            let signature = try #require(try await CLIRecordFixtures.withVault(folder) { vault in
+                try await vault.sessions.entry(session.id).signature
+            })
+            #expect(signed.standardOutput.contains(signature.contentSHA256.hex))
+            let again = try await CLIHarness.run(["sessions", "sign", folder.path, id, "--password-stdin"], input: input)
+            #expect(again.status != 0)
+
+            for (reason, text) in [("Corrección", "Primera adenda"), ("Entrada tardía", "Segunda adenda")] {
+                try Data(text.utf8).write(to: textFile)
+                let amended = try await CLIHarness.run(["sessions", "amend", folder.path, id, "--reason", reason,
+                                                        "--text-file", textFile.path, "--password-stdin"], input: input)
+                #expect(amended.status == 0, "\(amended.standardError)")
+            }
+
+            let shown = try await CLIHarness.run(["sessions", "show", folder.path, id, "--password-stdin"], input: input)
+            #expect(shown.status == 0, "\(shown.standardError)")
+            let out = shown.standardOutput
+            #expect(out.contains("Notas originales"))
+            #expect(out.contains("Signed by Dra. Ana Ruiz (license M-12345)"))
+            #expect(out.contains("verified"))
+            #expect(out.contains("SHA-256 \(signature.contentSHA256.hex)"))
+            let first = try #require(out.range(of: "Addendum 1,"))
+            let second = try #require(out.range(of: "Addendum 2,"))
+            #expect(first.lowerBound < second.lowerBound)
+            #expect(out.contains("Primera adenda") && out.contains("Segunda adenda"))
+            #expect(try #require(out.range(of: "Primera adenda")).lowerBound < second.lowerBound)
+
+            let patient = try await CLIHarness.run(["patients", "show", folder.path, patientID.uuidString,
+                                                    "--password-stdin"], input: input)
+            #expect(patient.standardOutput.contains("Signed by Dra. Ana Ruiz"))
+            #expect(patient.standardOutput.contains("Addendum 2,"))
+        }
+    }
+}
