@@ -4,7 +4,7 @@
 /// calls code that can change later (repository SQL, row mapping, search folding):
 /// each carries its own copy of what it needs. Each change to the schema is a new
 /// migration, appended here under a new name. The names are recorded in each database
-/// (see ``SchemaMigrator``); `PRAGMA user_version` counts them (5 today).
+/// (see ``SchemaMigrator``); `PRAGMA user_version` counts them (6 today).
 public enum MedVaultSchema {
     /// MedVault's own migrations: the schema every `Vault` brings its database to.
     public static let migrator = SchemaMigrator([
@@ -13,6 +13,7 @@ public enum MedVaultSchema {
         .init("ordered patient search index", apply: PatientSearchSchema.orderPatientSearchIndex),
         .init("icd11 catalogue cache", apply: ICD11CacheSchema.createCache),
         .init("parent checks without statement journals", apply: InsertCheckSchema.dropInsertTriggers),
+        .init("change log", apply: ChangeLogSchema.createChangeLog),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a

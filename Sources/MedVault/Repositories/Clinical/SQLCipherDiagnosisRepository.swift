@@ -86,7 +86,8 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
 
     static let sessionExists = "SELECT 1 FROM clinical_session WHERE id = ?"
 
-    /// Inserts a stamped diagnosis.
+    /// Inserts a stamped diagnosis. Not logged here: the batch that calls it logs its
+    /// records (`ClinicalSQL.insertBatch`).
     static func insert(_ diagnosis: Diagnosis, in db: DatabaseConnection) throws {
         // A missing session is reported before the unique index reports a duplicate
         // id: the in-memory store's order. Checked here, not by an insert trigger: see
@@ -123,6 +124,7 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
         // Only the amendable columns: the snapshot's are guarded by a trigger.
         try db.execute(update, ClinicalRows.DiagnosisColumn.arguments(value, ClinicalRows.updatedDiagnosisColumns)
                        + [value.id.vaultValue])
+        try db.changeLog.append(value, .update)
         return value
     }
 
