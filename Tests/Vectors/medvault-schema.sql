@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | change log
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -60,6 +60,9 @@ CREATE INDEX patient_search_token_patient ON patient_search_token(patient_rowid)
 (automatic)
 
 -- index sqlite_autoindex_medication_search_segdir_1 on medication_search_segdir
+(automatic)
+
+-- index sqlite_autoindex_medvault_metadata_1 on medvault_metadata
 (automatic)
 
 -- index sqlite_autoindex_medvault_migrations_1 on medvault_migrations
@@ -221,6 +224,23 @@ CREATE TABLE 'medication_search_segments'(blockid INTEGER PRIMARY KEY, block BLO
 
 -- table medication_search_stat on medication_search_stat
 CREATE TABLE 'medication_search_stat'(id INTEGER PRIMARY KEY, value BLOB)
+
+-- table medvault_change on medvault_change
+CREATE TABLE medvault_change (
+seq INTEGER PRIMARY KEY,
+table_name TEXT NOT NULL,
+record_id BLOB NOT NULL,
+operation TEXT NOT NULL,
+version INTEGER,
+hlc INTEGER NOT NULL,
+device_id BLOB NOT NULL
+)
+
+-- table medvault_metadata on medvault_metadata
+CREATE TABLE medvault_metadata (
+key TEXT PRIMARY KEY NOT NULL,
+value NOT NULL
+)
 
 -- table medvault_migrations on medvault_migrations
 CREATE TABLE medvault_migrations (name TEXT NOT NULL PRIMARY KEY)

@@ -87,10 +87,11 @@ struct AppMigrationTests {
                                                    migrator: MedVaultSchema.migrator(appending: app))
             #expect(try await Self.reminderLabels(pool) == ["kept"])
             let state = try await LegacySchema.state(pool)
-            #expect(state.version == 5)
+            #expect(state.version == 6)
             #expect(state.names == ["clinical records", "medications", "app:reminders",
                                     "ordered patient search index", "icd11 catalogue cache",
-                                    "parent checks without statement journals", "app:reminder due date"])
+                                    "parent checks without statement journals", "change log",
+                                    "app:reminder due date"])
             #expect(try await SQLCipherPatientRepository(pool: pool).search("ana").map(\.id) == [ana.id])
             try await pool.write { db in
                 try db.execute("UPDATE app_reminder SET due_at = 1 WHERE label = 'kept'")

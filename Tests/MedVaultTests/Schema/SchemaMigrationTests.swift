@@ -9,7 +9,7 @@ import Testing
 @Suite("Schema migrations: names, existing vaults, newer databases")
 struct SchemaMigrationTests {
     static let allNames = ["clinical records", "medications", "ordered patient search index", "icd11 catalogue cache",
-                           "parent checks without statement journals"]
+                           "parent checks without statement journals", "change log"]
 
     @Test("A new database records MedVault's migrations by name, in order, and user_version counts them")
     func newDatabaseRecordsNames() async throws {
@@ -19,7 +19,7 @@ struct SchemaMigrationTests {
             let state = try await LegacySchema.state(pool)
             #expect(state.names == Self.allNames)
             #expect(state.version == Int64(MedVaultSchema.migrator.latestVersion))
-            #expect(MedVaultSchema.migrator.latestVersion == 5)
+            #expect(MedVaultSchema.migrator.latestVersion == 6)
             #expect(!MedVaultSchema.migrator.migrations.contains { $0.name.hasPrefix(AppMigrations.namePrefix) })
             await pool.close()
         }
@@ -45,7 +45,7 @@ struct SchemaMigrationTests {
                                                    migrator: MedVaultSchema.migrator)
             let state = try await LegacySchema.state(pool)
             #expect(state.names == Self.allNames)
-            #expect(state.version == 5)
+            #expect(state.version == 6)
             // The upgraded schema is exactly a new vault's.
             let dump = try await pool.read { db in
                 try SchemaDump.dump(db, names: try MedVaultSchema.migrator.appliedMigrationNames(db))
