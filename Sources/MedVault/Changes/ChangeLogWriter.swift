@@ -28,6 +28,8 @@ final class ChangeLogWriter {
     private(set) var touchedTables: Set<VaultTable> = []
     /// App tables already checked to exist on this connection (``DatabaseConnection/logChange(in:id:operation:version:)``).
     var checkedAppTables: Set<VaultTable> = []
+    /// Set from `DatabaseConfiguration._changeLogDisabled` (benchmarks only).
+    var isDisabled = false
     /// The wall clock, replaceable by tests.
     var wallMilliseconds: () -> Int64 = HybridClock.wallMilliseconds
 
@@ -59,6 +61,7 @@ final class ChangeLogWriter {
 
     /// Appends one entry.
     func append(table: VaultTable, id: UUID, operation: ChangeOperation, version: Int64?) throws {
+        if isDisabled { return }
         try load()
         try connection.execute(Self.insertSQL[0], arguments(table, id, operation, version))
         touchedTables.insert(table)
@@ -66,7 +69,7 @@ final class ChangeLogWriter {
 
     /// Appends one entry per record, in order.
     func append(_ records: [ChangeRecord]) throws {
-        guard !records.isEmpty else { return }
+        guard !records.isEmpty, !isDisabled else { return }
         try load()
         var start = 0
         while start < records.count {

@@ -40,6 +40,7 @@ final class LazyConnection: @unchecked Sendable {
         if let connection { return connection }
         let opened = try DatabaseConnection.open(path: path, key: keyBox.key, role: role, configuration: configuration)
         checkpoints?.install(on: opened.handle)
+        opened.changeLog.isDisabled = configuration._changeLogDisabled
         connection = opened
         interrupter.attach(opened.handle)
         return opened
