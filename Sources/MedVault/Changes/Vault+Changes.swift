@@ -6,7 +6,7 @@ extension Vault {
 
     /// Reads the change log after `cursor`, oldest first.
     ///
-    /// Every committed change to a record table (and to app tables that opted in) has
+    /// Every committed repository operation (and every logged change of an app table) has
     /// exactly one entry, written in the same transaction; see docs/changes.md.
     ///
     /// ```swift

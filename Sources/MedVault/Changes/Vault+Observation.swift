@@ -7,7 +7,7 @@ extension Vault {
     /// Notifications after each commit that changed one of `tables`.
     ///
     /// Changes committed after this returns are reported: this vault's own commits
-    /// (repositories and `database` writes alike) right after they commit; another
+    /// (repository writes and app tables' logged writes) right after they commit; another
     /// process's (or another `Vault` value's) at the next poll
     /// (``setChangePollingInterval(_:)``, every second by default) or when you call
     /// ``checkForExternalChanges()``. Only logged tables notify: MedVault's record
