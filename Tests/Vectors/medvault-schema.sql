@@ -62,6 +62,9 @@ CREATE INDEX patient_search_token_patient ON patient_search_token(patient_rowid)
 -- index sqlite_autoindex_medication_search_segdir_1 on medication_search_segdir
 (automatic)
 
+-- index sqlite_autoindex_medvault_device_1 on medvault_device
+(automatic)
+
 -- index sqlite_autoindex_medvault_metadata_1 on medvault_metadata
 (automatic)
 
@@ -233,7 +236,13 @@ record_id BLOB NOT NULL,
 operation TEXT NOT NULL,
 version INTEGER,
 hlc INTEGER NOT NULL,
-device_id BLOB NOT NULL
+device INTEGER NOT NULL
+)
+
+-- table medvault_device on medvault_device
+CREATE TABLE medvault_device (
+id INTEGER PRIMARY KEY,
+device_id BLOB NOT NULL UNIQUE
 )
 
 -- table medvault_metadata on medvault_metadata

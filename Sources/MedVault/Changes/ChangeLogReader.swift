@@ -12,8 +12,8 @@ enum ChangeLogReader {
     static let maximumPageSize = 10_000
 
     static let selectEntries = """
-        SELECT seq, table_name, record_id, operation, version, hlc, device_id
-        FROM medvault_change WHERE seq > ? ORDER BY seq LIMIT ?
+        SELECT c.seq, c.table_name, c.record_id, c.operation, c.version, c.hlc, d.device_id
+        FROM medvault_change c JOIN medvault_device d ON d.id = c.device WHERE c.seq > ? ORDER BY c.seq LIMIT ?
         """
 
     /// Up to `limit` entries after `sequence`, oldest first.
@@ -39,7 +39,7 @@ enum ChangeLogReader {
 
     /// The vault database's device id.
     static func deviceID(_ db: DatabaseConnection) throws -> UUID {
-        guard let id = try db.fetchOne("SELECT value FROM medvault_metadata WHERE key = 'device_id'", [], { row in
+        guard let id = try db.fetchOne("SELECT device_id FROM medvault_device ORDER BY id DESC LIMIT 1", [], { row in
             try UUID(row: row, column: 0)
         }) else {
             throw MedVaultError(.corrupted, reason: "the vault's device id is missing")

@@ -22,6 +22,7 @@ final class ChangeLogWriter {
     /// The connection owning this writer: `unowned` because it owns the writer.
     private unowned let connection: DatabaseConnection
     private var clock = HybridClock()
+    /// The current device's row in `medvault_device`.
     private var deviceID: VaultValue = .null
     private var isLoaded = false
     /// Tables with an entry in the current transaction.
@@ -103,25 +104,25 @@ final class ChangeLogWriter {
                                 reason: "a change can be logged only inside a write transaction (vault.database.write)")
         }
         let row = try connection.fetchOne(Self.loadSQL) { row in
-            (device: row.isNull(at: 0) ? nil : row.blob(at: 0), hlc: row.isNull(at: 1) ? 0 : row.int64(at: 1))
+            (device: row.isNull(at: 0) ? nil : row.int64(at: 0), hlc: row.isNull(at: 1) ? 0 : row.int64(at: 1))
         }
-        guard let row, let device = row.device, device.count == 16 else {
-            throw MedVaultError(.corrupted, reason: "the vault's change-log device id is missing or damaged")
+        guard let row, let device = row.device else {
+            throw MedVaultError(.corrupted, reason: "the vault's change-log device id is missing")
         }
-        deviceID = .blob(device)
+        deviceID = .integer(device)
         clock.observe(row.hlc)
         isLoaded = true
     }
 
     static let loadSQL = """
-        SELECT (SELECT value FROM medvault_metadata WHERE key = 'device_id'), \
+        SELECT (SELECT max(id) FROM medvault_device), \
         (SELECT hlc FROM medvault_change ORDER BY seq DESC LIMIT 1)
         """
 
     /// `INSERT` statements of 1, 2, 4, … 64 rows.
     static let insertSQL: [String] = (0...6).map { level in
         let rows = Array(repeating: "(?, ?, ?, ?, ?, ?)", count: 1 << level).joined(separator: ", ")
-        return "INSERT INTO medvault_change (table_name, record_id, operation, version, hlc, device_id) VALUES \(rows)"
+        return "INSERT INTO medvault_change (table_name, record_id, operation, version, hlc, device) VALUES \(rows)"
     }
 }
 

@@ -93,10 +93,7 @@ extension Vault {
     public func renewChangeLogDeviceID() async throws -> UUID {
         let id = UUID()
         try await database.write { db in
-            try db.execute("UPDATE medvault_metadata SET value = ? WHERE key = 'device_id'", [id.vaultValue])
-            guard db.changedRowCount == 1 else {
-                throw MedVaultError(.corrupted, reason: "the vault's change-log device id is missing")
-            }
+            try db.execute("INSERT INTO medvault_device (device_id) VALUES (?)", [id.vaultValue])
         }
         return id
     }

@@ -1,5 +1,5 @@
-/// Migration "change log": the `medvault_change` table and the vault database's
-/// device id in `medvault_metadata`.
+/// Migration "change log": the `medvault_change` table, the vault database's device id
+/// in `medvault_device`, and `medvault_metadata` (the pruning mark).
 ///
 /// Entries are appended by the repositories, in Swift, in the transaction of the
 /// change they record (`ChangeLogWriter`), not by triggers: a table with an `INSERT`
@@ -13,7 +13,11 @@
 ///   into such a table, even one that changed nothing. Pruning keeps the newest entry
 ///   instead, so the maximum is never reused.
 /// - `hlc` is a hybrid logical clock value computed by the writer (`HybridClock`).
-/// - The device id is 16 random bytes drawn once, here.
+/// - `device` is the rowid of the writing device in `medvault_device` (its 16-byte random
+///   id): one byte per entry instead of sixteen. Bulk inserts pay for every byte the log
+///   adds (each page is encrypted), and the id was a fifth of an entry. The newest row of
+///   `medvault_device` is the current device: drawn here, renewed by
+///   `Vault.renewChangeLogDeviceID()`; the writer never adds one while appending.
 ///
 /// A vault created before this migration gets an empty log: its earlier history is
 /// not in it.
@@ -26,7 +30,11 @@ enum ChangeLogSchema {
                 key TEXT PRIMARY KEY NOT NULL,
                 value NOT NULL
             );
-            INSERT INTO medvault_metadata (key, value) VALUES ('device_id', randomblob(16));
+            CREATE TABLE medvault_device (
+                id INTEGER PRIMARY KEY,
+                device_id BLOB NOT NULL UNIQUE
+            );
+            INSERT INTO medvault_device (device_id) VALUES (randomblob(16));
             CREATE TABLE medvault_change (
                 seq INTEGER PRIMARY KEY,
                 table_name TEXT NOT NULL,
@@ -34,7 +42,7 @@ enum ChangeLogSchema {
                 operation TEXT NOT NULL,
                 version INTEGER,
                 hlc INTEGER NOT NULL,
-                device_id BLOB NOT NULL
+                device INTEGER NOT NULL
             );
             """)
     }

@@ -379,7 +379,7 @@ struct ChangeLogTests {
                 nationalId: marker, address: marker))
             _ = try await vault.sessions.create(ClinicalSession(patientID: patient.id, date: Date(), notes: marker))
             let logged = try await vault.database.read { db in
-                try db.fetchAll("SELECT table_name, record_id, operation, version, hlc, device_id FROM medvault_change") { row in
+                try db.fetchAll("SELECT table_name, record_id, operation, version, hlc, device FROM medvault_change") { row in
                     (0..<6).map { index -> Data in
                         row.isNull(at: Int32(index)) ? Data() : row.blob(at: Int32(index))
                     }
