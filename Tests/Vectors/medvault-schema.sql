@@ -231,9 +231,9 @@ CREATE TABLE 'medication_search_stat'(id INTEGER PRIMARY KEY, value BLOB)
 -- table medvault_change on medvault_change
 CREATE TABLE medvault_change (
 seq INTEGER PRIMARY KEY,
-table_name TEXT NOT NULL,
+table_name NOT NULL,
 record_id BLOB NOT NULL,
-operation TEXT NOT NULL,
+operation NOT NULL,
 version INTEGER,
 hlc INTEGER NOT NULL,
 device INTEGER NOT NULL

@@ -20,8 +20,8 @@ enum ChangeLogReader {
     static func entries(after sequence: Int64, limit: Int, _ db: DatabaseConnection) throws -> [ChangeLogEntry] {
         try db.fetchAll(selectEntries, [.integer(sequence), .integer(Int64(limit))]) { row in
             ChangeLogEntry(
-                sequence: row.int64(at: 0), table: VaultTable(row.text(at: 1)),
-                recordID: try UUID(row: row, column: 2), operation: ChangeOperation(rawValue: row.text(at: 3)),
+                sequence: row.int64(at: 0), table: ChangeLogCodes.table(row.text(at: 1)),
+                recordID: try UUID(row: row, column: 2), operation: ChangeLogCodes.operation(row.text(at: 3)),
                 version: row.isNull(at: 4) ? nil : row.int64(at: 4),
                 timestamp: HybridTimestamp(rawValue: row.int64(at: 5)), deviceID: try UUID(row: row, column: 6))
         }
@@ -73,7 +73,7 @@ enum ChangeLogReader {
             row.isNull(at: 0) ? nil : row.int64(at: 0)
         } ?? nil
         let tables = try db.fetchAll("SELECT DISTINCT table_name FROM medvault_change WHERE seq > ?",
-                                     [.integer(sequence)]) { row in VaultTable(row.text(at: 0)) }
+                                     [.integer(sequence)]) { row in ChangeLogCodes.table(row.text(at: 0)) }
         return (latest, Set(tables), first == sequence + 1)
     }
 

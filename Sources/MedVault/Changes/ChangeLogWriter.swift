@@ -92,7 +92,7 @@ final class ChangeLogWriter {
 
     private func arguments(_ table: VaultTable, _ id: UUID, _ operation: ChangeOperation,
                            _ version: Int64?) -> [VaultValue] {
-        [.text(table.rawValue), id.vaultValue, .text(operation.rawValue), version.map(VaultValue.integer) ?? .null,
+        [ChangeLogCodes.stored(table), id.vaultValue, ChangeLogCodes.stored(operation), version.map(VaultValue.integer) ?? .null,
          .integer(clock.next(wallMilliseconds: wallMilliseconds())), deviceID]
     }
 

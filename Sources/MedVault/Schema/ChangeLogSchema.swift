@@ -12,6 +12,8 @@
 ///   3.15 rewrites `sqlite_sequence` at the end of every statement that could insert
 ///   into such a table, even one that changed nothing. Pruning keeps the newest entry
 ///   instead, so the maximum is never reused.
+/// - `table_name` and `operation` have no type: MedVault's tables and operations are
+///   stored as one-byte integer codes, an app's as text (`ChangeLogCodes`).
 /// - `hlc` is a hybrid logical clock value computed by the writer (`HybridClock`).
 /// - `device` is the rowid of the writing device in `medvault_device` (its 16-byte random
 ///   id): one byte per entry instead of sixteen. Bulk inserts pay for every byte the log
@@ -37,9 +39,9 @@ enum ChangeLogSchema {
             INSERT INTO medvault_device (device_id) VALUES (randomblob(16));
             CREATE TABLE medvault_change (
                 seq INTEGER PRIMARY KEY,
-                table_name TEXT NOT NULL,
+                table_name NOT NULL,
                 record_id BLOB NOT NULL,
-                operation TEXT NOT NULL,
+                operation NOT NULL,
                 version INTEGER,
                 hlc INTEGER NOT NULL,
                 device INTEGER NOT NULL

@@ -49,6 +49,15 @@ struct AppTableChangeLogTests {
             #expect(entries.map(\.version) == [1, 1, nil])
             #expect(entries.allSatisfy { $0.table == "app_reminder" })
             #expect(entries.map(\.sequence) == [1, 2, 3])
+            // Stored: an app table's name as text; a built-in operation as its one-byte code.
+            _ = try await vault.patients.create(try F.patient())
+            let stored = try await vault.database.read { db in
+                try db.fetchAll("SELECT typeof(table_name), typeof(operation) FROM medvault_change ORDER BY seq") {
+                    "\($0.text(at: 0)) \($0.text(at: 1))"
+                }
+            }
+            #expect(stored == ["text integer", "text integer", "text text", "integer integer"])
+            #expect(try await F.entries(vault).last?.table == .patient)
             task.cancel()
             await vault.lock()
         }
