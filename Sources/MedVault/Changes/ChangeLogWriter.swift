@@ -64,7 +64,7 @@ final class ChangeLogWriter {
     func append(table: VaultTable, id: UUID, operation: ChangeOperation, version: Int64?) throws {
         if isDisabled { return }
         try load()
-        try connection.execute(Self.insertSQL[0], arguments(table, id, operation, version))
+        try connection.execute(Self.insertSQL[0], arguments(table, id, operation, version, now: wallMilliseconds()))
         touchedTables.insert(table)
     }
 
@@ -72,6 +72,9 @@ final class ChangeLogWriter {
     func append(_ records: [ChangeRecord]) throws {
         guard !records.isEmpty, !isDisabled else { return }
         try load()
+        // One wall-clock read per call: the counter orders the entries within it.
+        let now = wallMilliseconds()
+        var previousTable: VaultTable?
         var start = 0
         while start < records.count {
             // The largest chunk of 64, 32, …, 1 rows that fits: at most 7 statements,
@@ -82,8 +85,11 @@ final class ChangeLogWriter {
             var values: [VaultValue] = []
             values.reserveCapacity(size * 6)
             for record in records[start..<(start + size)] {
-                values += arguments(record.table, record.id, record.operation, record.version)
-                touchedTables.insert(record.table)
+                values += arguments(record.table, record.id, record.operation, record.version, now: now)
+                if record.table != previousTable {
+                    touchedTables.insert(record.table)
+                    previousTable = record.table
+                }
             }
             try connection.execute(Self.insertSQL[level], values)
             start += size
@@ -91,9 +97,9 @@ final class ChangeLogWriter {
     }
 
     private func arguments(_ table: VaultTable, _ id: UUID, _ operation: ChangeOperation,
-                           _ version: Int64?) -> [VaultValue] {
+                           _ version: Int64?, now: Int64) -> [VaultValue] {
         [ChangeLogCodes.stored(table), id.vaultValue, ChangeLogCodes.stored(operation), version.map(VaultValue.integer) ?? .null,
-         .integer(clock.next(wallMilliseconds: wallMilliseconds())), deviceID]
+         .integer(clock.next(wallMilliseconds: now)), deviceID]
     }
 
     /// Reads the newest `hlc` and the device id once per transaction.
