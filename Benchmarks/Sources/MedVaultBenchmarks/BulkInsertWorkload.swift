@@ -1,6 +1,6 @@
 import BenchmarkSupport
 import Foundation
-import MedVault
+@_spi(Benchmarks) import MedVault
 import MedVaultCore
 import MedVaultKeys
 
@@ -17,6 +17,9 @@ import MedVaultKeys
 ///   statement per record for the per-record line.
 /// * GRDB (child process): `record.insert(db)` per row, one `write` per chunk; its
 ///   cached-statement path; one `write` per record.
+///
+/// * MedVault, batch calls with the change log off (`DatabaseConfiguration._changeLogDisabled`,
+///   an `@_spi(Benchmarks)` switch): the log's cost, measured in the same run.
 ///
 /// Then the file size of MedVault's database and the plain schema's after the load.
 /// Every side's row counts are compared; a mismatch fails the run.
@@ -53,12 +56,16 @@ struct BulkInsertWorkload: Workload {
         _ = try insertPlain(warmUp, perRecord: nil, context: context, key: key.bytes)
 
         var medVault: [Double] = [], sameSQL: [Double] = [], plain: [Double] = [], medVaultUnits: [Double] = []
+        var medVaultLogOff: [Double] = []
         var medVaultPeaks: [Double?] = [], sameSQLPeaks: [Double?] = []
         var medVaultBytes = 0.0, plainBytes = 0.0
         var medVaultCounts: [String: Int] = [:]
         for run in 0..<runsPerSide {
-            for side in (run.isMultiple(of: 2) ? [0, 3, 1, 2] : [2, 1, 3, 0]) {
+            for side in (run.isMultiple(of: 2) ? [0, 4, 3, 1, 2] : [2, 1, 3, 4, 0]) {
                 switch side {
+                case 4:
+                    let outcome = try await insertThroughVault(data, .batchCalls, changeLog: false, context: context)
+                    medVaultLogOff.append(Double(data.rowCount) / outcome.seconds)
                 case 3:
                     let outcome = try await insertThroughVault(data, .unitOfWork, context: context)
                     medVaultUnits.append(Double(data.rowCount) / outcome.seconds)
@@ -109,6 +116,11 @@ struct BulkInsertWorkload: Workload {
                             + "C plain and GRDB: 1 transaction per chunk; GRDB = record.insert(db)")
                 .with(plain: Statistics.median(plain), plainTarget: 1 / 0.8,
                       grdb: try GRDBPeerProcess.figure(grdb, "idiomatic.rowsPerSecond")),
+            Measurement(label: "W1 change log cost: batch calls with the log vs without (median of \(runsPerSide))",
+                        referenceLabel: "MedVault, log off", medVault: Statistics.median(medVault),
+                        reference: Statistics.median(medVaultLogOff), unit: .rowsPerSecond, target: 1.10,
+                        note: "the same batch calls on a vault opened with the @_spi(Benchmarks) switch "
+                            + "DatabaseConfiguration._changeLogDisabled: ratio = the log's cost"),
             Measurement(label: "W1 insert \(data.rowCount) rows, one unit of work per ≈1,000 rows (median of \(runsPerSide))",
                         referenceLabel: "raw C", medVault: Statistics.median(medVaultUnits), reference: nil,
                         unit: .rowsPerSecond, target: nil,
@@ -160,13 +172,15 @@ struct BulkInsertWorkload: Workload {
 
     /// Creates a vault in a fresh folder, loads `data` through `path` (timed), counts,
     /// locks and measures the file.
-    private func insertThroughVault(_ data: ClinicData, _ path: MedVaultPath,
+    private func insertThroughVault(_ data: ClinicData, _ path: MedVaultPath, changeLog: Bool = true,
                                     context: BenchmarkContext) async throws -> Outcome {
         let folder = context.directory.appendingPathComponent("w1-vault")
         try? FileManager.default.removeItem(at: folder)
+        var database = DatabaseConfiguration()
+        database._changeLogDisabled = !changeLog
         let vault = try await Vault.create(
             at: folder, password: try Password("w1 contraseña"),
-            options: Vault.Options(kdf: .fastForTestsOnly, clock: .fixed(ClinicData.stamp))).vault
+            options: Vault.Options(kdf: .fastForTestsOnly, database: database, clock: .fixed(ClinicData.stamp))).vault
         let chunks = data.order.chunks.map { chunk in
             let sessions = chunk.flatMap { data.order.sessionsOfPatient[$0] }
             return (Array(data.patients[chunk]), sessions.map { data.sessions[$0] }, sessions.map { data.diagnoses[$0] })

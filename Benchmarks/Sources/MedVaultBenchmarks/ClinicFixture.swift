@@ -38,6 +38,8 @@ struct ClinicFixture: Sendable {
             let name = applied.text(at: 0).replacingOccurrences(of: "'", with: "''")
             records.append("INSERT INTO \(SchemaMigrator.appliedMigrationsTable) (name) VALUES ('\(name)');")
         }
+        // The change log's device, as the migration draws it (a fresh one per fixture file).
+        records.append("INSERT INTO medvault_device (device_id) VALUES (randomblob(16));")
         let version = try db.scalarInt64("PRAGMA user_version") ?? 0
         guard version > 0, statements.count > 5 else { throw BenchmarkError("could not capture MedVault's schema") }
         return ClinicFixture(script: (statements + records).joined(separator: "\n"), userVersion: version)

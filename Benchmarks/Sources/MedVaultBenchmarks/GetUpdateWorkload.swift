@@ -1,6 +1,6 @@
 import BenchmarkSupport
 import Foundation
-import MedVault
+@_spi(Benchmarks) import MedVault
 import MedVaultCore
 import MedVaultKeys
 
@@ -11,7 +11,9 @@ import MedVaultKeys
 /// in `write`) at FULL and NORMAL. The phone is searchable in MedVault, so its update
 /// also rewrites the patient's search tokens; the plain schema has none to rewrite.
 /// MedVault and the two C files alternate in blocks of 50 calls, rotating which goes
-/// first; GRDB alternates its two files the same way in its own process.
+/// first; GRDB alternates its two files the same way in its own process. A second
+/// vault, opened with the change log off (`DatabaseConfiguration._changeLogDisabled`,
+/// `@_spi(Benchmarks)`), alternates with them: the log's cost in the same run.
 struct GetUpdateWorkload: Workload {
     let id = "W5"
     let title = "get + update (new phone), durable, vs the peers at FULL and NORMAL"
@@ -30,6 +32,13 @@ struct GetUpdateWorkload: Workload {
         let vault = try await Vault.create(at: folder, password: try Password("w5 contraseña"),
                                            options: Vault.Options(kdf: .fastForTestsOnly)).vault
         _ = try await vault.patients.create(data.patients)
+        let logOffFolder = context.directory.appendingPathComponent("w5-vault-log-off")
+        try? FileManager.default.removeItem(at: logOffFolder)
+        var logOff = DatabaseConfiguration()
+        logOff._changeLogDisabled = true
+        let vaultLogOff = try await Vault.create(at: logOffFolder, password: try Password("w5 contraseña"),
+                                                 options: Vault.Options(kdf: .fastForTestsOnly, database: logOff)).vault
+        _ = try await vaultLogOff.patients.create(data.patients)
         let key = context.databaseKey(salt: 0x57A5).bytes
         var plains: [PlainClinic] = []
         for synchronous in ["FULL", "NORMAL"] {
@@ -39,18 +48,19 @@ struct GetUpdateWorkload: Workload {
         }
 
         context.log("W5: \(Self.warmUps) warm-up + \(updates) get + update per side, alternating blocks of 50")
-        var latencies: [[Double]] = [[], [], []]
+        var latencies: [[Double]] = [[], [], [], []]
         var start = 0
         var block = 0
         while start < indexes.count {
             let slice = start..<min(start + 50, indexes.count)
-            for step in 0..<3 {
-                let side = (block + step) % 3
+            for step in 0..<4 {
+                let side = (block + step) % 4
                 for call in slice {
                     let index = indexes[call]
                     let phone = PlainSchema.phone(call)
                     let seconds: Double
-                    if side == 0 {
+                    if side == 0 || side == 3 {
+                        let vault = side == 0 ? vault : vaultLogOff
                         let id = data.patients[index].id
                         seconds = try await Stopwatch.seconds {
                             var patient = try await vault.patients.get(id)
@@ -72,6 +82,7 @@ struct GetUpdateWorkload: Workload {
             try db.fetchOne("SELECT sum(version) FROM patient") { $0.int64(at: 0) }
         }
         await vault.lock()
+        await vaultLogOff.lock()
         guard versions == Int64(data.patients.count + indexes.count) else {
             throw BenchmarkError("W5: MedVault stored \(versions ?? -1) versions, expected "
                                  + "\(data.patients.count + indexes.count)")
@@ -96,6 +107,11 @@ struct GetUpdateWorkload: Workload {
                             + "durability, their NORMAL lines what an app could choose instead")
                 .with(plain: Statistics.p50(latencies[1]), plainTarget: 1.5,
                       grdb: try GRDBPeerProcess.figure(grdb, "full.p50")),
+            Measurement(label: "W5 change log cost: get + update p50 with the log vs without", referenceLabel: "MedVault, log off",
+                        medVault: Statistics.p50(latencies[0]), reference: Statistics.p50(latencies[3]),
+                        unit: .microseconds, target: 1.10,
+                        note: "the same calls on a second vault opened with the @_spi(Benchmarks) switch "
+                            + "DatabaseConfiguration._changeLogDisabled, alternating in blocks of 50"),
             Measurement(label: label + " p99, FULL (\(updates) calls)", referenceLabel: "raw C",
                         medVault: Statistics.p99(latencies[0]), reference: nil, unit: .microseconds, target: nil,
                         note: nil)

@@ -6,6 +6,7 @@ import MedVaultCore
 /// (`ClinicalRows`, `MedicationRow`, `MedicationScheduleRow`, `DoseLogRow`,
 /// `DoseLogRevisionRow`, `MedicationRefillRow`), and each
 /// patient indexed for search (`PatientSearchIndex`), inside the caller's transaction.
+/// Each record gets one `insert` entry in the change log, with its imported version.
 enum RecordImport {
     /// Inserts `documents` (checked with `PatientRecordExport.checkImportable`).
     ///
@@ -19,6 +20,7 @@ enum RecordImport {
     ) throws -> ImportReport {
         var report = ImportReport()
         for document in documents {
+            var logged: [ChangeRecord] = [document.patient.change(.insert)]
             var patient = document.patient
             let deletedAt = patient.deletedAt
             patient.deletedAt = nil
@@ -30,11 +32,13 @@ enum RecordImport {
                     try db.execute(ClinicalRows.insertSession, ClinicalRows.insertArguments(entry.session))
                 }
                 report.sessions += 1
+                logged.append(entry.session.change(.insert))
                 for diagnosis in entry.diagnoses {
                     try inserting("diagnosis") {
                         try db.execute(ClinicalRows.insertDiagnosis, ClinicalRows.insertArguments(diagnosis))
                     }
                     report.diagnoses += 1
+                    logged.append(diagnosis.change(.insert))
                 }
                 if let signature = entry.signature {
                     try inserting("signature") {
@@ -55,17 +59,20 @@ enum RecordImport {
                     try db.execute(MedicationRow.insert, MedicationRow.insertArguments(entry.medication))
                 }
                 report.medications += 1
+                logged.append(entry.medication.change(.insert))
                 for schedule in entry.schedules {
                     try inserting("schedule") {
                         try db.execute(MedicationScheduleRow.insert, MedicationScheduleRow.insertArguments(schedule))
                     }
                     report.schedules += 1
+                    logged.append(schedule.change(.insert))
                 }
                 for log in entry.doseLogs {
                     try inserting("dose log") {
                         try db.execute(DoseLogRow.insert, DoseLogRow.insertArguments(log, patientID: patient.id))
                     }
                     report.doseLogs += 1
+                    logged.append(log.change(.insert))
                 }
                 for revision in entry.doseLogRevisions {
                     try inserting("dose log revision") {
@@ -83,6 +90,7 @@ enum RecordImport {
             if let deletedAt {
                 try db.execute("UPDATE patient SET deleted_at = ? WHERE id = ?", [deletedAt.vaultValue, patient.id.vaultValue])
             }
+            try db.changeLog.append(logged)
             progress(report.patients)
         }
         return report

@@ -17,6 +17,7 @@ public enum MedVaultSchema {
               apply: MedicationStockSchema.addStrengthCorrectionsAndRefills),
         .init("medication schedule lifecycle and reminders", apply: ScheduleLifecycleSchema.addScheduleLifecycle),
         .init("session signatures and addenda", apply: SigningSchema.createSignatures),
+        .init("change log", apply: ChangeLogSchema.createChangeLog),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a

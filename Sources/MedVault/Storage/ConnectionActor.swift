@@ -20,11 +20,12 @@ actor ConnectionActor {
     }
 
     init(path: String, keyBox: DatabaseKeyBox, role: DatabaseConnection.Role,
-         configuration: DatabaseConfiguration, name: String, checkpoints: CheckpointScheduler? = nil) {
+         configuration: DatabaseConfiguration, name: String, checkpoints: CheckpointScheduler? = nil,
+         commits: CommitSignal? = nil) {
         self.thread = ConnectionThread(name: name)
         self.connection = LazyConnection(path: path, keyBox: keyBox, role: role,
                                          configuration: configuration, interrupter: interrupter,
-                                         checkpoints: checkpoints)
+                                         checkpoints: checkpoints, commits: commits)
     }
 
     deinit {

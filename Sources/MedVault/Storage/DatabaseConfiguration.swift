@@ -25,6 +25,11 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     /// How long a statement waits for a lock held by another process before
     /// failing with a `storage` error. Default 10 seconds.
     public var busyTimeoutMilliseconds: Int32 = 10_000
+    /// Benchmarks only: when `true`, the repositories append nothing to the change log
+    /// (and observers hear nothing of this pool's commits). It exists so that one
+    /// benchmark run measures the log's cost (docs/benchmarks-method.md); a vault
+    /// opened with it breaks the log's guarantees (docs/changes.md).
+    @_spi(Benchmarks) public var _changeLogDisabled = false
 
     /// The defaults described on each property.
     public init() {}

@@ -29,6 +29,8 @@ public final class DatabaseConnection {
     /// `PRAGMA query_only`: changing a flag pragma expires every prepared statement of
     /// the connection, so each read would pay to prepare its statements again.
     var refusesWrites = false
+    /// Appends change-log entries in this connection's write transactions.
+    private(set) lazy var changeLogWriter = ChangeLogWriter(connection: self)
 
     init(handle: OpaquePointer) {
         self.handle = handle

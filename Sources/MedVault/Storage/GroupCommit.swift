@@ -133,6 +133,7 @@ extension LazyConnection {
         do {
             connection = try opened()
             try connection.execute("BEGIN IMMEDIATE")
+            connection.changeLog.transactionBegan()
         } catch {
             for write in live { write.settle(.failure(Self.mapped(error))) }
             return ([], false)
@@ -153,6 +154,7 @@ extension LazyConnection {
                 write.settle(.failure(VaultDatabase.cancelledError))
                 continue
             }
+            let logged = connection.changeLog.mark()
             do {
                 if usesSavepoints { try connection.execute("SAVEPOINT medvault_group_write") }
                 try write.body(connection)
@@ -170,6 +172,7 @@ extension LazyConnection {
                     do {
                         try connection.execute("ROLLBACK TO medvault_group_write")
                         try connection.execute("RELEASE medvault_group_write")
+                        connection.changeLog.restore(logged)
                     } catch {
                         try? connection.execute("ROLLBACK")
                         for earlier in succeeded { earlier.settle(.failure(Self.mapped(error))) }
@@ -187,6 +190,8 @@ extension LazyConnection {
                 return ([], false)
             }
             try connection.execute("COMMIT")
+            // Observers first: when a caller's write returns, its change was signalled.
+            commits?.notify(connection.changeLog.takeCommittedTables())
             for write in succeeded { write.settle(.success(())) }
             return ([], true)
         } catch {

@@ -17,13 +17,16 @@ final class LazyConnection: @unchecked Sendable {
     private let configuration: DatabaseConfiguration
     private let interrupter: ConnectionInterrupter
     private let checkpoints: CheckpointScheduler?
+    /// Told the tables each committed write transaction logged changes to (the writer's).
+    let commits: CommitSignal?
     private var connection: DatabaseConnection?
     private var isClosed = false
 
     init(path: String, keyBox: DatabaseKeyBox, role: DatabaseConnection.Role,
          configuration: DatabaseConfiguration, interrupter: ConnectionInterrupter,
-         checkpoints: CheckpointScheduler? = nil) {
+         checkpoints: CheckpointScheduler? = nil, commits: CommitSignal? = nil) {
         self.checkpoints = checkpoints
+        self.commits = commits
         self.path = path
         self.keyBox = keyBox
         self.role = role
@@ -37,6 +40,7 @@ final class LazyConnection: @unchecked Sendable {
         if let connection { return connection }
         let opened = try DatabaseConnection.open(path: path, key: keyBox.key, role: role, configuration: configuration)
         checkpoints?.install(on: opened.handle)
+        opened.changeLog.isDisabled = configuration._changeLogDisabled
         connection = opened
         interrupter.attach(opened.handle)
         return opened
@@ -56,10 +60,12 @@ final class LazyConnection: @unchecked Sendable {
         connection.refusesWrites = kind == .readOnWriter
         defer { connection.refusesWrites = false }
         try connection.execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        if kind == .write { connection.changeLog.transactionBegan() }
         do {
             let value = try body(connection)
             if Task.isCancelled { throw VaultDatabase.cancelledError }
             try connection.execute("COMMIT")
+            if kind == .write { commits?.notify(connection.changeLog.takeCommittedTables()) }
             return value
         } catch {
             if sqlite3_get_autocommit(connection.handle) == 0 {

@@ -58,6 +58,9 @@ public final class VaultDatabase: Sendable {
     let checkpointer: ConnectionActor
     private let checkpointCount = AtomicCounter()
     private let readers: ReaderSlots
+    /// Told, after each commit of the writer, the tables it logged changes to
+    /// (observation: `ChangeFeed`).
+    let commits = CommitSignal()
 
     static let closedError = MedVaultError(.locked, reason: "the database is closed")
     static let cancelledError = MedVaultError(.cancelled, reason: "the task was cancelled; the transaction was rolled back")
@@ -70,7 +73,7 @@ public final class VaultDatabase: Sendable {
         let path = url.path
         self.writer = ConnectionActor(path: path, keyBox: keyBox, role: .writer,
                                       configuration: configuration, name: "medvault.writer",
-                                      checkpoints: checkpoints)
+                                      checkpoints: checkpoints, commits: commits)
         self.checkpointer = ConnectionActor(path: path, keyBox: keyBox, role: .checkpointer,
                                             configuration: configuration, name: "medvault.ckpt")
         self.readers = ReaderSlots(maximum: configuration.readerCount) { index in

@@ -176,9 +176,11 @@ extension Vault {
     public func destroy() async throws {
         let layout = self.layout
         let database = self.database
+        let changeFeed = self.changeFeed
         do {
             try await keys.perform(soleAccess: true) { _ in
                 // Under both locks, alone: close the database, then shred the keyring.
+                await changeFeed.close()
                 await database.close()
                 do {
                     try KeyringFile.destroy(at: layout.keyring)

@@ -31,6 +31,8 @@ public final class Vault: Sendable {
     /// cover MedVault's records.
     public let database: VaultDatabase
     let keys: VaultKeySession
+    /// Notifies observers of committed changes (docs/changes.md).
+    let changeFeed: ChangeFeed
 
     /// The vault owner's profile (one per vault).
     public let professional: any ProfessionalRepository
@@ -55,6 +57,7 @@ public final class Vault: Sendable {
         self.vaultID = keyring.vaultID
         self.options = options
         self.database = pool
+        self.changeFeed = ChangeFeed(pool: pool, vaultID: keyring.vaultID)
         self.keys = VaultKeySession(keyring: keyring, vaultKey: vaultKey, layout: layout, presence: presence,
                                     lockTimeout: options.lockTimeout)
         // The presence lock lives as long as a connection may: a repository value kept
@@ -297,6 +300,8 @@ public final class Vault: Sendable {
     /// already admitted finish first, later ones fail with `locked`.
     public func lock() async {
         await keys.lock()
+        // Observations end before the pool closes: none touches a closed pool.
+        await changeFeed.close()
         await database.close()
         // Last: another process may rotate the key only once this one's connections
         // are closed.

@@ -15,7 +15,7 @@ struct ReadmeFixtureSyncTests {
     /// The fixture files holding the README's blocks, in README order.
     static let fixtureFiles = [
         "ClinicalRecordsExample.swift", "UnitOfWorkExample.swift", "MedicationsExample.swift",
-        "InMemoryVaultExample.swift",
+        "ChangeObservationExample.swift", "InMemoryVaultExample.swift",
     ]
 
     /// The contents of every ```swift fence of `markdown`, in order.

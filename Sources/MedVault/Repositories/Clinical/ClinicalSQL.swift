@@ -87,7 +87,7 @@ enum ClinicalSQL {
     /// arguments are built inside `insert` and freed after their row: building them all
     /// before the transaction added ≈0.5 KiB a row (a `[VaultValue]` and a `Data`
     /// per UUID), 50 MiB of W1's peak for 100,000 diagnoses.
-    static func insertBatch<Input, Record: Sendable>(
+    static func insertBatch<Input, Record: Sendable & ChangeLoggedRecord>(
         _ inputs: [Input], into pool: VaultDatabase,
         validate: (Input) throws -> Record,
         insert: @escaping @Sendable (DatabaseConnection, Record) throws -> Void
@@ -101,7 +101,7 @@ enum ClinicalSQL {
 
     /// Creates a batch inside a caller's write transaction (a unit of work): the same
     /// validation and inserts as ``insertBatch(_:into:validate:insert:)``, on `db`.
-    static func insertBatch<Input, Record>(
+    static func insertBatch<Input, Record: ChangeLoggedRecord>(
         _ inputs: [Input], in db: DatabaseConnection,
         validate: (Input) throws -> Record,
         insert: (DatabaseConnection, Record) throws -> Void
@@ -111,14 +111,16 @@ enum ClinicalSQL {
         return try writeBatch(valid, failure: failure, in: db, insert: insert)
     }
 
-    /// Inserts the validated prefix of a batch, then throws the first invalid input's
-    /// error, if any (the caller's transaction then rolls the prefix back).
-    private static func writeBatch<Record>(
+    /// Inserts the validated prefix of a batch and logs one `insert` entry per record
+    /// (multi-row `INSERT`s), then throws the first invalid input's error, if any (the
+    /// caller's transaction then rolls the prefix and its entries back).
+    private static func writeBatch<Record: ChangeLoggedRecord>(
         _ valid: [Record], failure: (any Error)?, in db: DatabaseConnection,
         insert: (DatabaseConnection, Record) throws -> Void
     ) throws -> [Record] {
         for record in valid { try insert(db, record) }
         if let failure { throw failure }
+        try db.changeLog.append(valid.map { $0.change(.insert) })
         return valid
     }
 }

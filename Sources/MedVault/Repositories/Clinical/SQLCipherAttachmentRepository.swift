@@ -140,6 +140,8 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
                       stored.updatedAt.vaultValue, stored.id.vaultValue])
             // The session was deleted meanwhile, and the incomplete row with it.
             guard db.changedRowCount == 1 else { throw ClinicalSQL.notFound("sessionID") }
+            // An attachment becomes a record when complete: logged then, not per chunk.
+            try db.changeLog.append(stored, .insert)
         }
         return stored
     }
@@ -175,13 +177,14 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
     public func delete(_ id: UUID) async throws {
         // Long: the attachment's chunks (up to the size limit) are deleted with it.
         try await pool.write(duration: .long) { db in
-            guard let status = try db.fetchOne("""
-                SELECT s.status FROM attachment a JOIN clinical_session s ON s.id = a.session_id \
+            guard let (status, version) = try db.fetchOne("""
+                SELECT s.status, a.version FROM attachment a JOIN clinical_session s ON s.id = a.session_id \
                 WHERE a.id = ? AND a.is_complete = 1
-                """, [id.vaultValue], { try $0[0] as String })
+                """, [id.vaultValue], { (try $0[0] as String, $0.int64(at: 1)) })
             else { throw ClinicalSQL.notFound() }
             guard status != SessionStatus.completed.rawValue else { throw ClinicalSQL.completedStatus }
             try db.execute("DELETE FROM attachment WHERE id = ?", [id.vaultValue])
+            try db.changeLog.append(table: .attachment, id: id, operation: .delete, version: version)
         }
     }
 

@@ -93,7 +93,8 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         FROM patient WHERE id = ?
         """
 
-    /// Inserts a stamped session.
+    /// Inserts a stamped session. Not logged here: the batch that calls it logs its
+    /// records (`ClinicalSQL.insertBatch`).
     static func insert(_ session: ClinicalSession, in db: DatabaseConnection) throws {
         // A missing or inactive patient is reported before the unique index reports a
         // duplicate id: the in-memory store's order. Checked here, not by an insert
@@ -141,6 +142,7 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         value.version = stored.version + 1
         try db.execute(update, ClinicalRows.SessionColumn.arguments(value, ClinicalRows.updatedSessionColumns)
                        + [value.id.vaultValue])
+        try db.changeLog.append(value, value.status == .cancelled && stored.status != .cancelled ? .cancel : .update)
         return value
     }
 
@@ -155,12 +157,13 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         try db.execute("UPDATE clinical_session SET status = ?, updated_at = ?, version = ? WHERE id = ?",
                        [.text(value.status.rawValue), value.updatedAt.vaultValue, .integer(value.version),
                         id.vaultValue])
+        try db.changeLog.append(value, .cancel)
         return value
     }
 
     static func delete(_ id: UUID, in db: DatabaseConnection) throws {
-        guard let status = try db.fetchOne("SELECT status FROM clinical_session WHERE id = ?",
-                                           [id.vaultValue], { try $0[0] as String })
+        guard let (status, version) = try db.fetchOne("SELECT status, version FROM clinical_session WHERE id = ?",
+                                                      [id.vaultValue], { (try $0[0] as String, $0.int64(at: 1)) })
         else { throw ClinicalSQL.notFound() }
         guard status != SessionStatus.completed.rawValue else { throw ClinicalSQL.completedStatus }
         guard try !isSigned(id, in: db) else { throw SessionSigningRule.signedSessionKept }
@@ -170,8 +173,16 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
             throw MedVaultError(.immutable, field: "diagnoses",
                                 reason: "a session with diagnoses cannot be deleted")
         }
-        // Attachments and their chunks go with it (ON DELETE CASCADE).
+        // Attachments and their chunks go with it (ON DELETE CASCADE): each complete
+        // one is a record deleted by this operation, logged with the session.
+        var deleted = try db.fetchAll("SELECT id, version FROM attachment WHERE session_id = ? AND is_complete = 1",
+                                      [id.vaultValue]) { row in
+            ChangeRecord(table: .attachment, id: try UUID(row: row, column: 0), operation: .delete,
+                         version: row.int64(at: 1))
+        }
         try db.execute("DELETE FROM clinical_session WHERE id = ?", [id.vaultValue])
+        deleted.append(ChangeRecord(table: .clinicalSession, id: id, operation: .delete, version: version))
+        try db.changeLog.append(deleted)
     }
 
     // MARK: - Reading

@@ -90,7 +90,8 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
         SELECT EXISTS (SELECT 1 FROM session_signature WHERE session_id = ?1) FROM clinical_session WHERE id = ?1
         """
 
-    /// Inserts a stamped diagnosis.
+    /// Inserts a stamped diagnosis. Not logged here: the batch that calls it logs its
+    /// records (`ClinicalSQL.insertBatch`).
     static func insert(_ diagnosis: Diagnosis, in db: DatabaseConnection) throws {
         // A missing session is reported before the unique index reports a duplicate
         // id: the in-memory store's order. Checked here, not by an insert trigger: see
@@ -133,6 +134,7 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
         // Only the amendable columns: the snapshot's are guarded by a trigger.
         try db.execute(update, ClinicalRows.DiagnosisColumn.arguments(value, ClinicalRows.updatedDiagnosisColumns)
                        + [value.id.vaultValue])
+        try db.changeLog.append(value, .update)
         return value
     }
 

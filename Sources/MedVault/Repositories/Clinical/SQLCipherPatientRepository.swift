@@ -90,7 +90,8 @@ public struct SQLCipherPatientRepository: PatientRepository {
         return value
     }
 
-    /// Inserts a stamped patient and its search tokens.
+    /// Inserts a stamped patient and its search tokens. Not logged here: the batch
+    /// that calls it logs its records (`ClinicalSQL.insertBatch`).
     static func insert(_ patient: Patient, in db: DatabaseConnection) throws {
         try ClinicalSQL.inserting(parentField: "id") {
             try db.execute(ClinicalRows.insertPatient, ClinicalRows.insertArguments(patient))
@@ -121,6 +122,7 @@ public struct SQLCipherPatientRepository: PatientRepository {
             || value.sortKey != stored.sortKey {
             try PatientSearchIndex.replace(value, rowid: rowid, in: db)
         }
+        try db.changeLog.append(value, .update)
         return value
     }
 
@@ -134,6 +136,7 @@ public struct SQLCipherPatientRepository: PatientRepository {
         try db.execute("UPDATE patient SET deleted_at = ?, updated_at = ?, version = ? WHERE rowid = ?",
                        [value.deletedAt.vaultValue, value.updatedAt.vaultValue,
                         .integer(value.version), .integer(rowid)])
+        try db.changeLog.append(value, active ? .reactivate : .deactivate)
         return value
     }
 

@@ -55,8 +55,10 @@ public struct SQLCipherProfessionalRepository: ProfessionalRepository {
 
     /// Saves an already validated profile under ``ProfessionalSaveRule``.
     static func save(_ validated: Professional, clock: RecordClock, in db: DatabaseConnection) throws -> Professional {
-        let value = try ProfessionalSaveRule.saved(validated, over: try get(in: db), now: clock.now())
+        let stored = try get(in: db)
+        let value = try ProfessionalSaveRule.saved(validated, over: stored, now: clock.now())
         try db.execute(save, ClinicalRows.ProfessionalColumn.arguments(value))
+        try db.changeLog.append(value, stored == nil ? .insert : .update)
         return value
     }
 }

@@ -99,13 +99,24 @@ struct DoseLogWriter: Sendable {
 
     /// Writes `logs` in order, each with its inventory change: the one path of the
     /// repository's `create` methods and of a unit of work's.
+    ///
+    /// Logs one `insert` entry per dose log and one `update` entry per medication whose
+    /// inventory changed (once per call, with its final version: one entry per record
+    /// touched by the operation).
     func write(_ logs: [DoseLog], _ db: DatabaseConnection) throws -> [DoseLogReceipt] {
         var medications: [UUID: (medication: Medication, rowID: Int64)] = [:]
         var receipts: [DoseLogReceipt] = []
         receipts.reserveCapacity(logs.count)
+        var changed: [UUID] = []
+        var seen = Set<UUID>()
         for log in logs {
-            receipts.append(try write(log, db, medications: &medications))
+            let (receipt, consumedStock) = try write(log, db, medications: &medications)
+            if consumedStock && seen.insert(log.medicationID).inserted { changed.append(log.medicationID) }
+            receipts.append(receipt)
         }
+        var entries = receipts.map { $0.log.change(.insert) }
+        entries += changed.compactMap { medications[$0].map { $0.medication.change(.update) } }
+        try db.changeLog.append(entries)
         return receipts
     }
 
@@ -114,7 +125,7 @@ struct DoseLogWriter: Sendable {
     private func write(
         _ log: DoseLog, _ db: DatabaseConnection,
         medications: inout [UUID: (medication: Medication, rowID: Int64)]
-    ) throws -> DoseLogReceipt {
+    ) throws -> (receipt: DoseLogReceipt, consumedStock: Bool) {
         let cached: (medication: Medication, rowID: Int64)
         if let hit = medications[log.medicationID] {
             cached = hit
@@ -138,13 +149,14 @@ struct DoseLogWriter: Sendable {
         }
 
         let receipt = MedicationRecordRule.applying(stored, to: cached.medication, now: now)
-        if receipt.medication.version != cached.medication.version {
+        let consumedStock = receipt.medication.version != cached.medication.version
+        if consumedStock {
             try db.execute(MedicationRow.updateInventory,
                            MedicationRow.arguments(MedicationRow.inventoryColumns, of: receipt.medication,
                                                    rowID: cached.rowID))
         }
         medications[log.medicationID] = (receipt.medication, cached.rowID)
-        return receipt
+        return (receipt, consumedStock)
     }
 
     /// Refuses a taken dose over the medication's `maximumDosesPer24Hours`

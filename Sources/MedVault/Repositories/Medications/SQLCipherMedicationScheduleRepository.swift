@@ -113,6 +113,7 @@ public struct SQLCipherMedicationScheduleRepository: MedicationScheduleRepositor
         let stored = try MedicationRecordRule.created(schedule, now: clock.now())
         if try find(stored.id, db) != nil { throw MedVaultError.duplicateRecord }
         try db.execute(MedicationScheduleRow.insert, MedicationScheduleRow.insertArguments(stored))
+        try db.changeLog.append(stored, .insert)
         return stored
     }
 
@@ -121,6 +122,7 @@ public struct SQLCipherMedicationScheduleRepository: MedicationScheduleRepositor
         guard let current = try find(schedule.id, db) else { throw MedVaultError.recordNotFound() }
         let stored = try MedicationUpdateRule.updated(schedule, replacing: current, now: clock.now())
         try db.execute(MedicationScheduleRow.update, MedicationScheduleRow.updateArguments(stored))
+        try db.changeLog.append(stored, .update)
         return stored
     }
 

@@ -121,6 +121,7 @@ public struct SQLCipherMedicationStore: MedicationStore {
         } catch let error as MedVaultError where error.sqliteCode == SQLiteResult.constraintForeignKey {
             throw MedVaultError.recordNotFound("patientID", sqliteCode: error.sqliteCode)
         }
+        try db.changeLog.append(stored, .insert)
         return stored
     }
 
@@ -128,6 +129,8 @@ public struct SQLCipherMedicationStore: MedicationStore {
         let (current, rowID) = try fetchMedication(medication.id, db)
         let stored = try MedicationUpdateRule.updated(medication, replacing: current, now: clock.now())
         try db.execute(MedicationRow.update, MedicationRow.updateArguments(stored, rowID: rowID))
+        try db.changeLog.append(stored, current.isActive == stored.isActive ? .update
+                                    : stored.isActive ? .reactivate : .deactivate)
         return stored
     }
 
@@ -136,6 +139,7 @@ public struct SQLCipherMedicationStore: MedicationStore {
         guard let stored = MedicationRecordRule.deactivated(current, now: clock.now()) else { return current }
         try db.execute(MedicationRow.updateActive,
                        MedicationRow.arguments(MedicationRow.activeColumns, of: stored, rowID: rowID))
+        try db.changeLog.append(stored, .deactivate)
         return stored
     }
 

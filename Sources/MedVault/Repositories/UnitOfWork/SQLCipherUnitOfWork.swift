@@ -44,6 +44,7 @@ final class SQLCipherUnitOfWork {
     func write<Value>(_ step: (DatabaseConnection) throws -> Value) throws -> Value {
         try checkUsable()
         try db.execute("SAVEPOINT medvault_unit_step")
+        let logged = db.changeLog.mark()
         do {
             let value = try step(db)
             try db.execute("RELEASE medvault_unit_step")
@@ -52,6 +53,7 @@ final class SQLCipherUnitOfWork {
             do {
                 try db.execute("ROLLBACK TO medvault_unit_step")
                 try db.execute("RELEASE medvault_unit_step")
+                db.changeLog.restore(logged)
             } catch let rollbackError {
                 // An interrupt (cancellation) or I/O failure: the transaction is no
                 // longer known to be whole. The unit will refuse to commit.

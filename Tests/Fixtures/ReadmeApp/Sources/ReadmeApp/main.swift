@@ -21,5 +21,9 @@ try await medicationsExample(vault: medications.vault, patient: patient)
 try await unitOfWorkExample(vault: medications.vault)
 await medications.vault.lock()
 
+let changes = try await Vault.create(at: root.appendingPathComponent("changes"), password: Password("correct horse battery"))
+try await changeObservationExample(vault: changes.vault)
+await changes.vault.lock()
+
 try await inMemoryVaultExample()
-print("README examples: 4 ran")
+print("README examples: 5 ran")

@@ -1,0 +1,49 @@
+/// The name of a table whose changes the change log records: one of MedVault's record
+/// tables, or an app table that opted in with
+/// ``DatabaseConnection/logChange(in:id:operation:version:)``.
+///
+/// An open set: an app's own table is `VaultTable("app_reminder")` or the string
+/// literal `"app_reminder"`.
+///
+/// ```swift
+/// let changes = try await vault.changeNotifications(in: [.patient, .clinicalSession])
+/// ```
+public struct VaultTable: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible {
+    /// The SQL table name.
+    public let rawValue: String
+
+    /// A table named `rawValue`.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// A table named `name`.
+    public init(_ name: String) { self.rawValue = name }
+
+    /// A table named by a string literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    public var description: String { rawValue }
+
+    /// The vault owner's profile.
+    public static let professional = VaultTable("professional")
+    /// Patients.
+    public static let patient = VaultTable("patient")
+    /// Clinical sessions.
+    public static let clinicalSession = VaultTable("clinical_session")
+    /// Diagnoses.
+    public static let diagnosis = VaultTable("diagnosis")
+    /// Attachments (logged once complete).
+    public static let attachment = VaultTable("attachment")
+    /// Medications.
+    public static let medication = VaultTable("medication")
+    /// Medication schedules.
+    public static let medicationSchedule = VaultTable("medication_schedule")
+    /// Dose logs.
+    public static let doseLog = VaultTable("dose_log")
+
+    /// Every MedVault record table the change log covers.
+    public static let recordTables: Set<VaultTable> = [
+        .professional, .patient, .clinicalSession, .diagnosis, .attachment, .medication,
+        .medicationSchedule, .doseLog,
+    ]
+}
