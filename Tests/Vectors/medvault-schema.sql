@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -87,6 +87,12 @@ CREATE INDEX session_addendum_by_session ON session_addendum(session_id, positio
 (automatic)
 
 -- index sqlite_autoindex_medication_search_segdir_1 on medication_search_segdir
+(automatic)
+
+-- index sqlite_autoindex_medvault_device_1 on medvault_device
+(automatic)
+
+-- index sqlite_autoindex_medvault_metadata_1 on medvault_metadata
 (automatic)
 
 -- index sqlite_autoindex_medvault_migrations_1 on medvault_migrations
@@ -301,6 +307,29 @@ CREATE TABLE 'medication_search_segments'(blockid INTEGER PRIMARY KEY, block BLO
 
 -- table medication_search_stat on medication_search_stat
 CREATE TABLE 'medication_search_stat'(id INTEGER PRIMARY KEY, value BLOB)
+
+-- table medvault_change on medvault_change
+CREATE TABLE medvault_change (
+seq INTEGER PRIMARY KEY,
+table_name NOT NULL,
+record_id BLOB NOT NULL,
+operation NOT NULL,
+version INTEGER,
+hlc INTEGER NOT NULL,
+device INTEGER NOT NULL
+)
+
+-- table medvault_device on medvault_device
+CREATE TABLE medvault_device (
+id INTEGER PRIMARY KEY,
+device_id BLOB NOT NULL UNIQUE
+)
+
+-- table medvault_metadata on medvault_metadata
+CREATE TABLE medvault_metadata (
+key TEXT PRIMARY KEY NOT NULL,
+value NOT NULL
+)
 
 -- table medvault_migrations on medvault_migrations
 CREATE TABLE medvault_migrations (name TEXT NOT NULL PRIMARY KEY)

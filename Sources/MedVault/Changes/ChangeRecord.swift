@@ -33,6 +33,22 @@ extension Attachment: ChangeLoggedRecord { static var changeTable: VaultTable { 
 extension Medication: ChangeLoggedRecord { static var changeTable: VaultTable { .medication } }
 extension MedicationSchedule: ChangeLoggedRecord { static var changeTable: VaultTable { .medicationSchedule } }
 extension DoseLog: ChangeLoggedRecord { static var changeTable: VaultTable { .doseLog } }
+extension MedicationRefill: ChangeLoggedRecord { static var changeTable: VaultTable { .medicationRefill } }
+extension SessionAddendum: ChangeLoggedRecord {
+    static var changeTable: VaultTable { .sessionAddendum }
+    /// Addenda never change: always their first version.
+    var version: Int64 { 1 }
+}
+
+extension DoseLogRevision {
+    /// The revision's entry: an insert (revisions never change), first version.
+    var change: ChangeRecord { ChangeRecord(table: .doseLogRevision, id: id, operation: .insert, version: 1) }
+}
+
+extension SessionSignature {
+    /// The signature's entry, under its session's id (one signature per session).
+    var change: ChangeRecord { ChangeRecord(table: .sessionSignature, id: sessionID, operation: .insert, version: 1) }
+}
 
 extension ChangeLogWriter {
     /// Appends `record`'s entry for `operation`.

@@ -40,10 +40,18 @@ public struct VaultTable: RawRepresentable, Hashable, Sendable, Codable, Express
     public static let medicationSchedule = VaultTable("medication_schedule")
     /// Dose logs.
     public static let doseLog = VaultTable("dose_log")
+    /// A dose log's previous values, kept by a correction or a void (append-only).
+    public static let doseLogRevision = VaultTable("dose_log_revision")
+    /// Refill events (append-only).
+    public static let medicationRefill = VaultTable("medication_refill")
+    /// Session signatures (one per signed session, keyed by the session's id).
+    public static let sessionSignature = VaultTable("session_signature")
+    /// Addenda of signed sessions (append-only).
+    public static let sessionAddendum = VaultTable("session_addendum")
 
     /// Every MedVault record table the change log covers.
     public static let recordTables: Set<VaultTable> = [
         .professional, .patient, .clinicalSession, .diagnosis, .attachment, .medication,
-        .medicationSchedule, .doseLog,
+        .medicationSchedule, .doseLog, .doseLogRevision, .medicationRefill, .sessionSignature, .sessionAddendum,
     ]
 }

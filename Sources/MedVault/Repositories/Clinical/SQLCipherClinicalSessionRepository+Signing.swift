@@ -69,6 +69,7 @@ extension SQLCipherClinicalSessionRepository {
             alreadySigned: try isSigned(id, in: db),
             by: try SQLCipherProfessionalRepository.get(in: db), at: clock.now())
         try db.execute(SigningRows.insertSignature, SigningRows.SignatureColumn.arguments(signature))
+        try db.changeLog.append([signature.change])
         return signature
     }
 
@@ -79,6 +80,7 @@ extension SQLCipherClinicalSessionRepository {
             to: sessionID, signed: try isSigned(sessionID, in: db), reason: reason, text: text,
             by: try SQLCipherProfessionalRepository.get(in: db), at: clock.now())
         try db.execute(SigningRows.insertAddendum, SigningRows.AddendumColumn.arguments(addendum))
+        try db.changeLog.append(addendum, .insert)
         return addendum
     }
 }

@@ -54,6 +54,8 @@ extension SQLCipherDoseLogRepository {
                        DoseLogRevisionRow.insertArguments(revision, patientID: medication.patientID))
         try db.execute(DoseLogRow.updateCorrected, DoseLogRow.correctedArguments(next))
         try writeInventory(changed, replacing: medication, rowID: rowID, db)
+        try db.changeLog.append([revision.change, next.change(.update)]
+                                + (changed.version != medication.version ? [changed.change(.update)] : []))
         return DoseLogReceipt(log: next, medication: changed, shortfall: shortfall)
     }
 
@@ -70,6 +72,9 @@ extension SQLCipherDoseLogRepository {
                        DoseLogRevisionRow.insertArguments(revision, patientID: medication.patientID))
         try db.execute("DELETE FROM dose_log WHERE id = ?", [id.vaultValue])
         try writeInventory(changed, replacing: medication, rowID: rowID, db)
+        // The voided log leaves `dose_log` (its last version is the entry's): a delete.
+        try db.changeLog.append([revision.change, current.change(.delete)]
+                                + (changed.version != medication.version ? [changed.change(.update)] : []))
         return DoseLogReceipt(log: current, medication: changed, shortfall: shortfall)
     }
 

@@ -46,6 +46,7 @@ public struct SQLCipherMedicationRefillRepository: MedicationRefillRepository {
         try db.execute(MedicationRefillRow.insert, MedicationRefillRow.insertArguments(stored, patientID: medication.patientID))
         try db.execute(MedicationRow.updateRefilledInventory,
                        MedicationRow.arguments(MedicationRow.refillColumns, of: changed, rowID: rowID))
+        try db.changeLog.append([stored.change(.insert), changed.change(.update)])
         return MedicationRefillReceipt(refill: stored, medication: changed)
     }
 

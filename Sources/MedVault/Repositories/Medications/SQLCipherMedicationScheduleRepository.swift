@@ -152,6 +152,7 @@ public struct SQLCipherMedicationScheduleRepository: MedicationScheduleRepositor
             schedule, replacing: current, effectiveFrom: day, newID: UUID(), now: clock.now())
         try db.execute(MedicationScheduleRow.update, MedicationScheduleRow.updateArguments(ended))
         try db.execute(MedicationScheduleRow.insert, MedicationScheduleRow.insertArguments(started))
+        try db.changeLog.append([ended.change(.update), started.change(.insert)])
         return started
     }
 
@@ -176,6 +177,7 @@ public struct SQLCipherMedicationScheduleRepository: MedicationScheduleRepositor
         guard let current = try find(id, db) else { throw MedVaultError.recordNotFound() }
         let stored = try rule(current)
         try db.execute(MedicationScheduleRow.update, MedicationScheduleRow.updateArguments(stored))
+        try db.changeLog.append(stored, .update)
         return stored
     }
 
