@@ -84,6 +84,14 @@ public enum SyncMigrator {
     ///   database knows a migration this server does not (a newer server ran); a
     ///   PostgreSQL error otherwise. Nothing is applied then.
     public static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+        do {
+            try await migrateInTransaction(client, logger: logger)
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
+        }
+    }
+
+    private static func migrateInTransaction(_ client: PostgresClient, logger: Logger) async throws {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(advisoryLockKey))", logger: logger)
             try await connection.query("""

@@ -12,6 +12,14 @@ import NIOCore
 /// bearer token (except health, challenges, register and join), checks the path's vault
 /// against the token's, takes a rate-limit token and only then touches the database.
 struct SyncRoutes: Sendable {
+    /// Sorted keys: every answer is the same bytes for the same value (a 404 of another
+    /// vault is byte for byte a 404 of no vault), as docs/sync-server.md shows them.
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }
+
     let store: SyncStore
     let limits: SyncServerLimits
     let limiter: RateLimiter
@@ -187,7 +195,7 @@ struct SyncRoutes: Sendable {
     }
 
     func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-        let data = try JSONEncoder().encode(value)
+        let data = try Self.encoder.encode(value)
         return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
                         body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }

@@ -28,7 +28,7 @@ public struct SyncServerError: Error, Sendable, HTTPResponseError {
 
     /// The JSON response.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let body = try JSONEncoder().encode(SyncErrorBody(error: code, message: message))
+        let body = try SyncRoutes.encoder.encode(SyncErrorBody(error: code, message: message))
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retryAfterSeconds {
             headers[.retryAfter] = String(retryAfterSeconds)

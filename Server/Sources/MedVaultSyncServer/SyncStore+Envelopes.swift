@@ -15,7 +15,7 @@ extension SyncStore {
     /// - Throws: ``SyncServerError/badToken`` when the device was revoked meanwhile.
     func push(_ envelopes: [SyncEnvelope], vaultID: UUID, deviceID: UUID) async throws -> [Int64] {
         guard !envelopes.isEmpty else { return [] }
-        return try await client.withTransaction(logger: logger) { connection in
+        return try await transaction { connection in
             // The device must still be active; FOR SHARE holds off a concurrent revoke.
             let active = try await connection.query("""
                 SELECT 1 FROM devices WHERE vault_id = \(vaultID) AND device_id = \(deviceID) AND revoked_at IS NULL

@@ -27,7 +27,7 @@ struct SyncStore: Sendable {
         var generator = SystemRandomNumberGenerator()
         let challenge = Data((0..<SyncDeviceProof.challengeLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         let hash = Self.hash(challenge)
-        try await client.withTransaction(logger: logger) { connection in
+        try await transaction { connection in
             try await connection.query("DELETE FROM challenges WHERE expires_at < now()", logger: logger)
             try await connection.query(
                 "DELETE FROM challenges WHERE vault_id = \(vaultID) AND device_id = \(deviceID)", logger: logger)
@@ -58,7 +58,7 @@ struct SyncStore: Sendable {
     ///
     /// - Throws: ``SyncServerError/vaultExists`` when the vault id is taken.
     func registerVault(_ request: SyncRegisterRequest, tokenHash: Data) async throws {
-        try await client.withTransaction(logger: logger) { connection in
+        try await transaction { connection in
             let inserted = try await connection.query("""
                 INSERT INTO vaults (vault_id, verification_key) VALUES (\(request.vaultID), \(request.verificationKey))
                 ON CONFLICT (vault_id) DO NOTHING RETURNING 1
@@ -148,6 +148,16 @@ struct SyncStore: Sendable {
         var replaced = false
         for try await _ in rows.decode(Int32.self) { replaced = true }
         return replaced
+    }
+
+    /// Runs `body` in a transaction and rethrows its own error unwrapped (PostgresNIO
+    /// wraps it in `PostgresTransactionError`), so routes can answer it.
+    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
+        }
     }
 
     static func hash(_ data: Data) -> Data {

@@ -155,36 +155,44 @@ final class TestPostgres: Sendable {
 
     /// Runs a command to completion; throws with its output when it fails.
     ///
-    /// Output goes through files, not pipes: `pg_ctl start` leaves the postmaster
-    /// running with copies of the child's descriptors, and a pipe would then never end.
+    /// posix_spawn and waitpid, not Foundation's `Process`: `Process` learns that a child
+    /// ended when a socket the child inherits closes, and `pg_ctl start` leaves the
+    /// postmaster running with that socket, so `waitUntilExit()` would never return.
+    /// Output goes through files for the same reason (a pipe would never end either).
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> Data {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("medvault-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let outputURL = folder.appendingPathComponent("out")
-        let errorURL = folder.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        let output = try FileHandle(forWritingTo: outputURL)
-        let errors = try FileHandle(forWritingTo: errorURL)
+        let outputPath = folder.appendingPathComponent("out").path
+        let errorPath = folder.appendingPathComponent("err").path
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            try? output.close()
-            try? errors.close()
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: "/tmp")
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        let data = (try? Data(contentsOf: outputURL)) ?? Data()
-        guard process.terminationStatus == 0 else {
-            let errorText = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
-            throw TestPostgresError("\((executable as NSString).lastPathComponent) failed (\(process.terminationStatus)): "
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard spawned == 0 else {
+            throw TestPostgresError("cannot start \((executable as NSString).lastPathComponent): errno \(spawned)")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let exited = (status & 0x7f) == 0
+        let code = (status >> 8) & 0xff
+        let data = (try? Data(contentsOf: URL(fileURLWithPath: outputPath))) ?? Data()
+        guard exited && code == 0 else {
+            let errorText = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+            throw TestPostgresError("\((executable as NSString).lastPathComponent) failed (status \(status)): "
                 + errorText)
         }
         return data
