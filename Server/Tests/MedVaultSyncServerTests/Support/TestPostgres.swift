@@ -103,7 +103,7 @@ final class TestPostgres: Sendable {
     private func startWatchdog() {
         let stop = "\(binDirectory)/pg_ctl -D '\(dataDirectory)' -m immediate stop"
         let asUser = getuid() == 0 ? "/usr/sbin/runuser -u \(Self.unprivilegedUser) -- \(stop)" : stop
-        let script = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(asUser) >/dev/null 2>&1; rm -rf '\(directory)'"
+        let script = "cd /; while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(asUser) >/dev/null 2>&1; rm -rf '\(directory)'"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", script]
@@ -148,7 +148,10 @@ final class TestPostgres: Sendable {
     @discardableResult
     static func runAsPostgresUser(_ executable: String, _ arguments: [String]) throws -> Data {
         if getuid() == 0 {
-            return try run("/usr/sbin/runuser", ["-u", unprivilegedUser, "--", executable] + arguments)
+            // From /: pg_ctl refuses to start in a folder its user cannot enter (a clone
+            // under /root, in CI).
+            return try run("/usr/sbin/runuser", ["-u", unprivilegedUser, "--", "/bin/sh", "-c", "cd / && exec \"$@\"",
+                                                 "sh", executable] + arguments)
         }
         return try run(executable, arguments)
     }
