@@ -17,6 +17,7 @@ struct SyncServerProcessTests {
         var allEnvelopes: [SyncEnvelope] = []
         var answered: [UUID: Int64] = [:] // envelope id → sequence, from pushes that got an answer
         var logs = ""
+        var interruptedRounds = 0
 
         for round in 0..<5 {
             let batches = try (0..<30).map { batch in
@@ -42,7 +43,9 @@ struct SyncServerProcessTests {
             }
             try await Task.sleep(for: .milliseconds(30 + round * 40))
             await server.stop(SIGKILL)
-            for (batch, sequences) in try await pushing.value {
+            let done = try await pushing.value
+            if done.count < batches.count { interruptedRounds += 1 }
+            for (batch, sequences) in done {
                 for (envelope, sequence) in zip(batch, sequences) { answered[envelope.id] = sequence }
             }
             logs += server.standardError
@@ -59,6 +62,7 @@ struct SyncServerProcessTests {
             }
         }
 
+        #expect(interruptedRounds > 0, "the kill landed while pushes were still going on")
         let pulled = try await device.pullAll(pageSize: 200)
         #expect(pulled.count == allEnvelopes.count)
         #expect(Set(pulled.map(\.envelope.id)).count == pulled.count, "no duplicate")
