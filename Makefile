@@ -1,7 +1,8 @@
 # MedVault — developer entry points. Each target installs missing system packages first.
 #
 #   make demo         run the clinic demo on a throwaway vault
-#   make test         run the whole test suite
+#   make test         run the whole test suite, the sync server's (Server/) included
+#   make server       build the sync server (Server/, its own package and scratch folder)
 #   make bench        run the benchmark suite (release build), write docs/benchmarks.md
 #   make bench-quick  the same at a tenth of the size, for CI smoke runs
 #   make docs         build the DocC catalogs of the library modules, warnings as errors
@@ -12,7 +13,7 @@ SWIFT ?= swift
 # Extra flags for every build, e.g. SWIFT_FLAGS="-Xswiftc -warnings-as-errors".
 SWIFT_FLAGS ?=
 
-.PHONY: deps build test demo medication-demo bench bench-quick docs readme-app grdb-coexistence clean
+.PHONY: deps build test server demo medication-demo bench bench-quick docs readme-app grdb-coexistence clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -20,8 +21,16 @@ deps:
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 
+# The sync server is its own package (Server/Package.swift: Hummingbird, PostgresNIO),
+# built in its own scratch folder; its tests start their own PostgreSQL.
+SERVER_SCRATCH ?= .build-server
+
 test: deps
 	$(SWIFT) test $(SWIFT_FLAGS)
+	$(SWIFT) test --package-path Server --scratch-path $(SERVER_SCRATCH) $(SWIFT_FLAGS)
+
+server: deps
+	$(SWIFT) build --package-path Server --scratch-path $(SERVER_SCRATCH) $(SWIFT_FLAGS)
 
 demo: deps
 	$(SWIFT) run $(SWIFT_FLAGS) ClinicDemo
@@ -63,4 +72,4 @@ readme-app: deps
 
 clean:
 	$(SWIFT) package clean
-	rm -rf $(BENCH_SCRATCH)
+	rm -rf $(BENCH_SCRATCH) $(SERVER_SCRATCH)

@@ -5,6 +5,8 @@
 #   macOS via Homebrew;
 # - SQLite's headers (libsqlite3-dev): GRDB, which the benchmarks' GRDB peer and the
 #   GRDB coexistence check build, links the system SQLite;
+# - PostgreSQL's server binaries (postgresql: initdb, pg_ctl, pg_dump, psql): the sync
+#   server's tests (Server/) start their own PostgreSQL; detected by initdb;
 # - Python's sqlcipher3 module (PyPI sqlcipher3-binary, which bundles SQLCipher 4):
 #   the test that proves a vault opens under SQLCipher 4 drives it through python3.
 #   Installed with pip; where the Python is "externally managed" (PEP 668), with
@@ -66,6 +68,31 @@ if ! have_system; then
   fi
   if ! have_system; then
     echo "SQLCipher, Argon2 or SQLite is still not found through pkg-config after installing." >&2
+    exit 1
+  fi
+fi
+
+# MARK: - PostgreSQL, for the sync server's tests
+
+have_postgres() {
+  command -v initdb >/dev/null 2>&1 && return 0
+  local bindir
+  bindir=$(pg_config --bindir 2>/dev/null || true)
+  [ -n "$bindir" ] && [ -x "$bindir/initdb" ] && return 0
+  compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null
+}
+
+if ! have_postgres; then
+  if command -v apt-get >/dev/null 2>&1; then
+    apt_install postgresql
+  elif command -v brew >/dev/null 2>&1; then
+    brew install postgresql
+  else
+    echo "The sync server's tests need PostgreSQL's server binaries (initdb, pg_ctl): install PostgreSQL." >&2
+    exit 1
+  fi
+  if ! have_postgres; then
+    echo "PostgreSQL's initdb is still not found after installing." >&2
     exit 1
   fi
 fi

@@ -1,0 +1,78 @@
+// swift-tools-version:6.1
+//
+// The MedVault zero-knowledge sync server: a stateless HTTP service (Hummingbird 2) in
+// front of PostgreSQL (PostgresNIO) that stores and orders sealed envelopes.
+//
+// Its own package, so that apps importing MedVault never resolve a server dependency.
+// From the library it takes the wire values only (product MedVaultSyncWire): no storage
+// engine, no key code.
+//
+//   medvault-sync-server   executable: configuration from the environment, signals
+//        │
+//   MedVaultSyncServer     routes, authentication, limits, PostgreSQL store, migrations
+//        │
+//   MedVaultSyncWire       (../Package.swift) request and response bodies, envelopes
+
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "MedVaultSyncServer",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "medvault-sync-server", targets: ["medvault-sync-server"]),
+    ],
+    dependencies: [
+        .package(name: "MedVault", path: ".."),
+        // Without the ConfigurationSupport trait: the server reads its own environment
+        // variables, and swift-configuration would be built for nothing.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1",
+                 traits: ["FullFoundation"]),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        .target(
+            name: "MedVaultSyncServer",
+            dependencies: [
+                .product(name: "MedVaultSyncWire", package: "MedVault"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "medvault-sync-server",
+            dependencies: [
+                "MedVaultSyncServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MedVaultSyncServerTests",
+            dependencies: [
+                "MedVaultSyncServer",
+                // Built with the tests: the crash test runs it as a child and kills it.
+                "medvault-sync-server",
+                .product(name: "MedVaultSyncWire", package: "MedVault"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

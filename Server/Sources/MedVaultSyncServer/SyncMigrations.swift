@@ -1,0 +1,161 @@
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+
+/// One named, frozen schema migration: once released, its SQL never changes (the
+/// migrator refuses to start when an applied migration's checksum differs).
+struct SyncMigration: Sendable {
+    let name: String
+    let sql: [String]
+
+    /// SHA-256 of the statements, to detect an edited migration.
+    var checksum: String {
+        SHA256.hash(data: Data(sql.joined(separator: ";\n").utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// Applies the server's migrations at startup, in one transaction under a PostgreSQL
+/// advisory lock, so several instances starting together apply each migration once.
+public enum SyncMigrator {
+    /// The advisory lock's key (ASCII "MVSYNC01" as a big-endian Int64).
+    static let advisoryLockKey: Int64 = 0x4D56_5359_4E43_3031
+
+    /// The migrations, in order. Append only; never edit a released one.
+    static let migrations: [SyncMigration] = [
+        SyncMigration(name: "v1-core", sql: [
+            """
+            CREATE TABLE vaults (
+                vault_id uuid PRIMARY KEY,
+                verification_key bytea NOT NULL CHECK (octet_length(verification_key) = 32),
+                last_sequence bigint NOT NULL DEFAULT 0 CHECK (last_sequence >= 0),
+                created_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            """
+            CREATE TABLE devices (
+                vault_id uuid NOT NULL REFERENCES vaults (vault_id) ON DELETE CASCADE,
+                device_id uuid NOT NULL,
+                token_hash bytea NOT NULL UNIQUE CHECK (octet_length(token_hash) = 32),
+                created_at timestamptz NOT NULL DEFAULT now(),
+                revoked_at timestamptz,
+                revoked_by uuid,
+                PRIMARY KEY (vault_id, device_id)
+            )
+            """,
+            """
+            CREATE TABLE envelopes (
+                vault_id uuid NOT NULL,
+                sequence bigint NOT NULL CHECK (sequence > 0),
+                envelope_id uuid NOT NULL,
+                record_key bytea NOT NULL CHECK (octet_length(record_key) = 32),
+                device_id uuid NOT NULL,
+                ciphertext bytea NOT NULL,
+                received_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (vault_id, sequence),
+                UNIQUE (vault_id, envelope_id),
+                FOREIGN KEY (vault_id, device_id) REFERENCES devices (vault_id, device_id) ON DELETE CASCADE
+            )
+            """,
+            """
+            CREATE TABLE keyrings (
+                vault_id uuid PRIMARY KEY REFERENCES vaults (vault_id) ON DELETE CASCADE,
+                generation bigint NOT NULL CHECK (generation >= 0),
+                keyring bytea NOT NULL CHECK (octet_length(keyring) BETWEEN 1 AND 65536),
+                updated_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+            """
+            CREATE TABLE challenges (
+                challenge_hash bytea PRIMARY KEY CHECK (octet_length(challenge_hash) = 32),
+                vault_id uuid NOT NULL,
+                device_id uuid NOT NULL,
+                expires_at timestamptz NOT NULL
+            )
+            """,
+            "CREATE INDEX challenges_by_expiry ON challenges (expires_at)",
+            "CREATE INDEX challenges_by_device ON challenges (vault_id, device_id)",
+        ]),
+    ]
+
+    /// Applies the migrations not yet applied.
+    ///
+    /// - Throws: ``SyncMigrationError`` when an applied migration was edited or the
+    ///   database knows a migration this server does not (a newer server ran); a
+    ///   PostgreSQL error otherwise. Nothing is applied then.
+    public static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+        do {
+            try await migrateInTransaction(client, logger: logger)
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
+        }
+    }
+
+    private static func migrateInTransaction(_ client: PostgresClient, logger: Logger) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(advisoryLockKey))", logger: logger)
+            try await connection.query("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    name text PRIMARY KEY,
+                    checksum text NOT NULL,
+                    applied_at timestamptz NOT NULL DEFAULT now()
+                )
+                """, logger: logger)
+            var applied: [String: String] = [:]
+            for try await (name, checksum) in try await connection.query(
+                "SELECT name, checksum FROM schema_migrations", logger: logger
+            ).decode((String, String).self) {
+                applied[name] = checksum
+            }
+            let known = Set(migrations.map(\.name))
+            if let unknown = applied.keys.sorted().first(where: { !known.contains($0) }) {
+                throw SyncMigrationError(kind: .unknownMigration, migration: unknown)
+            }
+            for migration in migrations {
+                if let checksum = applied[migration.name] {
+                    guard checksum == migration.checksum else {
+                        throw SyncMigrationError(kind: .editedMigration, migration: migration.name)
+                    }
+                    continue
+                }
+                for statement in migration.sql {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query(
+                    "INSERT INTO schema_migrations (name, checksum) VALUES (\(migration.name), \(migration.checksum))",
+                    logger: logger)
+                logger.info("applied migration", metadata: ["migration": "\(migration.name)"])
+            }
+        }
+    }
+}
+
+/// Why the server refused to migrate its database.
+public struct SyncMigrationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of refusal.
+    public enum Kind: Sendable, Hashable {
+        /// An applied migration's SQL differs from this server's.
+        case editedMigration
+        /// The database has a migration this server does not know (a newer server).
+        case unknownMigration
+    }
+
+    /// The kind of refusal.
+    public let kind: Kind
+    /// The migration's name.
+    public let migration: String
+
+    /// Creates an error.
+    public init(kind: Kind, migration: String) {
+        self.kind = kind
+        self.migration = migration
+    }
+
+    /// A sentence for the operator.
+    public var description: String {
+        switch kind {
+        case .editedMigration: "migration \(migration) was applied with different SQL: migrations are frozen"
+        case .unknownMigration: "the database has migration \(migration), unknown to this server: is a newer server running?"
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import MedVaultSyncWire
+import NIOCore
+
+/// The HTTP API of docs/sync-server.md: one handler per route.
+///
+/// Every handler reads its body with a size limit before decoding, authenticates the
+/// bearer token (except health, challenges, register and join), checks the path's vault
+/// against the token's, takes a rate-limit token and only then touches the database.
+struct SyncRoutes: Sendable {
+    /// Sorted keys: every answer is the same bytes for the same value (a 404 of another
+    /// vault is byte for byte a 404 of no vault), as docs/sync-server.md shows them.
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }
+
+    let store: SyncStore
+    let limits: SyncServerLimits
+    let limiter: RateLimiter
+
+    func add(to router: Router<SyncRequestContext>) {
+        router.get("/v1/health") { _, _ in try await self.health() }
+        router.post("/v1/challenges") { request, context in try await self.challenge(request, context) }
+        router.post("/v1/vaults") { request, context in try await self.register(request, context) }
+        router.post("/v1/vaults/:vaultId/devices") { request, context in try await self.join(request, context) }
+        router.delete("/v1/vaults/:vaultId/devices/:deviceId") { request, context in
+            try await self.revoke(request, context)
+        }
+        router.post("/v1/vaults/:vaultId/envelopes") { request, context in try await self.push(request, context) }
+        router.get("/v1/vaults/:vaultId/envelopes") { request, context in try await self.pull(request, context) }
+        router.get("/v1/vaults/:vaultId/keyring") { request, context in try await self.getKeyring(request, context) }
+        router.put("/v1/vaults/:vaultId/keyring") { request, context in try await self.putKeyring(request, context) }
+    }
+
+    // MARK: - Unauthenticated
+
+    func health() async throws -> Response {
+        do {
+            try await store.ping()
+        } catch {
+            throw SyncServerError.unavailable
+        }
+        return try json(SyncHealth(status: "ok"))
+    }
+
+    func challenge(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        try limitAddress(context)
+        let body = try await decode(SyncChallengeRequest.self, request, limit: limits.maximumOtherBodyBytes)
+        let challenge = try await store.makeChallenge(vaultID: body.vaultID, deviceID: body.deviceID,
+                                                      lifetimeSeconds: limits.challengeLifetimeSeconds)
+        return try json(try SyncChallenge(challenge: challenge, expiresInSeconds: limits.challengeLifetimeSeconds),
+                        status: .created)
+    }
+
+    func register(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        try limitAddress(context)
+        let body = try await decode(SyncRegisterRequest.self, request, limit: limits.maximumOtherBodyBytes)
+        try await checkProof(.register, challenge: body.challenge, signature: body.signature,
+                             vaultID: body.vaultID, deviceID: body.deviceID, key: body.verificationKey)
+        let token = DeviceToken.make()
+        try await store.registerVault(body, tokenHash: token.hash)
+        context.logger.info("vault registered")
+        return try json(SyncDeviceToken(deviceToken: token.token), status: .created)
+    }
+
+    func join(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        try limitAddress(context)
+        let vaultID = try context.parameters.require("vaultId", as: UUID.self)
+        let body = try await decode(SyncJoinRequest.self, request, limit: limits.maximumOtherBodyBytes)
+        // An unknown vault fails like a bad signature: the caller learns nothing.
+        let key = try await store.verificationKey(vaultID: vaultID)
+        try await checkProof(.join, challenge: body.challenge, signature: body.signature,
+                             vaultID: vaultID, deviceID: body.deviceID, key: key)
+        let token = DeviceToken.make()
+        try await store.addDevice(vaultID: vaultID, deviceID: body.deviceID, tokenHash: token.hash)
+        context.logger.info("device joined")
+        return try json(SyncDeviceToken(deviceToken: token.token), status: .created)
+    }
+
+    // MARK: - Authenticated
+
+    func push(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try await authenticate(request, context)
+        let body = try await decode(SyncPushRequest.self, request, limit: limits.maximumPushBytes)
+        guard body.envelopes.count <= limits.maximumEnvelopesPerPush else { throw SyncServerError.tooManyEnvelopes }
+        let sequences = try await store.push(body.envelopes, vaultID: device.vaultID, deviceID: device.deviceID)
+        context.logger.debug("pushed", metadata: ["envelopes": "\(sequences.count)"])
+        return try json(SyncPushResponse(sequences: sequences))
+    }
+
+    func pull(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try await authenticate(request, context)
+        let query = request.uri.queryParameters
+        let after: Int64
+        if let text = query["after"] {
+            guard let value = Int64(String(text)), value >= 0 else {
+                throw SyncServerError.badRequest("after must be a sequence (an integer ≥ 0).")
+            }
+            after = value
+        } else {
+            after = 0
+        }
+        var limit = limits.maximumPullLimit
+        if let text = query["limit"] {
+            guard let value = Int(String(text)), value >= 1 else {
+                throw SyncServerError.badRequest("limit must be an integer ≥ 1.")
+            }
+            limit = min(value, limits.maximumPullLimit)
+        }
+        let page = try await store.pull(vaultID: device.vaultID, after: after, limit: limit,
+                                        maximumBytes: limits.maximumPullBytes)
+        return try json(page)
+    }
+
+    func getKeyring(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try await authenticate(request, context)
+        guard let keyring = try await store.keyring(vaultID: device.vaultID) else { throw SyncServerError.notFound }
+        return try json(keyring)
+    }
+
+    func putKeyring(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try await authenticate(request, context)
+        let body = try await decode(SyncKeyringUpdate.self, request, limit: limits.maximumOtherBodyBytes)
+        guard try await store.updateKeyring(vaultID: device.vaultID, update: body) else {
+            throw SyncServerError.staleGeneration
+        }
+        context.logger.info("keyring replaced", metadata: ["generation": "\(body.keyring.generation)"])
+        return try json(body.keyring)
+    }
+
+    func revoke(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try await authenticate(request, context)
+        let target = try context.parameters.require("deviceId", as: UUID.self)
+        guard target != device.deviceID else { throw SyncServerError.selfRevocation }
+        guard try await store.revoke(vaultID: device.vaultID, deviceID: target, by: device.deviceID) else {
+            throw SyncServerError.notFound
+        }
+        context.logger.info("device revoked")
+        return Response(status: .noContent)
+    }
+
+    // MARK: - Helpers
+
+    /// The token's device, when its vault is the path's: otherwise 401 (no, unknown or
+    /// revoked token) or 404 (another vault's token: the same answer as an unknown vault).
+    func authenticate(_ request: Request, _ context: SyncRequestContext) async throws -> AuthenticatedDevice {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+            try limitAddress(context)
+            throw SyncServerError.missingToken
+        }
+        guard let hash = DeviceToken.hash(presented: String(header.dropFirst("Bearer ".count))),
+              let device = try await store.device(tokenHash: hash) else {
+            try limitAddress(context)
+            throw SyncServerError.badToken
+        }
+        if let wait = limiter.take("device:\(device.deviceID)") {
+            throw SyncServerError.rateLimited(retryAfterSeconds: wait)
+        }
+        guard let vaultID = context.parameters.get("vaultId", as: UUID.self), vaultID == device.vaultID else {
+            throw SyncServerError.notFound
+        }
+        return device
+    }
+
+    func limitAddress(_ context: SyncRequestContext) throws {
+        if let wait = limiter.take("address:\(context.remoteAddress)") {
+            throw SyncServerError.rateLimited(retryAfterSeconds: wait)
+        }
+    }
+
+    /// Spends the challenge, then verifies the Ed25519 signature; any failure is 403.
+    func checkProof(_ purpose: SyncDeviceProof.Purpose, challenge: Data, signature: Data,
+                    vaultID: UUID, deviceID: UUID, key: Data?) async throws {
+        let fresh = try await store.consumeChallenge(challenge, vaultID: vaultID, deviceID: deviceID)
+        guard fresh, let key, let publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: key) else {
+            throw SyncServerError.badProof
+        }
+        let message = SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID)
+        guard publicKey.isValidSignature(signature, for: message) else { throw SyncServerError.badProof }
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int) async throws -> T {
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+            throw SyncServerError.tooLarge
+        }
+        var request = request
+        let buffer = try await request.collectBody(upTo: limit)
+        return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+    }
+
+    func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let data = try Self.encoder.encode(value)
+        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

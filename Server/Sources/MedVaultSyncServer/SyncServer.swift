@@ -1,0 +1,50 @@
+import Hummingbird
+import Logging
+import NIOCore
+import PostgresNIO
+import ServiceLifecycle
+
+/// Builds the sync server: a Hummingbird application whose services include the
+/// PostgreSQL pool and which migrates the database before it accepts a connection.
+///
+/// For example, the executable does:
+///
+/// ```swift
+/// let configuration = try SyncServerConfiguration(environment: ProcessInfo.processInfo.environment)
+/// let app = SyncServer.makeApplication(configuration: configuration, logger: logger)
+/// try await app.runService() // SIGTERM and SIGINT shut it down gracefully
+/// ```
+public enum SyncServer {
+    /// The application.
+    ///
+    /// - Parameters:
+    ///   - configuration: Listen address, limits and database.
+    ///   - logger: The logger; request logs never carry bodies or tokens.
+    ///   - onServerRunning: Called with the listening channel (its local port).
+    public static func makeApplication(
+        configuration: SyncServerConfiguration,
+        logger: Logger,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let client = PostgresClient(configuration: configuration.database, backgroundLogger: logger)
+        let store = SyncStore(client: client, logger: logger)
+        let router = Router(context: SyncRequestContext.self)
+        router.middlewares.add(SyncErrorMiddleware())
+        SyncRoutes(store: store, limits: configuration.limits,
+                   limiter: RateLimiter(requestsPerSecond: configuration.limits.requestsPerSecond,
+                                        burst: configuration.limits.burst))
+            .add(to: router)
+        var app = Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port),
+                                 serverName: "medvault-sync-server"),
+            services: [client],
+            onServerRunning: onServerRunning,
+            logger: logger
+        )
+        app.beforeServerStarts {
+            try await SyncMigrator.migrate(client, logger: logger)
+        }
+        return app
+    }
+}

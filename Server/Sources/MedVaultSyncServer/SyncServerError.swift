@@ -1,0 +1,75 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MedVaultSyncWire
+import NIOCore
+
+/// An error the sync server answers with: a status and a JSON ``SyncErrorBody``.
+///
+/// Messages are fixed sentences: they never repeat a request's bytes, ids or tokens.
+public struct SyncServerError: Error, Sendable, HTTPResponseError {
+    /// The HTTP status.
+    public let status: HTTPResponse.Status
+    /// The code of the JSON body.
+    public let code: SyncErrorCode
+    /// The message of the JSON body.
+    public let message: String
+    /// Seconds to put in `Retry-After` (429 and 503).
+    public let retryAfterSeconds: Int?
+
+    /// Creates an error.
+    public init(_ status: HTTPResponse.Status, _ code: SyncErrorCode, _ message: String,
+                retryAfterSeconds: Int? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+
+    /// The JSON response.
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        let body = try SyncRoutes.encoder.encode(SyncErrorBody(error: code, message: message))
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if let retryAfterSeconds {
+            headers[.retryAfter] = String(retryAfterSeconds)
+        }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+extension SyncServerError {
+    static let missingToken = SyncServerError(.unauthorized, .unauthorized,
+                                              "This route needs an Authorization: Bearer device token.")
+    static let badToken = SyncServerError(.unauthorized, .unauthorized,
+                                          "The device token is unknown or its device was revoked.")
+    static let notFound = SyncServerError(.notFound, .notFound, "No such resource.")
+    static let badProof = SyncServerError(.forbidden, .forbidden,
+                                          "The challenge is unknown, used or expired, or the signature does not verify.")
+    static let vaultExists = SyncServerError(.conflict, .vaultExists, "This vault is already registered.")
+    static let deviceExists = SyncServerError(.conflict, .deviceExists, "This device id is already used in this vault.")
+    static let envelopeConflict = SyncServerError(
+        .conflict, .envelopeConflict,
+        "An envelope id was pushed before with different bytes; nothing of this batch was stored.")
+    static let staleGeneration = SyncServerError(
+        .conflict, .staleGeneration,
+        "The keyring's generation is no longer the expected one; read it again and retry.")
+    static let tooLarge = SyncServerError(.contentTooLarge, .payloadTooLarge,
+                                          "The request body is larger than this route accepts.")
+    static let tooManyEnvelopes = SyncServerError(.contentTooLarge, .payloadTooLarge,
+                                                  "The push holds more envelopes than the server accepts at once.")
+    static let selfRevocation = SyncServerError(.badRequest, .badRequest,
+                                                "A device cannot revoke itself; revoke it from another device.")
+    static let internalError = SyncServerError(.internalServerError, .internalError,
+                                               "The server failed; nothing was stored.")
+    static let unavailable = SyncServerError(.serviceUnavailable, .unavailable,
+                                             "The database is unreachable; retry later.", retryAfterSeconds: 1)
+
+    static func badRequest(_ message: String) -> SyncServerError {
+        SyncServerError(.badRequest, .badRequest, message)
+    }
+
+    static func rateLimited(retryAfterSeconds: Int) -> SyncServerError {
+        SyncServerError(.tooManyRequests, .rateLimited, "Too many requests; retry after the delay in Retry-After.",
+                        retryAfterSeconds: retryAfterSeconds)
+    }
+}

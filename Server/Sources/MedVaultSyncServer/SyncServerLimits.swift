@@ -1,0 +1,28 @@
+/// The limits the sync server enforces on every request.
+///
+/// Each has an environment variable (see ``SyncServerConfiguration/init(environment:)``);
+/// the defaults suit a clinic's devices on one server.
+public struct SyncServerLimits: Sendable, Hashable {
+    /// Largest request body of a push, in bytes (413 beyond). Default 8 MiB.
+    public var maximumPushBytes: Int = 8 << 20
+    /// Largest request body of every other route, in bytes (413 beyond). Default 128 KiB:
+    /// a 64 KiB keyring in base64 with room to spare.
+    public var maximumOtherBodyBytes: Int = 128 << 10
+    /// Most envelopes in one push (413 beyond). Default 500.
+    public var maximumEnvelopesPerPush: Int = 500
+    /// Most envelopes in one pull page; also the default `limit`. Default 500.
+    public var maximumPullLimit: Int = 500
+    /// A pull page stops once its ciphertexts reach this many bytes (it always holds at
+    /// least one envelope). Default 4 MiB.
+    public var maximumPullBytes: Int = 4 << 20
+    /// Requests a device (or, before authentication, an address) may make per second,
+    /// on average. Default 50.
+    public var requestsPerSecond: Double = 50
+    /// Requests a device may make in one burst. Default 200.
+    public var burst: Double = 200
+    /// Seconds a join or register challenge stays valid. Default 120.
+    public var challengeLifetimeSeconds: Int = 120
+
+    /// The default limits.
+    public init() {}
+}

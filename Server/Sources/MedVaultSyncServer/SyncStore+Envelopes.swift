@@ -1,0 +1,106 @@
+import Foundation
+import MedVaultSyncWire
+import PostgresNIO
+
+extension SyncStore {
+    /// Stores a batch of envelopes in one transaction and returns each one's sequence,
+    /// in request order.
+    ///
+    /// The transaction first locks the vault's row (`UPDATE vaults … RETURNING`), so the
+    /// pushes of one vault run one after another: sequences are handed out in commit
+    /// order and a puller that has seen sequence n never later finds a new envelope below
+    /// n. An envelope id already stored with the same bytes keeps its sequence (a retry);
+    /// with other bytes the whole batch fails with ``SyncServerError/envelopeConflict``.
+    ///
+    /// - Throws: ``SyncServerError/badToken`` when the device was revoked meanwhile.
+    func push(_ envelopes: [SyncEnvelope], vaultID: UUID, deviceID: UUID) async throws -> [Int64] {
+        guard !envelopes.isEmpty else { return [] }
+        return try await transaction { connection in
+            // The device must still be active; FOR SHARE holds off a concurrent revoke.
+            let active = try await connection.query("""
+                SELECT 1 FROM devices WHERE vault_id = \(vaultID) AND device_id = \(deviceID) AND revoked_at IS NULL
+                FOR SHARE
+                """, logger: logger)
+            var isActive = false
+            for try await _ in active.decode(Int32.self) { isActive = true }
+            guard isActive else { throw SyncServerError.badToken }
+
+            let locked = try await connection.query(
+                "SELECT last_sequence FROM vaults WHERE vault_id = \(vaultID) FOR UPDATE", logger: logger)
+            var lastSequence: Int64?
+            for try await value in locked.decode(Int64.self) { lastSequence = value }
+            guard var next = lastSequence else { throw SyncServerError.notFound }
+
+            // Envelopes already stored under these ids.
+            let ids = Array(Set(envelopes.map(\.id)))
+            var stored: [UUID: (sequence: Int64, recordKey: Data, ciphertext: Data)] = [:]
+            let existing = try await connection.query("""
+                SELECT envelope_id, sequence, record_key, ciphertext FROM envelopes
+                WHERE vault_id = \(vaultID) AND envelope_id = ANY(\(ids))
+                """, logger: logger)
+            for try await (id, sequence, recordKey, ciphertext) in existing.decode((UUID, Int64, Data, Data).self) {
+                stored[id] = (sequence, recordKey, ciphertext)
+            }
+
+            var sequences: [Int64] = []
+            sequences.reserveCapacity(envelopes.count)
+            var fresh: [(sequence: Int64, envelope: SyncEnvelope)] = []
+            for envelope in envelopes {
+                if let previous = stored[envelope.id] {
+                    guard previous.recordKey == envelope.recordKey, previous.ciphertext == envelope.ciphertext else {
+                        throw SyncServerError.envelopeConflict
+                    }
+                    sequences.append(previous.sequence)
+                    continue
+                }
+                next += 1
+                stored[envelope.id] = (next, envelope.recordKey, envelope.ciphertext)
+                fresh.append((next, envelope))
+                sequences.append(next)
+            }
+            guard !fresh.isEmpty else { return sequences }
+
+            // One multi-row INSERT: 5 parameters a row, far below PostgreSQL's 65,535.
+            var binds = PostgresBindings(capacity: fresh.count * 5 + 1)
+            binds.append(vaultID)
+            var sql = "INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext) VALUES "
+            for (index, item) in fresh.enumerated() {
+                let base = binds.count
+                binds.append(item.sequence)
+                binds.append(item.envelope.id)
+                try binds.append(item.envelope.recordKey)
+                binds.append(deviceID)
+                try binds.append(item.envelope.ciphertext)
+                sql += (index == 0 ? "" : ", ")
+                    + "($1, $\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5))"
+            }
+            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+            try await connection.query(
+                "UPDATE vaults SET last_sequence = \(next) WHERE vault_id = \(vaultID)", logger: logger)
+            return sequences
+        }
+    }
+
+    /// One page of envelopes after `after`, in sequence order: a range scan of the
+    /// primary key (vault_id, sequence).
+    func pull(vaultID: UUID, after: Int64, limit: Int, maximumBytes: Int) async throws -> SyncPullResponse {
+        let rows = try await client.query("""
+            SELECT sequence, device_id, envelope_id, record_key, ciphertext FROM envelopes
+            WHERE vault_id = \(vaultID) AND sequence > \(after)
+            ORDER BY sequence LIMIT \(Int64(limit) + 1)
+            """, logger: logger)
+        var page: [SyncPulledEnvelope] = []
+        var bytes = 0
+        var hasMore = false
+        for try await (sequence, device, id, recordKey, ciphertext) in rows.decode((Int64, UUID, UUID, Data, Data).self) {
+            if page.count == limit || (!page.isEmpty && bytes + ciphertext.count > maximumBytes) {
+                hasMore = true
+                continue // drain the rows so the connection returns to the pool clean
+            }
+            bytes += ciphertext.count
+            page.append(SyncPulledEnvelope(sequence: sequence, deviceID: device,
+                                           envelope: try SyncEnvelope(id: id, recordKey: recordKey, ciphertext: ciphertext)))
+        }
+        return SyncPullResponse(envelopes: page, lastSequence: page.last?.sequence ?? after, hasMore: hasMore)
+    }
+}

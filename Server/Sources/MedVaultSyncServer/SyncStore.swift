@@ -1,0 +1,172 @@
+import Crypto
+import Foundation
+import Logging
+import MedVaultSyncWire
+import PostgresNIO
+
+/// The server's PostgreSQL storage: every query the routes run, nothing else.
+///
+/// Stateless: each call leases a connection from the pool, so several server instances
+/// share one database (docs/sync-server.md, "Several instances"). Every result is read
+/// to its end (no early return from a row loop), so each lease goes back to the pool
+/// with its connection idle.
+struct SyncStore: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+
+    /// Checks that the database answers.
+    func ping() async throws {
+        try await client.query("SELECT 1", logger: logger)
+    }
+
+    // MARK: - Challenges
+
+    /// Stores a new challenge for one device of one vault, replacing that device's
+    /// earlier challenges and dropping expired ones.
+    func makeChallenge(vaultID: UUID, deviceID: UUID, lifetimeSeconds: Int) async throws -> Data {
+        var generator = SystemRandomNumberGenerator()
+        let challenge = Data((0..<SyncDeviceProof.challengeLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        let hash = Self.hash(challenge)
+        try await transaction { connection in
+            try await connection.query("DELETE FROM challenges WHERE expires_at < now()", logger: logger)
+            try await connection.query(
+                "DELETE FROM challenges WHERE vault_id = \(vaultID) AND device_id = \(deviceID)", logger: logger)
+            try await connection.query("""
+                INSERT INTO challenges (challenge_hash, vault_id, device_id, expires_at)
+                VALUES (\(hash), \(vaultID), \(deviceID), now() + make_interval(secs => \(Double(lifetimeSeconds))))
+                """, logger: logger)
+        }
+        return challenge
+    }
+
+    /// Spends a challenge: true when it existed for these ids and had not expired. It is
+    /// deleted either way, in its own statement, so a failed attempt cannot retry it.
+    func consumeChallenge(_ challenge: Data, vaultID: UUID, deviceID: UUID) async throws -> Bool {
+        let rows = try await client.query("""
+            DELETE FROM challenges
+            WHERE challenge_hash = \(Self.hash(challenge)) AND vault_id = \(vaultID) AND device_id = \(deviceID)
+            RETURNING expires_at > now()
+            """, logger: logger)
+        var valid = false
+        for try await fresh in rows.decode(Bool.self) { valid = fresh }
+        return valid
+    }
+
+    // MARK: - Vaults and devices
+
+    /// Registers a vault with its first device and keyring.
+    ///
+    /// - Throws: ``SyncServerError/vaultExists`` when the vault id is taken.
+    func registerVault(_ request: SyncRegisterRequest, tokenHash: Data) async throws {
+        try await transaction { connection in
+            let inserted = try await connection.query("""
+                INSERT INTO vaults (vault_id, verification_key) VALUES (\(request.vaultID), \(request.verificationKey))
+                ON CONFLICT (vault_id) DO NOTHING RETURNING 1
+                """, logger: logger)
+            var created = false
+            for try await _ in inserted.decode(Int32.self) { created = true }
+            guard created else { throw SyncServerError.vaultExists }
+            try await connection.query("""
+                INSERT INTO devices (vault_id, device_id, token_hash) VALUES (\(request.vaultID), \(request.deviceID), \(tokenHash))
+                """, logger: logger)
+            try await connection.query("""
+                INSERT INTO keyrings (vault_id, generation, keyring)
+                VALUES (\(request.vaultID), \(request.keyring.generation), \(request.keyring.keyring))
+                """, logger: logger)
+        }
+    }
+
+    /// The vault's device-verification public key, or nil for an unknown vault.
+    func verificationKey(vaultID: UUID) async throws -> Data? {
+        let rows = try await client.query(
+            "SELECT verification_key FROM vaults WHERE vault_id = \(vaultID)", logger: logger)
+        var key: Data?
+        for try await value in rows.decode(Data.self) { key = value }
+        return key
+    }
+
+    /// Adds a device to a vault.
+    ///
+    /// - Throws: ``SyncServerError/deviceExists`` when the id is (or was) used there.
+    func addDevice(vaultID: UUID, deviceID: UUID, tokenHash: Data) async throws {
+        let rows = try await client.query("""
+            INSERT INTO devices (vault_id, device_id, token_hash) VALUES (\(vaultID), \(deviceID), \(tokenHash))
+            ON CONFLICT (vault_id, device_id) DO NOTHING RETURNING 1
+            """, logger: logger)
+        var added = false
+        for try await _ in rows.decode(Int32.self) { added = true }
+        guard added else { throw SyncServerError.deviceExists }
+    }
+
+    /// The active device a token hash belongs to, or nil (unknown or revoked).
+    func device(tokenHash: Data) async throws -> AuthenticatedDevice? {
+        let rows = try await client.query("""
+            SELECT vault_id, device_id FROM devices WHERE token_hash = \(tokenHash) AND revoked_at IS NULL
+            """, logger: logger)
+        var device: AuthenticatedDevice?
+        for try await (vaultID, deviceID) in rows.decode((UUID, UUID).self) {
+            device = AuthenticatedDevice(vaultID: vaultID, deviceID: deviceID)
+        }
+        return device
+    }
+
+    /// Revokes a device of a vault (idempotent).
+    ///
+    /// - Returns: false when the vault has no such device.
+    func revoke(vaultID: UUID, deviceID: UUID, by revoker: UUID) async throws -> Bool {
+        let rows = try await client.query("""
+            UPDATE devices SET revoked_at = COALESCE(revoked_at, now()), revoked_by = COALESCE(revoked_by, \(revoker))
+            WHERE vault_id = \(vaultID) AND device_id = \(deviceID) RETURNING 1
+            """, logger: logger)
+        var found = false
+        for try await _ in rows.decode(Int32.self) { found = true }
+        return found
+    }
+
+    // MARK: - Keyrings
+
+    /// The vault's keyring.
+    func keyring(vaultID: UUID) async throws -> SyncKeyringBlob? {
+        let rows = try await client.query(
+            "SELECT generation, keyring FROM keyrings WHERE vault_id = \(vaultID)", logger: logger)
+        var blob: SyncKeyringBlob?
+        for try await (generation, keyring) in rows.decode((Int64, Data).self) {
+            blob = try SyncKeyringBlob(generation: generation, keyring: keyring)
+        }
+        return blob
+    }
+
+    /// Replaces the keyring if its generation is still the expected one.
+    ///
+    /// - Returns: false when the generation moved on (nothing changed).
+    func updateKeyring(vaultID: UUID, update: SyncKeyringUpdate) async throws -> Bool {
+        let rows = try await client.query("""
+            UPDATE keyrings SET generation = \(update.keyring.generation), keyring = \(update.keyring.keyring),
+                updated_at = now()
+            WHERE vault_id = \(vaultID) AND generation = \(update.expectedGeneration) RETURNING 1
+            """, logger: logger)
+        var replaced = false
+        for try await _ in rows.decode(Int32.self) { replaced = true }
+        return replaced
+    }
+
+    /// Runs `body` in a transaction and rethrows its own error unwrapped (PostgresNIO
+    /// wraps it in `PostgresTransactionError`), so routes can answer it.
+    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
+        }
+    }
+
+    static func hash(_ data: Data) -> Data {
+        Data(SHA256.hash(data: data))
+    }
+}
+
+/// The device a valid token belongs to.
+struct AuthenticatedDevice: Sendable, Hashable {
+    let vaultID: UUID
+    let deviceID: UUID
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Logging
+import MedVaultSyncServer
+import PostgresNIO
+import Testing
+
+@Suite("Sync server configuration")
+struct SyncServerConfigurationTests {
+    @Test("Defaults: loopback 8080, PostgreSQL on 127.0.0.1:5432")
+    func defaults() throws {
+        let configuration = try SyncServerConfiguration(environment: [:])
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.port == 8080)
+        #expect(configuration.database.host == "127.0.0.1")
+        #expect(configuration.database.port == 5432)
+        #expect(configuration.limits == SyncServerLimits())
+    }
+
+    @Test("A database URL and limits are read from the environment")
+    func fromEnvironment() throws {
+        let configuration = try SyncServerConfiguration(environment: [
+            "MEDVAULT_SYNC_DATABASE_URL": "postgres://sync:secret@db.internal:6543/vaults",
+            "MEDVAULT_SYNC_HOST": "0.0.0.0", "MEDVAULT_SYNC_PORT": "9000",
+            "MEDVAULT_SYNC_MAX_PUSH_ENVELOPES": "42", "MEDVAULT_SYNC_RATE_PER_SECOND": "2.5",
+            "PGSSLMODE": "require", "LOG_LEVEL": "debug",
+        ])
+        #expect(configuration.database.host == "db.internal")
+        #expect(configuration.database.port == 6543)
+        #expect(configuration.database.username == "sync")
+        #expect(configuration.database.password == "secret")
+        #expect(configuration.database.database == "vaults")
+        #expect(configuration.host == "0.0.0.0" && configuration.port == 9000)
+        #expect(configuration.limits.maximumEnvelopesPerPush == 42)
+        #expect(configuration.limits.requestsPerSecond == 2.5)
+        #expect(configuration.logLevel == .debug)
+    }
+
+    @Test("A socket folder in PGHOST connects through the unix socket")
+    func unixSocket() throws {
+        let configuration = try SyncServerConfiguration(environment: ["PGHOST": "/run/postgresql", "PGPORT": "5433"])
+        #expect(configuration.database.unixSocketPath == "/run/postgresql/.s.PGSQL.5433")
+    }
+
+    @Test("A malformed variable is named, its value (maybe a password) never shown")
+    func malformed() throws {
+        for (name, value) in [("MEDVAULT_SYNC_PORT", "80a"), ("MEDVAULT_SYNC_PORT", "70000"),
+                              ("MEDVAULT_SYNC_DATABASE_URL", "mysql://u:hunter2@h/d"), ("PGSSLMODE", "sometimes"),
+                              ("MEDVAULT_SYNC_RATE_BURST", "-1"), ("LOG_LEVEL", "loud")] {
+            #expect(throws: SyncConfigurationError(variable: name)) {
+                try SyncServerConfiguration(environment: [name: value])
+            }
+            #expect(!SyncConfigurationError(variable: name).description.contains(value))
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import MedVaultCore
+
+/// The body of `POST /v1/vaults/{vaultId}/devices`: a further device joins a vault.
+///
+/// The device signs ``SyncDeviceProof/message(_:challenge:vaultID:deviceID:)`` with
+/// purpose `.join` under the vault's device-verification private key; the server checks
+/// it against the public key stored at registration and answers with a device token.
+public struct SyncJoinRequest: Sendable, Hashable, Codable {
+    /// The joining device's id (new in this vault).
+    public let deviceID: UUID
+    /// The challenge from `POST /v1/challenges`, for this vault and device.
+    public let challenge: Data
+    /// The Ed25519 signature of the join message (64 bytes).
+    public let signature: Data
+
+    /// Creates a request.
+    ///
+    /// - Throws: `MedVaultError.Code.validation` when a size is wrong.
+    public init(deviceID: UUID, challenge: Data, signature: Data) throws {
+        try SyncDeviceProof.require(challenge, length: SyncDeviceProof.challengeLength, field: "challenge")
+        try SyncDeviceProof.require(signature, length: SyncDeviceProof.signatureLength, field: "signature")
+        self.deviceID = deviceID
+        self.challenge = challenge
+        self.signature = signature
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case deviceID = "deviceId", challenge, signature
+    }
+
+    /// Decodes and validates a request.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(deviceID: try c.decode(UUID.self, forKey: .deviceID),
+                      challenge: try c.decode(Data.self, forKey: .challenge),
+                      signature: try c.decode(Data.self, forKey: .signature))
+    }
+}
+
+/// The answer to registering or joining: the device's bearer token, shown once.
+///
+/// The token is 32 random bytes in base64url without padding; the server keeps only its
+/// SHA-256. Send it as `Authorization: Bearer <token>` on every other route.
+public struct SyncDeviceToken: Sendable, Hashable, Codable {
+    /// The bearer token.
+    public let deviceToken: String
+
+    /// Creates a token value.
+    public init(deviceToken: String) {
+        self.deviceToken = deviceToken
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import MedVaultCore
+
+/// The body of `POST /v1/vaults`: a new vault, its first device and its keyring.
+///
+/// The device signs ``SyncDeviceProof/message(_:challenge:vaultID:deviceID:)`` with
+/// purpose `.register` under the private half of ``verificationKey``, proving it holds
+/// that key; the server stores the public key and answers with a device token.
+public struct SyncRegisterRequest: Sendable, Hashable, Codable {
+    /// The new vault's id.
+    public let vaultID: UUID
+    /// The first device's id.
+    public let deviceID: UUID
+    /// The vault's Ed25519 device-verification public key (32 bytes).
+    public let verificationKey: Data
+    /// The vault's keyring and its generation.
+    public let keyring: SyncKeyringBlob
+    /// The challenge from `POST /v1/challenges`, for these ids.
+    public let challenge: Data
+    /// The Ed25519 signature of the register message (64 bytes).
+    public let signature: Data
+
+    /// Creates a request.
+    ///
+    /// - Throws: `MedVaultError.Code.validation` when a size is wrong.
+    public init(vaultID: UUID, deviceID: UUID, verificationKey: Data, keyring: SyncKeyringBlob,
+                challenge: Data, signature: Data) throws {
+        try SyncDeviceProof.require(verificationKey, length: SyncDeviceProof.verificationKeyLength,
+                                    field: "verificationKey")
+        try SyncDeviceProof.require(challenge, length: SyncDeviceProof.challengeLength, field: "challenge")
+        try SyncDeviceProof.require(signature, length: SyncDeviceProof.signatureLength, field: "signature")
+        self.vaultID = vaultID
+        self.deviceID = deviceID
+        self.verificationKey = verificationKey
+        self.keyring = keyring
+        self.challenge = challenge
+        self.signature = signature
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case vaultID = "vaultId", deviceID = "deviceId", verificationKey, keyring, challenge, signature
+    }
+
+    /// Decodes and validates a request.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(vaultID: try c.decode(UUID.self, forKey: .vaultID),
+                      deviceID: try c.decode(UUID.self, forKey: .deviceID),
+                      verificationKey: try c.decode(Data.self, forKey: .verificationKey),
+                      keyring: try c.decode(SyncKeyringBlob.self, forKey: .keyring),
+                      challenge: try c.decode(Data.self, forKey: .challenge),
+                      signature: try c.decode(Data.self, forKey: .signature))
+    }
+}
