@@ -20,8 +20,7 @@ struct SessionsAmendCommand: VaultCommand {
 
     @OptionGroup var vault: VaultArguments
 
-    @Argument(help: ArgumentHelp("The session's identifier (whole).", valueName: "session-id"))
-    var sessionID: String
+    @OptionGroup var session: SessionArgument
 
     @Option(help: ArgumentHelp("Why the addendum is added, one line.", valueName: "reason"))
     var reason: String
@@ -29,13 +28,9 @@ struct SessionsAmendCommand: VaultCommand {
     @Option(help: ArgumentHelp("A UTF-8 file holding the addendum's text.", valueName: "path"))
     var textFile: String
 
-    func validate() throws {
-        if UUID(uuidString: sessionID) == nil { throw ValidationError("the session id must be a whole identifier (UUID)") }
-    }
-
     func run() async throws {
         try await reportingFailures {
-            guard let id = UUID(uuidString: sessionID) else { return }
+            guard let id = session.id else { return }
             guard let data = FileManager.default.contents(atPath: textFile),
                   let text = String(data: data, encoding: .utf8) else {
                 throw CLIError(status: ExitCodes.invalidInput, message: "the text file cannot be read as UTF-8 text")

@@ -20,16 +20,11 @@ struct SessionsShowCommand: VaultCommand {
 
     @OptionGroup var vault: VaultArguments
 
-    @Argument(help: ArgumentHelp("The session's identifier (whole).", valueName: "session-id"))
-    var sessionID: String
-
-    func validate() throws {
-        if UUID(uuidString: sessionID) == nil { throw ValidationError("the session id must be a whole identifier (UUID)") }
-    }
+    @OptionGroup var session: SessionArgument
 
     func run() async throws {
         try await reportingFailures {
-            guard let id = UUID(uuidString: sessionID) else { return }
+            guard let id = session.id else { return }
             let entry = try await withOpenVault { opened in try await opened.sessions.entry(id) }
             for line in SessionRecordLines.record(entry) { Output.line(line) }
         }

@@ -21,16 +21,11 @@ struct SessionsSignCommand: VaultCommand {
 
     @OptionGroup var vault: VaultArguments
 
-    @Argument(help: ArgumentHelp("The session's identifier (whole).", valueName: "session-id"))
-    var sessionID: String
-
-    func validate() throws {
-        if UUID(uuidString: sessionID) == nil { throw ValidationError("the session id must be a whole identifier (UUID)") }
-    }
+    @OptionGroup var session: SessionArgument
 
     func run() async throws {
         try await reportingFailures {
-            guard let id = UUID(uuidString: sessionID) else { return }
+            guard let id = session.id else { return }
             let signature = try await withOpenVault { opened in
                 let session = try await opened.sessions.get(id)
                 return try await opened.sessions.sign(id, version: session.version)
