@@ -45,12 +45,14 @@ enum RecordImport {
                         try db.execute(SigningRows.insertSignature, SigningRows.SignatureColumn.arguments(signature))
                     }
                     report.signatures += 1
+                    logged.append(signature.change)
                 }
                 for addendum in entry.addenda {
                     try inserting("addendum") {
                         try db.execute(SigningRows.insertAddendum, SigningRows.AddendumColumn.arguments(addendum))
                     }
                     report.addenda += 1
+                    logged.append(addendum.change(.insert))
                 }
                 report.attachmentsSkipped += entry.attachments.count
             }
@@ -79,12 +81,14 @@ enum RecordImport {
                         try db.execute(DoseLogRevisionRow.insert,
                                        DoseLogRevisionRow.insertArguments(revision, patientID: patient.id))
                     }
+                    logged.append(revision.change)
                 }
                 for refill in entry.refills {
                     try inserting("refill") {
                         try db.execute(MedicationRefillRow.insert,
                                        MedicationRefillRow.insertArguments(refill, patientID: patient.id))
                     }
+                    logged.append(refill.change(.insert))
                 }
             }
             if let deletedAt {

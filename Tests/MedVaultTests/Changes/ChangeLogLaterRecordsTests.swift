@@ -88,4 +88,44 @@ struct ChangeLogLaterRecordsTests {
             await vault.lock()
         }
     }
+
+    @Test("An import logs the signatures, addenda, dose-log revisions and refills it brings, one insert each")
+    func importLogsLaterRecords() async throws {
+        try await withTemporaryDirectory { directory in
+            let source = try await F.makeVault(directory, name: "source")
+            _ = try await source.professional.save(Professional(fullName: "Ana Ruiz", licenseNumber: "M-1",
+                                                                specialty: "Psicología"))
+            let patient = try await source.patients.create(try F.patient())
+            var session = try await source.sessions.create(ClinicalSession(patientID: patient.id, date: Date()))
+            session.notes = "notes"
+            session = try await source.sessions.update(session)
+            _ = try await source.sessions.sign(session.id, version: session.version)
+            let addendum = try await source.sessions.addAddendum(to: session.id, reason: "late", text: "more")
+            let medication = try await source.medications.create(F.medication(patient.id, stock: 5))
+            let taken = try await source.medications.doseLogs.create(DoseLog(
+                medicationID: medication.id, scheduledAt: F.instant(0), status: .taken, takenAt: F.instant(0))).log
+            let corrected = try await source.medications.doseLogs.correct(
+                taken.id, with: DoseLogCorrection(status: .skipped, skipReason: .forgot, reason: "not taken"),
+                expectedVersion: taken.version)
+            let revision = try #require(try await source.medications.doseLogs.history(of: taken.id).last)
+            let refill = try await source.medications.refills.create(MedicationRefill(
+                medicationID: medication.id, quantity: 30, date: try CalendarDate(iso8601: "2026-01-02")))
+            let documents = try await source.exportAllRecords()
+
+            let target = try await F.makeVault(directory, name: "target")
+            try await target.importRecords(documents)
+            #expect(F.summaries(try await F.entries(target)) == [
+                S(table: .patient, id: patient.id, operation: .insert, version: patient.version),
+                S(table: .clinicalSession, id: session.id, operation: .insert, version: session.version),
+                S(table: .sessionSignature, id: session.id, operation: .insert, version: 1),
+                S(table: .sessionAddendum, id: addendum.id, operation: .insert, version: 1),
+                S(table: .medication, id: medication.id, operation: .insert, version: refill.medication.version),
+                S(table: .doseLog, id: taken.id, operation: .insert, version: corrected.log.version),
+                S(table: .doseLogRevision, id: revision.id, operation: .insert, version: 1),
+                S(table: .medicationRefill, id: refill.refill.id, operation: .insert, version: 1),
+            ])
+            await source.lock()
+            await target.lock()
+        }
+    }
 }

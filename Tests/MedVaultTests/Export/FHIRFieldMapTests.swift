@@ -221,8 +221,10 @@ struct FHIRFieldMapTests {
                     schedule.effectiveUntil?.iso8601 ?? "-")
             c.check("MedicationSchedule.interval", statement, "dosage.1.timing.repeat.period",
                     schedule.interval.map { "\($0.days)" } ?? "-")
+            // At most 3 doses of 1.5 mg a day: 4.5 mg per day.
             c.check("Medication.maximumDosesPer24Hours", statement, "dosage.0.maxDosePerPeriod.numerator.value",
-                    m.maximumDosesPer24Hours.map { "\($0)" } ?? "-")
+                    m.maximumDosesPer24Hours == 3 ? "4.5" : "-")
+            #expect(Self.text(Self.lookup(statement, "dosage.1.timing.repeat.frequency")) == "\(schedule.times.count)")
 
             for log in mr.doseLogs {
                 all.formUnion(Self.labels(log, "DoseLog"))
@@ -253,5 +255,28 @@ struct FHIRFieldMapTests {
             }
             await vault.lock()
         }
+    }
+
+    @Test("Every N days is anchored on a dosing day of its cycle; a taper's schedule states no single dose")
+    func cycleAnchorAndTaperDose() throws {
+        let day = { (text: String) in try CalendarDate(iso8601: text) }
+        let every3 = DayInterval(days: 3, startDate: try day("2026-01-05"))
+        #expect(FHIRMapping.cycleStart(every3, from: nil) == (try day("2026-01-05")))
+        #expect(FHIRMapping.cycleStart(every3, from: try day("2026-01-01")) == (try day("2026-01-05")))
+        #expect(FHIRMapping.cycleStart(every3, from: try day("2026-01-08")) == (try day("2026-01-08")))
+        #expect(FHIRMapping.cycleStart(every3, from: try day("2026-01-09")) == (try day("2026-01-11")))
+
+        let medication = Medication(patientID: UUID(), name: "Prednisona", dosage: Dosage(amount: 10, unit: .mg),
+                                    frequency: .timesPerDay(1), startDate: try day("2026-01-01"))
+        let taper = MedicationSchedule(medicationID: medication.id, times: [TimeOfDay(hour: 9)],
+                                       timeZoneIdentifier: "Europe/Madrid",
+                                       taperSteps: [TaperStep(from: try day("2026-01-01"), through: nil, amount: 20)])
+        let plain = MedicationSchedule(medicationID: medication.id, times: [TimeOfDay(hour: 9), TimeOfDay(hour: 21)],
+                                       timeZoneIdentifier: "Europe/Madrid", interval: every3)
+        let dosages = FHIRMapping.dosages(medication, schedules: [taper, plain])
+        #expect(Self.lookup(dosages[1], "doseAndRate") == nil, "the taper's amounts are not the medication's dose")
+        #expect(Self.text(Self.lookup(dosages[2], "doseAndRate.0.doseQuantity.value")) == "10")
+        #expect(Self.text(Self.lookup(dosages[2], "timing.repeat.frequency")) == "2")
+        #expect(Self.text(Self.lookup(dosages[2], "timing.repeat.boundsPeriod.start")) == "2026-01-05")
     }
 }

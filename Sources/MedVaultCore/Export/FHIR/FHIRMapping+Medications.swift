@@ -67,37 +67,53 @@ extension FHIRMapping {
         case .specificTimes(let times): ["timeOfDay": .array(times.map(timeOfDay))]
         case .asNeeded: nil
         }
-        // At most N doses in any 24 hours: a Ratio of a dose count over one day.
+        // At most N doses in any 24 hours: FHIR's limit is an amount per period, so N
+        // times the dose, in the dose's unit, per one day.
         let maximumPerDay: FHIRJSON? = m.maximumDosesPer24Hours.map { maximum in
-            ["numerator": ["value": .integer(maximum)],
-             "denominator": ["value": .number("1"), "unit": "d", "system": "http://unitsofmeasure.org", "code": "d"]]
+            let amount = MedicationQuantity(thousandths: m.dosage.amount.thousandths.multipliedReportingOverflow(
+                by: Int64(maximum)).partialValue)
+            return ["numerator": quantity(Dosage(amount: amount, unit: m.dosage.unit)),
+                    "denominator": ["value": .number("1"), "unit": "d", "system": "http://unitsofmeasure.org",
+                                    "code": "d"]]
         }
-        func dosage(_ timing: FHIRJSON?) -> FHIRJSON {
+        /// `doseQuantity` is the medication's dose, left out where a schedule sets other
+        /// amounts (a taper or per-time amounts, not exported: docs/medico-legal.md).
+        func dosage(_ timing: FHIRJSON?, withDose: Bool = true) -> FHIRJSON {
             object([
                 ("text", m.instructions.map(FHIRJSON.string)),
                 ("timing", timing.map { ["repeat": $0] }),
                 ("asNeededBoolean", .bool(m.frequency.isAsNeeded)),
                 ("route", ["text": .string(m.route.rawValue)]),
-                ("doseAndRate", [["doseQuantity": quantity(m.dosage)]]),
+                ("doseAndRate", withDose ? [["doseQuantity": quantity(m.dosage)]] : nil),
                 ("maxDosePerPeriod", maximumPerDay),
             ])
         }
         let codes: [Weekday: String] = [.monday: "mon", .tuesday: "tue", .wednesday: "wed", .thursday: "thu",
                                          .friday: "fri", .saturday: "sat", .sunday: "sun"]
         return [dosage(repeatTiming)] + schedules.map { schedule in
-            // The version's dates bound its timing; every N days is a period of N days.
-            let bounds: FHIRJSON? = schedule.effectiveFrom == nil && schedule.effectiveUntil == nil ? nil
-                : object([("start", schedule.effectiveFrom.map { .string($0.iso8601) }),
+            // The version's dates bound its timing. Every N days is the schedule's times per
+            // N days, anchored by a bounds start that is a dosing day of the cycle.
+            let start = schedule.interval.map { cycleStart($0, from: schedule.effectiveFrom) } ?? schedule.effectiveFrom
+            let bounds: FHIRJSON? = start == nil && schedule.effectiveUntil == nil ? nil
+                : object([("start", start.map { .string($0.iso8601) }),
                           ("end", schedule.effectiveUntil.map { .string($0.iso8601) })])
+            let setsOwnAmounts = !schedule.taperSteps.isEmpty || schedule.times.contains { $0.amount != nil }
             return dosage(object([
                 ("boundsPeriod", bounds),
-                ("frequency", schedule.interval.map { _ in .integer(1) }),
+                ("frequency", schedule.interval.map { _ in .integer(schedule.times.count) }),
                 ("period", schedule.interval.map { .integer($0.days) }),
                 ("periodUnit", schedule.interval.map { _ in "d" }),
                 ("timeOfDay", .array(schedule.times.map(timeOfDay))),
                 ("dayOfWeek", .array(schedule.daysOfWeek.sorted { $0.rawValue < $1.rawValue }
                     .compactMap { codes[$0].map(FHIRJSON.string) })),
-            ]))
+            ]), withDose: !setsOwnAmounts)
         }
+    }
+
+    /// The first dosing day of `interval`'s cycle on or after `from` (or its start date).
+    package static func cycleStart(_ interval: DayInterval, from: CalendarDate?) -> CalendarDate {
+        let first = max(from?.dayNumber ?? interval.startDate.dayNumber, interval.startDate.dayNumber)
+        let offset = (first - interval.startDate.dayNumber) % max(interval.days, 1)
+        return CalendarDate(dayNumber: offset == 0 ? first : first + max(interval.days, 1) - offset)
     }
 }
