@@ -1,4 +1,4 @@
-/// ChaCha20-Poly1305 (RFC 8439) for sealing 32-byte keys, with its whole state in secure pages.
+/// ChaCha20-Poly1305 (RFC 8439) whose state lives in a scratch buffer zeroed on return.
 ///
 /// Why not swift-crypto's `ChaChaPoly`: it keeps the key in a BoringSSL `EVP_AEAD_CTX`
 /// inside a Swift object whose `deinit` calls `EVP_AEAD_CTX_cleanup`, which for
@@ -10,7 +10,8 @@
 ///
 /// The output is byte-for-byte RFC 8439's AEAD construction: keyrings sealed by either
 /// implementation open with the other (tests check both directions and the RFC vector).
-/// Speed is no concern: MedVault seals and opens 32-byte keys.
+/// It seals 32-byte keys and sync envelopes (at most 1 MiB, far below the 32-bit block
+/// counter's limit); a byte-at-a-time implementation is fast enough for both.
 enum SecureChaChaPoly {
     static let keyLength = 32
     static let nonceLength = 12
@@ -45,8 +46,8 @@ enum SecureChaChaPoly {
         }
     }
 
-    /// Opens `ciphertext` into `plaintext` (same length); `false`, with `plaintext` zeroed,
-    /// when the tag does not match.
+    /// Opens `ciphertext` into `plaintext` (same length); `false`, with `plaintext` left
+    /// untouched, when the tag does not match.
     static func open(
         _ ciphertext: UnsafeRawBufferPointer, tag expected: [UInt8], key: UnsafeRawBufferPointer, nonce: [UInt8],
         associatedData: [UInt8], into plaintext: UnsafeMutableRawBufferPointer

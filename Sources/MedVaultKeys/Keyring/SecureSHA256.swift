@@ -1,4 +1,6 @@
-/// SHA-256 (FIPS 180-4) whose whole state lives in a scratch buffer zeroed on return, for
+/// SHA-256 (FIPS 180-4) whose chaining value, schedule and pending block live in a scratch
+/// buffer zeroed on return (the round's working words are ordinary locals: hash state, never
+/// the message), for
 /// hashing secrets (HMAC and HKDF over the vault key, the recovery key).
 ///
 /// Why not swift-crypto's `SHA256`: its context is a heap object whose `deinit` means to
