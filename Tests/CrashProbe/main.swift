@@ -41,6 +41,13 @@
 //       Opens the vault (password "probe", fast test KDF), prints "open", and keeps it
 //       open until standard input closes; then locks it and prints "locked".
 //
+//   CrashProbe exit-racing-openssl <vault folder>
+//       Opens the vault (password "probe", fast test KDF), creates a patient and locks;
+//       then starts threads that each draw random bytes from OpenSSL (the libcrypto
+//       SQLCipher loaded, found with dlsym) and end, and calls exit(0) while they do.
+//       OpenSSL's exit-time cleanup, had it been registered, would walk their
+//       thread-local state while they free it (a SIGSEGV at exit, about one run in three).
+//
 //   CrashProbe medication-fixture <vault folder> <expected json>
 //       Creates the medication fixture vault of the migration test (password "probe",
 //       fast test KDF, fixed clock) and writes what it read back to <expected json>
@@ -191,6 +198,31 @@ func commitUnits(folder: String) async throws {
     }
 }
 
+func exitRacingOpenSSL(folder: String) async throws -> Never {
+    let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
+                                     options: Vault.Options(kdf: .fastForTestsOnly))
+    _ = try await vault.patients.create(
+        Patient(firstName: "Probe", lastName: "Exit", dateOfBirth: try CalendarDate(iso8601: "1980-01-01")))
+    await vault.lock()
+    typealias RandomBytes = @convention(c) (UnsafeMutablePointer<UInt8>?, Int32) -> Int32
+    guard let process = dlopen(nil, RTLD_LAZY), let symbol = dlsym(process, "RAND_bytes") else {
+        fail("SQLCipher's libcrypto is not loaded in this process")
+    }
+    let randomBytes = unsafeBitCast(symbol, to: RandomBytes.self)
+    for _ in 0..<2 {
+        Thread.detachNewThread {
+            while true {
+                Thread.detachNewThread {
+                    var bytes = [UInt8](repeating: 0, count: 16)
+                    _ = randomBytes(&bytes, 16)
+                }
+            }
+        }
+    }
+    usleep(2_000)
+    exit(0)
+}
+
 func hold(folder: String) async throws {
     let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
                                      options: Vault.Options(kdf: .fastForTestsOnly))
@@ -210,6 +242,8 @@ do {
         try await commitUnits(folder: arguments[2])
     case "medication-fixture" where arguments.count == 4:
         try await writeMedicationFixture(folder: arguments[2], expectationPath: arguments[3])
+    case "exit-racing-openssl" where arguments.count == 3:
+        try await exitRacingOpenSSL(folder: arguments[2])
     case "hold" where arguments.count == 3:
         try await hold(folder: arguments[2])
     case "commit" where arguments.count == 4:
@@ -223,7 +257,7 @@ do {
     case "rotate" where arguments.count == 4:
         try await rotateAndDie(folder: arguments[2], phase: arguments[3])
     default:
-        fail("usage: CrashProbe commit <database> <hex key> | rotate <vault folder> <phase> | add-patients <vault folder> | unit-hold <vault folder> | units <vault folder> | hold <vault folder> | medication-fixture <vault folder> <expected json> | backup <vault folder> <destination> <phase> | restore <backup> <vault folder> <phase> | import <vault folder> <json file>")
+        fail("usage: CrashProbe commit <database> <hex key> | rotate <vault folder> <phase> | add-patients <vault folder> | unit-hold <vault folder> | units <vault folder> | hold <vault folder> | exit-racing-openssl <vault folder> | medication-fixture <vault folder> <expected json> | backup <vault folder> <destination> <phase> | restore <backup> <vault folder> <phase> | import <vault folder> <json file>")
     }
 } catch {
     fail("\(error)")

@@ -13,6 +13,12 @@ extension DatabaseConnection {
         case checkpointer
     }
 
+    /// Whether OpenSSL, SQLCipher's crypto library here, agreed to skip its exit-time
+    /// cleanup; asked once, before the process's first connection opens (see
+    /// `medvault_openssl_skip_exit_cleanup` in the CSQLCipher shim: that cleanup races
+    /// threads still ending at exit and crashes the process).
+    static let openSSLExitCleanupSkipped: Bool = medvault_openssl_skip_exit_cleanup() == 1
+
     /// Opens, keys, verifies and configures one connection.
     ///
     /// The key is given to SQLCipher as the blob literal `x'<64 hex digits>'`, the
@@ -22,6 +28,7 @@ extension DatabaseConnection {
     static func open(
         path: String, key: SecureBytes, role: Role, configuration: DatabaseConfiguration
     ) throws -> DatabaseConnection {
+        _ = openSSLExitCleanupSkipped
         var handle: OpaquePointer?
         let flags = (role == .reader ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
         let opened = sqlite3_open_v2(path, &handle, flags, nil)

@@ -16,14 +16,18 @@ final class ProbeChild {
     private let outputURL: URL
     private let output: FileHandle
 
-    /// Starts `CrashProbe <arguments…>`, its standard output in `outputURL`.
-    init(_ arguments: [String], outputURL: URL) throws {
+    /// Starts `CrashProbe <arguments…>`, its standard output in `outputURL`, with
+    /// `environment` added to this process's.
+    init(_ arguments: [String], outputURL: URL, environment: [String: String] = [:]) throws {
         let probe = try #require(StorageFixtures.productPath("CrashProbe"), "CrashProbe is built with the tests")
         self.outputURL = outputURL
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         output = try FileHandle(forWritingTo: outputURL)
         process.executableURL = URL(fileURLWithPath: probe)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardInput = input
         process.standardOutput = output
         try process.run()
