@@ -1,0 +1,80 @@
+import Foundation
+import MedVaultCore
+import MedVaultSyncWire
+
+/// What a device presents on every authenticated request: its vault, its id and the
+/// device token the server issued when it registered or joined.
+///
+/// The token is a secret: ``description`` never shows it.
+public struct SyncCredentials: Sendable, Hashable, CustomStringConvertible {
+    /// The vault the device belongs to.
+    public let vaultID: UUID
+    /// The device.
+    public let deviceID: UUID
+    /// The server-issued device token (256 random bits, base64url).
+    public let deviceToken: String
+
+    /// Creates credentials from a token the server issued.
+    public init(vaultID: UUID, deviceID: UUID, deviceToken: String) {
+        self.vaultID = vaultID
+        self.deviceID = deviceID
+        self.deviceToken = deviceToken
+    }
+
+    /// The vault and device, with the token redacted.
+    public var description: String {
+        "SyncCredentials(vault: \(vaultID), device: \(deviceID), token: <redacted>)"
+    }
+}
+
+/// How a sync engine reaches the server that orders a vault's envelopes.
+///
+/// One method per route of the server API (`docs/sync-server.md`); an implementation
+/// moves the wire types of `MedVaultSyncWire` and adds nothing of its own, so the
+/// engine behaves the same over ``InMemorySyncTransport``-style test doubles and over
+/// HTTP. Every method is safe to retry: pushes are idempotent by envelope id, keyring
+/// writes are compare-and-swap on the generation.
+///
+/// Errors are `MedVaultError`s with these codes, and fixed reasons (never an envelope,
+/// a record key or a token):
+/// - `offline`, `timeout`: the server could not be reached or did not answer; retry later.
+/// - `unauthorized`: no such device, a wrong or revoked token, a failed proof.
+/// - `notFound`: no such vault.
+/// - `conflict`: the vault or device already exists (register, join), another envelope
+///   already has this id, or the keyring's generation moved (``putKeyring(_:as:)``).
+/// - `rateLimited` (with `retryAfter`), `limitExceeded` (a body or batch too large).
+/// - `serverError`, `badResponse`: the server failed or answered something unusable.
+public protocol SyncTransport: Sendable {
+    /// Asks for a one-time challenge to sign, bound to `request`'s vault and device
+    /// (`POST /v1/challenges`).
+    func challenge(_ request: SyncChallengeRequest) async throws -> SyncChallenge
+
+    /// Registers a new vault with its first device and its keyring blob
+    /// (`POST /v1/vaults`); returns the device's token.
+    func register(_ request: SyncRegisterRequest) async throws -> SyncDeviceToken
+
+    /// Joins a device to an existing vault by signing a challenge with the vault's
+    /// device-signing key (`POST /v1/vaults/{vault}/devices`); returns its token.
+    func join(vaultID: UUID, _ request: SyncJoinRequest) async throws -> SyncDeviceToken
+
+    /// Pushes envelopes in one batch (`POST …/envelopes`); returns their server
+    /// sequences, in order. A retried envelope (same id, same bytes) gets its first
+    /// sequence again and is not stored twice.
+    func push(_ request: SyncPushRequest, as credentials: SyncCredentials) async throws -> SyncPushResponse
+
+    /// Pulls up to `limit` envelopes after server sequence `after`, oldest first
+    /// (`GET …/envelopes?after=&limit=`).
+    func pull(after: Int64, limit: Int, as credentials: SyncCredentials) async throws -> SyncPullResponse
+
+    /// Reads the vault's keyring blob (`GET …/keyring`).
+    func keyring(as credentials: SyncCredentials) async throws -> SyncKeyringBlob
+
+    /// Replaces the keyring blob if the server still holds `update.expectedGeneration`
+    /// (`PUT …/keyring`); returns the stored blob. Throws `conflict` when the generation
+    /// moved: read it again, merge, retry.
+    func putKeyring(_ update: SyncKeyringUpdate, as credentials: SyncCredentials) async throws -> SyncKeyringBlob
+
+    /// Revokes a device of the vault (`DELETE …/devices/{device}`): its token stops
+    /// working at once. A device may revoke itself.
+    func revoke(device: UUID, as credentials: SyncCredentials) async throws
+}
