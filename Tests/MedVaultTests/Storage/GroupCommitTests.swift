@@ -113,22 +113,27 @@ struct GroupCommitTests {
             let pool = try await StorageFixtures.openNotes(dir.file("i.db"), key: StorageFixtures.randomKey())
             let (holder, release) = await Self.holdTheWriter(pool)
             let first = try await Self.startInLine(pool, Self.insert(1))
-            // A write statement that runs for a while (counting in a recursive CTE).
+            // A body that is cancelled while it runs, before a long write statement
+            // (counting in a recursive CTE): it waits for the cancel, so a starved test
+            // task cannot cancel only after the body already returned.
             let started = Gate()
+            let cancelRequested = Gate()
             let second = try await Self.startInLine(pool) { db -> Int64 in
                 started.open()
+                cancelRequested.waitBlocking()
                 try db.execute("""
                     INSERT INTO note(n, body) SELECT 2, max(x) FROM (WITH RECURSIVE c(x) AS \
-                    (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 12000000) SELECT x FROM c)
+                    (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000000) SELECT x FROM c)
                     """)
                 return 20
             }
             release.open()
             try await holder.value
-            // Cancelled while its statement runs: interrupting it would roll back the whole
+            // Cancelled while it runs: interrupting its statement would roll back the whole
             // transaction, the first write's row too.
             await started.waitUntilOpen()
             second.cancel()
+            cancelRequested.open()
             #expect(try await first.value == 10)
             let error = await #expect(throws: MedVaultError.self) { try await second.value }
             #expect(error?.code == .cancelled)
