@@ -11,13 +11,16 @@ struct SyncDevices {
     let server: InMemorySyncTransport
     let vaults: [Vault]
     let engines: [SyncEngine]
+    /// The first device's recovery key.
+    let recoveryKey: RecoveryKey
 
     /// `count` devices: the first creates and registers the vault, the others join it
     /// from the keyring the server holds, unlocked with the password.
     static func make(_ count: Int, in dir: TemporaryDirectory, batchSize: Int = 200,
                      server: InMemorySyncTransport = InMemorySyncTransport()) async throws -> SyncDevices {
         let password = try VaultFixtures.password()
-        let first = try await Vault.create(at: dir.file("device-0"), password: password, options: VaultFixtures.options).vault
+        let creation = try await Vault.create(at: dir.file("device-0"), password: password, options: VaultFixtures.options)
+        let first = creation.vault
         let firstEngine = SyncEngine(vault: first, transport: server, batchSize: batchSize)
         try await firstEngine.register()
         var vaults = [first]
@@ -31,7 +34,7 @@ struct SyncDevices {
             vaults.append(vault)
             engines.append(engine)
         }
-        return SyncDevices(server: server, vaults: vaults, engines: engines)
+        return SyncDevices(server: server, vaults: vaults, engines: engines, recoveryKey: creation.recoveryKey)
     }
 
     /// Syncs every device in order, twice (the second round carries what the first
@@ -68,12 +71,12 @@ enum SyncFixtures {
         return try PatientRecordExport.encoder().encode(documents)
     }
 
-    /// A patient with the marker in every text field.
+    /// A patient with the marker in every free-text field (a phone number is validated).
     static func markedPatient(_ tag: String = "") -> Patient {
         let marker = ClinicalFixtures.marker + tag
         return Patient(firstName: marker, lastName: marker, dateOfBirth: ClinicalFixtures.date("1980-05-17"),
                        biologicalSex: .female, nationalId: marker, email: marker + "@example.com",
-                       phoneNumber: marker, address: marker)
+                       phoneNumber: "+34 600 000 000", address: marker)
     }
 
     /// A patient with a session, a diagnosis, a medication, a schedule and a dose log.
