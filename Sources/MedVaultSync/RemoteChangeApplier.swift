@@ -31,9 +31,13 @@ enum RemoteChangeApplier {
         } catch {
             throw MedVaultError(.corrupted, reason: "a sync envelope's record state is not readable")
         }
-        let remote = SyncStateStore.Clock(timestamp: Int64(record.timestamp), deviceID: record.deviceID)
-        let base = record.baseTimestamp.flatMap { stamp in
-            record.baseDeviceID.map { SyncStateStore.Clock(timestamp: Int64(stamp), deviceID: $0) }
+        guard let stamp = Int64(exactly: record.timestamp),
+              record.baseTimestamp.map({ Int64(exactly: $0) != nil }) ?? true else {
+            throw MedVaultError(.corrupted, reason: "a sync envelope's clock is out of range")
+        }
+        let remote = SyncStateStore.Clock(timestamp: stamp, deviceID: record.deviceID)
+        let base = record.baseTimestamp.flatMap { baseStamp in
+            record.baseDeviceID.map { SyncStateStore.Clock(timestamp: Int64(baseStamp), deviceID: $0) }
         }
         let current = try SyncStateStore.clock(table, record.recordID, db)
         outcome.applied += 1
@@ -83,8 +87,8 @@ enum RemoteChangeApplier {
     }
 
     /// The errors that mean "this record may not be written so": a rule, a constraint,
-    /// a column this schema lacks. Storage errors (disk full, locked) fail the batch.
-    static let refusals: Set<MedVaultError.Code> = [.immutable, .conflict, .duplicate, .validation, .invalidArgument]
+    /// a missing parent (`notFound`), a column this schema lacks. Storage errors (disk full, locked) fail the batch.
+    static let refusals: Set<MedVaultError.Code> = [.immutable, .conflict, .duplicate, .validation, .invalidArgument, .notFound]
 
     static func encode(_ state: SyncRowState?) throws -> Data? {
         let encoder = JSONEncoder()

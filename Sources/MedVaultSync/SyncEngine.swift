@@ -153,13 +153,15 @@ public actor SyncEngine {
         var after = try await database.read { db in try SyncStateStore.state(db).pulledThrough }
         while true {
             let page = try await transport.pull(after: after, limit: batchSize, as: credentials)
+            if page.envelopes.isEmpty { return }
+            let pulledAfter = after
             let outcome = try await vault.withSyncKeys { keys in
-                var opened: [SyncRecord] = []
+                var opened: [(sequence: Int64, envelopeID: UUID, record: SyncRecord)] = []
                 var errors: [SyncEnvelopeError] = []
                 let sealer = EnvelopeSealer(keys: keys)
                 for pulled in page.envelopes {
                     do {
-                        opened.append(try sealer.open(pulled.envelope))
+                        opened.append((pulled.sequence, pulled.envelope.id, try sealer.open(pulled.envelope)))
                     } catch let error as MedVaultError {
                         errors.append(SyncEnvelopeError(sequence: pulled.sequence, envelopeID: pulled.envelope.id,
                                                         code: error.code, reason: "the envelope does not open with this vault's keys"))
@@ -167,16 +169,19 @@ public actor SyncEngine {
                 }
                 let records = opened
                 let refused = errors
-                return try await database.write(duration: .long) { db in
+                return try await database.write(duration: .long) { db -> (Int, Int, [SyncEnvelopeError])? in
+                    // Another process syncing this vault applied this page first: skip
+                    // it, and go on from the cursor it left (never move it back).
+                    guard try SyncStateStore.state(db).pulledThrough == pulledAfter else { return nil }
                     try PendingChangeSealer.sealPending(keys: keys, localDevice: credentials.deviceID, db)
                     var outcome = RemoteChangeApplier.Outcome()
                     var refusedByApply = refused
-                    for record in records where record.deviceID != credentials.deviceID {
+                    for item in records where item.record.deviceID != credentials.deviceID {
                         do {
-                            try RemoteChangeApplier.apply(record, localDevice: credentials.deviceID, now: now, db,
+                            try RemoteChangeApplier.apply(item.record, localDevice: credentials.deviceID, now: now, db,
                                                           into: &outcome)
                         } catch let error as MedVaultError where error.code == .corrupted || error.code == .invalidArgument {
-                            refusedByApply.append(SyncEnvelopeError(sequence: 0, envelopeID: record.recordID,
+                            refusedByApply.append(SyncEnvelopeError(sequence: item.sequence, envelopeID: item.envelopeID,
                                                                     code: error.code, reason: "the record cannot be applied"))
                         }
                     }
@@ -186,6 +191,10 @@ public actor SyncEngine {
                     try SyncStateStore.setPulledThrough(page.lastSequence, db)
                     return (outcome.applied, outcome.conflicts, refusedByApply)
                 }
+            }
+            guard let outcome else {
+                after = try await database.read { db in try SyncStateStore.state(db).pulledThrough }
+                continue
             }
             result.downloaded += outcome.0
             result.conflicts += outcome.1

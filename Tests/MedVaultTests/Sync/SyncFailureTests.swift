@@ -158,4 +158,26 @@ struct SyncFailureTests {
             }
         }
     }
+
+    @Test("Two engines syncing one vault at once (an app and its extension) apply each page once: no false conflict, no cursor moved back")
+    func twoEnginesOneVault() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir, batchSize: 3)
+            defer { Task { await devices.lockAll() } }
+            for name in ["Ana", "Luis", "Eva", "Pau"] {
+                try await SyncFixtures.addRecord(to: devices.vaults[0], name: name)
+            }
+            _ = try await devices.engines[0].sync()
+            let second = SyncEngine(vault: devices.vaults[1], transport: devices.server, batchSize: 3)
+            async let first = devices.engines[1].sync()
+            async let other = second.sync()
+            let results = try await [first, other]
+            #expect(results.allSatisfy { $0.errors.isEmpty && $0.conflicts == 0 })
+            #expect(try await devices.engines[1].conflicts().isEmpty)
+            let exports = try await devices.exports()
+            #expect(exports[0] == exports[1])
+            let cursor = try await devices.vaults[1].database.read { db in try SyncStateStore.state(db).pulledThrough }
+            #expect(cursor == 24)
+        }
+    }
 }
