@@ -141,7 +141,7 @@ let package = Package(
         // A child process the crash-safety tests kill with SIGKILL mid-write.
         .executableTarget(
             name: "CrashProbe",
-            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys"],
+            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "MedVaultSync"],
             path: "Tests/CrashProbe",
             swiftSettings: strictSettings
         ),

@@ -32,22 +32,39 @@ public actor InMemorySyncTransport: SyncTransport {
     /// The most envelopes one pull returns (as the server's default).
     public static let maximumPullLimit = 500
 
-    private struct StoredEnvelope {
+    private struct StoredEnvelope: Codable {
         let sequence: Int64
         let deviceID: UUID
         let envelope: SyncEnvelope
     }
 
-    private struct VaultState {
+    private struct Device: Codable {
+        var tokenHash: Data
+        var revoked: Bool
+    }
+
+    private struct Binding: Codable, Equatable {
+        var vaultID: UUID
+        var deviceID: UUID
+    }
+
+    private struct VaultState: Codable {
         let verificationKey: Data
-        var devices: [UUID: (tokenHash: Data, revoked: Bool)] = [:]
+        var devices: [UUID: Device] = [:]
         var envelopes: [StoredEnvelope] = []
         var sequenceByEnvelopeID: [UUID: Int64] = [:]
         var keyring: SyncKeyringBlob
     }
 
+    private struct Snapshot: Codable {
+        var vaults: [UUID: VaultState]
+        var challenges: [Data: Binding]
+    }
+
     private var vaults: [UUID: VaultState] = [:]
-    private var challenges: [Data: (vaultID: UUID, deviceID: UUID)] = [:]
+    private var challenges: [Data: Binding] = [:]
+    /// Where the state is saved after every change, if anywhere.
+    private let file: URL?
     private var failuresLeft = 0
     private var failureCode = MedVaultError.Code.offline
     private var dropPushResponses = 0
@@ -55,7 +72,33 @@ public actor InMemorySyncTransport: SyncTransport {
     private var recordsBytes = false
 
     /// An empty server.
-    public init() {}
+    public init() {
+        file = nil
+    }
+
+    /// A server whose state is saved to `file` (atomically, after every change) and read
+    /// back from it when it exists: one process after another can play the same server,
+    /// as the crash tests do when a killed device resumes. Not for two processes at once.
+    ///
+    /// - Throws: `corrupted` when the file is not a saved state; file errors.
+    public init(persistingTo file: URL) throws {
+        self.file = file
+        guard let data = try? Data(contentsOf: file) else { return }
+        do {
+            let snapshot = try JSONDecoder().decode(Snapshot.self, from: data)
+            vaults = snapshot.vaults
+            challenges = snapshot.challenges
+        } catch {
+            throw MedVaultError(.corrupted, reason: "the saved sync server state is not readable")
+        }
+    }
+
+    /// Saves the state when the server persists (see ``init(persistingTo:)``).
+    private func save() throws {
+        guard let file else { return }
+        let data = try JSONEncoder().encode(Snapshot(vaults: vaults, challenges: challenges))
+        try data.write(to: file, options: .atomic)
+    }
 
     // MARK: - Fault injection and inspection (tests)
 
@@ -96,15 +139,18 @@ public actor InMemorySyncTransport: SyncTransport {
             envelope: try SyncEnvelope(id: stored.envelope.id, recordKey: stored.envelope.recordKey,
                                        ciphertext: transform(stored.envelope.ciphertext)))
         vaults[vaultID] = vault
+        try save()
     }
 
     // MARK: - SyncTransport
 
     public func challenge(_ request: SyncChallengeRequest) async throws -> SyncChallenge {
         try enter(request)
-        challenges = challenges.filter { $0.value != (request.vaultID, request.deviceID) }
+        let binding = Binding(vaultID: request.vaultID, deviceID: request.deviceID)
+        challenges = challenges.filter { $0.value != binding }
         let bytes = Data((0..<SyncDeviceProof.challengeLength).map { _ in UInt8.random(in: 0...255) })
-        challenges[bytes] = (request.vaultID, request.deviceID)
+        challenges[bytes] = binding
+        try save()
         return try SyncChallenge(challenge: bytes, expiresInSeconds: 120)
     }
 
@@ -118,8 +164,9 @@ public actor InMemorySyncTransport: SyncTransport {
         }
         var vault = VaultState(verificationKey: request.verificationKey, keyring: request.keyring)
         let token = Self.newToken()
-        vault.devices[request.deviceID] = (Self.hash(token), false)
+        vault.devices[request.deviceID] = Device(tokenHash: Self.hash(token), revoked: false)
         vaults[request.vaultID] = vault
+        try save()
         return SyncDeviceToken(deviceToken: token)
     }
 
@@ -133,8 +180,9 @@ public actor InMemorySyncTransport: SyncTransport {
             throw MedVaultError(.conflict, reason: "the device id is already used in this vault")
         }
         let token = Self.newToken()
-        vault.devices[request.deviceID] = (Self.hash(token), false)
+        vault.devices[request.deviceID] = Device(tokenHash: Self.hash(token), revoked: false)
         vaults[vaultID] = vault
+        try save()
         return SyncDeviceToken(deviceToken: token)
     }
 
@@ -166,6 +214,7 @@ public actor InMemorySyncTransport: SyncTransport {
         vault.envelopes += added
         vault.sequenceByEnvelopeID.merge(batchIDs) { first, _ in first }
         vaults[credentials.vaultID] = vault
+        try save()
         if dropPushResponses > 0 {
             dropPushResponses -= 1
             throw MedVaultError(.offline, reason: "the connection to the sync server was lost")
@@ -201,6 +250,7 @@ public actor InMemorySyncTransport: SyncTransport {
         }
         vault.keyring = update.keyring
         vaults[credentials.vaultID] = vault
+        try save()
         return update.keyring
     }
 
@@ -213,8 +263,9 @@ public actor InMemorySyncTransport: SyncTransport {
         guard let entry = vault.devices[device] else {
             throw MedVaultError(.notFound, reason: "the vault has no such device")
         }
-        vault.devices[device] = (entry.tokenHash, true)
+        vault.devices[device] = Device(tokenHash: entry.tokenHash, revoked: true)
         vaults[credentials.vaultID] = vault
+        try save()
     }
 
     // MARK: - Checks
@@ -252,7 +303,9 @@ public actor InMemorySyncTransport: SyncTransport {
     }
 
     private func consumeChallenge(_ challenge: Data, vaultID: UUID, deviceID: UUID) throws {
-        guard let bound = challenges.removeValue(forKey: challenge), bound == (vaultID, deviceID) else {
+        let bound = challenges.removeValue(forKey: challenge)
+        try save()
+        guard bound == Binding(vaultID: vaultID, deviceID: deviceID) else {
             throw Self.forbidden
         }
     }
