@@ -19,7 +19,9 @@ import MedVaultSyncWire
 ///   gets `notFound` on another vault.
 ///
 /// Fault injection (``failNextCalls(_:with:)``, ``dropNextPushResponse()``) lets tests
-/// play an unreachable server or a connection lost after the server stored a push.
+/// play an unreachable server or a connection lost after the server stored a push;
+/// ``init(persistingTo:)`` saves the state to a file so that a process killed mid-sync
+/// and the next one share a server.
 ///
 /// ```swift
 /// let server = InMemorySyncTransport()

@@ -67,7 +67,9 @@ public actor SyncEngine {
         let token = try await transport.register(try SyncRegisterRequest(
             vaultID: vaultID, deviceID: deviceID, verificationKey: Data(publicKey), keyring: keyring,
             challenge: challenge.challenge, signature: Data(signature)))
-        try await save(SyncCredentials(vaultID: vaultID, deviceID: deviceID, deviceToken: token.deviceToken))
+        let credentials = SyncCredentials(vaultID: vaultID, deviceID: deviceID, deviceToken: token.deviceToken)
+        try await save(credentials)
+        try await syncKeyring(credentials)
     }
 
     /// Joins this device to a vault another device registered, proving with the vault's
@@ -84,7 +86,9 @@ public actor SyncEngine {
         let signature = try await vault.withSyncKeys { keys in try keys.signForDevice(Array(message)) }
         let token = try await transport.join(vaultID: vaultID, try SyncJoinRequest(
             deviceID: deviceID, challenge: challenge.challenge, signature: Data(signature)))
-        try await save(SyncCredentials(vaultID: vaultID, deviceID: deviceID, deviceToken: token.deviceToken))
+        let credentials = SyncCredentials(vaultID: vaultID, deviceID: deviceID, deviceToken: token.deviceToken)
+        try await save(credentials)
+        try await syncKeyring(credentials)
     }
 
     /// Revokes another device of the vault at the server: its token stops working.
@@ -99,6 +103,8 @@ public actor SyncEngine {
     /// Pushes this device's changes and applies the other devices', then pushes what
     /// changed meanwhile.
     ///
+    /// 0. Keyring: a local password or recovery-key change is published; one published
+    ///    by another device is adopted (see docs/sync.md, "Keyring").
     /// 1. Seal: each record changed since the last seal becomes one envelope in the
     ///    outbox (one transaction with the seal cursor).
     /// 2. Push the outbox in batches; each acknowledged batch leaves the outbox.
@@ -113,6 +119,7 @@ public actor SyncEngine {
     public func sync() async throws -> SyncResult {
         let credentials = try await requireCredentials()
         var result = SyncResult()
+        try await syncKeyring(credentials)
         try await sealPending(credentials)
         result.uploaded += try await pushOutbox(credentials)
         try await pull(credentials, into: &result)

@@ -50,6 +50,19 @@ enum SyncStateStore {
         try db.execute("UPDATE sync_state SET sealed_through = ? WHERE singleton = 1", [.integer(sequence)])
     }
 
+    /// The keyring generation and digest last published or adopted (0 and `nil` before).
+    static func keyringMark(_ db: DatabaseConnection) throws -> (generation: Int64, sha256: Data?) {
+        try db.fetchOne("SELECT keyring_generation, keyring_sha256 FROM sync_state WHERE singleton = 1") { row in
+            (row.int64(at: 0), row.isNull(at: 1) ? nil : row.blob(at: 1))
+        } ?? (0, nil)
+    }
+
+    static func setKeyringMark(generation: Int64, sha256: Data, _ db: DatabaseConnection) throws {
+        try ensureRow(db)
+        try db.execute("UPDATE sync_state SET keyring_generation = ?, keyring_sha256 = ? WHERE singleton = 1",
+                       [.integer(generation), .blob(sha256)])
+    }
+
     static func setPulledThrough(_ sequence: Int64, _ db: DatabaseConnection) throws {
         try ensureRow(db)
         try db.execute("UPDATE sync_state SET pulled_through = ? WHERE singleton = 1", [.integer(sequence)])

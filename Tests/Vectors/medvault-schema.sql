@@ -455,7 +455,9 @@ vault_id BLOB CHECK (vault_id IS NULL OR length(vault_id) = 16),
 device_id BLOB CHECK (device_id IS NULL OR length(device_id) = 16),
 device_token TEXT,
 sealed_through INTEGER NOT NULL DEFAULT 0,
-pulled_through INTEGER NOT NULL DEFAULT 0
+pulled_through INTEGER NOT NULL DEFAULT 0,
+keyring_generation INTEGER NOT NULL DEFAULT 0,
+keyring_sha256 BLOB
 )
 
 -- trigger attachment_chunk_sealed on attachment_chunk

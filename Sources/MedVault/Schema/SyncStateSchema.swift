@@ -5,7 +5,8 @@
 ///   device token (a secret: it stays in this encrypted file), `sealed_through` (the
 ///   change-log sequence up to which local changes were sealed into the outbox or were
 ///   written by applying remote changes) and `pulled_through` (the server sequence of
-///   the last applied envelope).
+///   the last applied envelope), and the keyring generation and SHA-256 last published
+///   or adopted (a password change here is published; one made elsewhere is adopted).
 /// - `sync_outbox`: sealed envelopes not yet acknowledged by the server, in push order.
 ///   A push that crashed or lost its answer resends the same bytes: idempotent.
 /// - `sync_record_clock`: per record, the hybrid-logical-clock stamp (and device) of
@@ -24,7 +25,9 @@ enum SyncStateSchema {
                 device_id BLOB CHECK (device_id IS NULL OR length(device_id) = 16),
                 device_token TEXT,
                 sealed_through INTEGER NOT NULL DEFAULT 0,
-                pulled_through INTEGER NOT NULL DEFAULT 0
+                pulled_through INTEGER NOT NULL DEFAULT 0,
+                keyring_generation INTEGER NOT NULL DEFAULT 0,
+                keyring_sha256 BLOB
             );
             CREATE TABLE sync_outbox (
                 position INTEGER PRIMARY KEY,

@@ -96,3 +96,45 @@ extension Vault {
         return Vault(layout: layout, keyring: keyring, vaultKey: vaultKey, pool: pool, presence: presence, options: options)
     }
 }
+
+extension Vault {
+    /// Replaces this vault's keyring file with one another device of the vault published
+    /// (after a password change or a new recovery key there), so the new password opens
+    /// this device too. Package API for the sync engine.
+    ///
+    /// Adopted only if it holds the same database key as this device's keyring (a device
+    /// that rotated its database key publishes a keyring that would not open this
+    /// database) and no rotation is pending; written under the keyring lock like any key
+    /// operation (proved, atomically).
+    ///
+    /// - Returns: Whether the file changed (`false` when it already was this keyring).
+    /// - Throws: `corrupted` for bytes that are not a keyring of this vault; `conflict`
+    ///   when it holds another database key or other cipher settings; `locked`.
+    @discardableResult
+    package func adoptSyncedKeyring(_ bytes: Data) async throws -> Bool {
+        let incoming = try Keyring(serialized: Array(bytes))
+        guard incoming.vaultID == vaultID else {
+            throw MedVaultError(.corrupted, reason: "the synced keyring belongs to another vault")
+        }
+        guard !incoming.hasPendingRotation else {
+            throw MedVaultError(.conflict, reason: "the synced keyring is in the middle of a key rotation")
+        }
+        return try await keys.perform { operation in
+            let current = await operation.keyring()
+            if current == incoming { return false }
+            guard current.cipherSettings == incoming.cipherSettings else {
+                throw MedVaultError(.conflict, reason: "the synced keyring has other cipher settings; not adopted")
+            }
+            let theirs = try incoming.databaseKey(vaultKey: operation.vaultKey)
+            defer { theirs.wipe() }
+            let ours = try current.databaseKey(vaultKey: operation.vaultKey)
+            defer { ours.wipe() }
+            guard theirs == ours else {
+                throw MedVaultError(.conflict,
+                                    reason: "the synced keyring holds another database key (a device rotated it); not adopted")
+            }
+            try await operation.commit(incoming)
+            return true
+        }
+    }
+}
