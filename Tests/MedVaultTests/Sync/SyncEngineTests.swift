@@ -107,4 +107,29 @@ struct SyncEngineTests {
             #expect(exports[0] == exports[1])
         }
     }
+
+    @Test("An attachment's metadata reaches the other device; its content does not yet, and reading it there is a typed error")
+    func attachmentMetadataOnly() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let vault = devices.vaults[0]
+            let patient = try await vault.patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
+            let session = try await vault.sessions.create(ClinicalSession(
+                patientID: patient.id, date: ClinicalFixtures.now, type: .video, durationMinutes: 45,
+                notes: "notas", chiefComplaint: "motivo", treatmentPlan: "plan"))
+            let attachment = try await vault.attachments.create(
+                NewAttachment(sessionID: session.id, fileName: "informe.pdf", mimeType: "application/pdf"),
+                data: Data("contenido".utf8))
+            try await devices.syncAll()
+            #expect(try await devices.vaults[1].attachments.get(attachment.id) == attachment)
+            do {
+                _ = try await devices.vaults[1].attachments.data(of: attachment.id)
+                Issue.record("content that never travelled was read")
+            } catch let error as MedVaultError {
+                // Documented (docs/sync.md, "Not built yet"): no chunk is there.
+                #expect(error.code == .corrupted)
+            }
+        }
+    }
 }
