@@ -23,6 +23,9 @@ extension Vault {
     ///   - folder: An empty or new folder (as for ``create(at:password:options:)``).
     ///   - keyring: The keyring file's bytes.
     ///   - password: The owner's password.
+    ///   - options: Key-derivation and database options (the cipher settings are the
+    ///     keyring's).
+    /// - Returns: The open vault, with no records until the sync engine pulls them.
     /// - Throws: `corrupted` for bytes that are not a keyring; `wrongPassword`;
     ///   `duplicate` when the folder already holds a vault. Nothing is left in the
     ///   folder on error.
@@ -36,6 +39,12 @@ extension Vault {
     /// Creates this device's copy of a vault from its keyring, unlocked with the
     /// recovery key (see ``join(at:keyring:password:options:)``).
     ///
+    /// - Parameters:
+    ///   - folder: An empty or new folder.
+    ///   - keyring: The keyring file's bytes.
+    ///   - recoveryKey: The vault's recovery key.
+    ///   - options: Key-derivation and database options.
+    /// - Returns: The open vault.
     /// - Throws: `wrongRecoveryKey`, and the errors of ``join(at:keyring:password:options:)``.
     public static func join(at folder: URL, keyring: Data, recoveryKey: RecoveryKey,
                             options: Options = Options()) async throws -> Vault {
