@@ -33,6 +33,7 @@ let package = Package(
         // catalogue do not link networking (FoundationNetworking and libcurl on Linux).
         .library(name: "MedVaultICD11", targets: ["MedVaultICD11"]),
         .library(name: "MedVaultSyncWire", targets: ["MedVaultSyncWire"]),
+        .library(name: "MedVaultSync", targets: ["MedVaultSync"]),
         .executable(name: "medvault", targets: ["medvault"]),
     ],
     dependencies: [
@@ -83,7 +84,8 @@ let package = Package(
         ),
         .target(
             name: "MedVaultSync",
-            dependencies: ["MedVault", "MedVaultKeys", "MedVaultCore", "MedVaultSyncWire"],
+            dependencies: ["MedVault", "MedVaultKeys", "MedVaultCore", "MedVaultSyncWire",
+                           .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -139,7 +141,7 @@ let package = Package(
         // A child process the crash-safety tests kill with SIGKILL mid-write.
         .executableTarget(
             name: "CrashProbe",
-            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys"],
+            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "MedVaultSync"],
             path: "Tests/CrashProbe",
             swiftSettings: strictSettings
         ),

@@ -20,4 +20,10 @@ struct SyncRecord: Sendable, Equatable, Codable {
     var deviceID: UUID
     /// The record's state after the change, encoded as JSON; `nil` for a delete.
     var state: Data?
+    /// The clock of the version this change replaced, as the sealing device knew it
+    /// (`nil`: the record was new to sync). A receiver holding exactly that version
+    /// fast-forwards; any other version there means concurrent changes (a conflict).
+    var baseTimestamp: UInt64? = nil
+    /// The device of ``baseTimestamp``.
+    var baseDeviceID: UUID? = nil
 }

@@ -48,6 +48,12 @@
 //       OpenSSL's exit-time cleanup, had it been registered, would walk their
 //       thread-local state while they free it (a SIGSEGV at exit, about one run in three).
 //
+//   CrashProbe sync-loop <vault folder> <server state file>
+//       Opens the vault (password "probe", fast test KDF) and, until killed, creates a
+//       patient with a session, prints "created <patient id>" once it committed, syncs
+//       through an in-memory server saved in <server state file>, and prints "synced"
+//       (see SyncLoop.swift).
+//
 //   CrashProbe medication-fixture <vault folder> <expected json>
 //       Creates the medication fixture vault of the migration test (password "probe",
 //       fast test KDF, fixed clock) and writes what it read back to <expected json>
@@ -234,6 +240,8 @@ func hold(folder: String) async throws {
 
 do {
     switch arguments.count >= 2 ? arguments[1] : "" {
+    case "sync-loop" where arguments.count == 4:
+        try await syncLoop(folder: arguments[2], serverFile: arguments[3])
     case "add-patients" where arguments.count == 3:
         try await addPatients(folder: arguments[2])
     case "unit-hold" where arguments.count == 3:

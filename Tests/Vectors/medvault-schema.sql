@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -108,6 +108,15 @@ CREATE INDEX session_addendum_by_session ON session_addendum(session_id, positio
 (automatic)
 
 -- index sqlite_autoindex_session_signature_1 on session_signature
+(automatic)
+
+-- index sqlite_autoindex_sync_conflict_1 on sync_conflict
+(automatic)
+
+-- index sqlite_autoindex_sync_conflict_2 on sync_conflict
+(automatic)
+
+-- index sqlite_autoindex_sync_outbox_1 on sync_outbox
 (automatic)
 
 -- table attachment on attachment
@@ -403,6 +412,52 @@ encoding_version INTEGER NOT NULL
 CREATE TABLE signing_policy (
 id INTEGER PRIMARY KEY CHECK (id = 1),
 require_before_completion INTEGER NOT NULL CHECK (require_before_completion IN (0, 1))
+)
+
+-- table sync_conflict on sync_conflict
+CREATE TABLE sync_conflict (
+id BLOB NOT NULL PRIMARY KEY CHECK (length(id) = 16),
+kind TEXT NOT NULL,
+table_name TEXT NOT NULL,
+record_id BLOB NOT NULL,
+loser_hlc INTEGER NOT NULL,
+loser_device BLOB NOT NULL,
+loser_is_local INTEGER NOT NULL,
+loser_state BLOB,
+winner_hlc INTEGER NOT NULL,
+winner_device BLOB NOT NULL,
+detected_at INTEGER NOT NULL,
+resolved_at INTEGER,
+UNIQUE (table_name, record_id, loser_hlc, loser_device)
+)
+
+-- table sync_outbox on sync_outbox
+CREATE TABLE sync_outbox (
+position INTEGER PRIMARY KEY,
+envelope_id BLOB NOT NULL UNIQUE CHECK (length(envelope_id) = 16),
+record_key BLOB NOT NULL,
+ciphertext BLOB NOT NULL
+)
+
+-- table sync_record_clock on sync_record_clock
+CREATE TABLE sync_record_clock (
+table_name TEXT NOT NULL,
+record_id BLOB NOT NULL,
+hlc INTEGER NOT NULL,
+device_id BLOB NOT NULL,
+PRIMARY KEY (table_name, record_id)
+) WITHOUT ROWID
+
+-- table sync_state on sync_state
+CREATE TABLE sync_state (
+singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+vault_id BLOB CHECK (vault_id IS NULL OR length(vault_id) = 16),
+device_id BLOB CHECK (device_id IS NULL OR length(device_id) = 16),
+device_token TEXT,
+sealed_through INTEGER NOT NULL DEFAULT 0,
+pulled_through INTEGER NOT NULL DEFAULT 0,
+keyring_generation INTEGER NOT NULL DEFAULT 0,
+keyring_sha256 BLOB
 )
 
 -- trigger attachment_chunk_sealed on attachment_chunk

@@ -16,3 +16,17 @@ extension Vault {
         return try body(syncKeys)
     }
 }
+
+extension Vault {
+    /// Runs an asynchronous `body` with this vault's sync keys, wiped when it returns or
+    /// throws: for the sync engine, which seals inside a write transaction.
+    ///
+    /// - Throws: `MedVaultError.Code.locked` when the vault is locked; what `body` throws.
+    package func withSyncKeys<Result: Sendable>(
+        _ body: @Sendable (SyncKeys) async throws -> Result
+    ) async throws -> Result {
+        let syncKeys = try await keys.syncKeys(vaultID: vaultID)
+        defer { syncKeys.wipe() }
+        return try await body(syncKeys)
+    }
+}

@@ -51,8 +51,8 @@ public final class Vault: Sendable {
 
     static let lockedError = MedVaultError(.locked, reason: "the vault is locked; open it again")
 
-    private init(layout: VaultLayout, keyring: Keyring, vaultKey: SecureBytes, pool: VaultDatabase,
-                 presence: VaultFileLock, options: Options) {
+    init(layout: VaultLayout, keyring: Keyring, vaultKey: SecureBytes, pool: VaultDatabase,
+         presence: VaultFileLock, options: Options) {
         self.layout = layout
         self.vaultID = keyring.vaultID
         self.options = options

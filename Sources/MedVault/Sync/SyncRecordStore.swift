@@ -1,0 +1,145 @@
+import CSQLCipher
+import Foundation
+import MedVaultCore
+
+/// Reads and writes records row by row for the sync engine (module MedVaultSync), and
+/// gives it the change log and device id inside its own transactions.
+///
+/// Package API. Every function runs inside the caller's write (or read) transaction.
+/// Writes keep the medical-record rules: they go through the same tables and triggers
+/// as the repositories (a patient is never deleted, a diagnosis snapshot and signed
+/// content never change, signatures and addenda are never altered), so a remote change
+/// that breaks one fails with the trigger's `immutable` error and changes nothing. An
+/// `UPDATE` names only the columns whose values differ, so a rule guarding a column
+/// (`BEFORE UPDATE OF …`) fires only when that column really changes. A written record
+/// gets one change-log entry (by this device, which the engine then treats as already
+/// synced) and a patient its search-index rows.
+package enum SyncRecordStore {
+    /// The column that identifies a record of `table`: `session_id` for a signature
+    /// (one per session), `id` for every other record table.
+    package static func keyColumn(_ table: VaultTable) -> String {
+        table == .sessionSignature ? "session_id" : "id"
+    }
+
+    /// The synced columns of `table`: every column but an `INTEGER PRIMARY KEY` (a
+    /// local rowid alias), in table order.
+    ///
+    /// - Throws: `invalidArgument` for a table that is not a MedVault record table.
+    package static func columns(of table: VaultTable, _ db: DatabaseConnection) throws -> [String] {
+        guard VaultTable.recordTables.contains(table) else {
+            throw MedVaultError(.invalidArgument, field: "table", reason: "not a record table sync carries")
+        }
+        // PRAGMA table_info: cid, name, type, notnull, dflt_value, pk.
+        let rows = try db.fetchAll("PRAGMA table_info(\(table.rawValue))") { row in
+            (name: row.text(at: 1), type: row.text(at: 2).uppercased(), pk: row.int64(at: 5))
+        }
+        return rows.filter { !($0.pk == 1 && $0.type == "INTEGER") }.map(\.name)
+    }
+
+    /// The stored state of one record, or `nil` when the row does not exist.
+    package static func read(_ table: VaultTable, id: UUID, _ db: DatabaseConnection) throws -> SyncRowState? {
+        let names = try columns(of: table, db)
+        let sql = "SELECT \(names.joined(separator: ", ")) FROM \(table.rawValue) WHERE \(keyColumn(table)) = ?"
+        return try db.fetchOne(sql, [id.vaultValue]) { row in
+            var columns: [String: SyncColumnValue] = [:]
+            for (index, name) in names.enumerated() {
+                columns[name] = SyncColumnValue(row.value(at: Int32(index)))
+            }
+            return SyncRowState(columns: columns)
+        }
+    }
+
+    /// What ``write(_:table:id:operation:_:)`` did.
+    package enum WriteOutcome: Sendable, Equatable {
+        case inserted, updated, deleted
+        /// The row already held this state (or was already absent).
+        case unchanged
+    }
+
+    /// Makes the stored row of record `id` equal `state` (`nil`: no row) and logs it.
+    ///
+    /// - Parameters:
+    ///   - operation: The change-log operation to record for an update (a remote
+    ///     `deactivate`, `cancel`…); an insert logs `insert`, a removal `delete`.
+    /// - Throws: `invalidArgument` when the state names a column this vault's table
+    ///   does not have or another record's id; `immutable` when a medical-record rule
+    ///   refuses the change; constraint errors. Nothing is written on error.
+    @discardableResult
+    package static func write(_ state: SyncRowState?, table: VaultTable, id: UUID, operation: ChangeOperation,
+                              _ db: DatabaseConnection) throws -> WriteOutcome {
+        let names = try columns(of: table, db)
+        let key = keyColumn(table)
+        let current = try read(table, id: id, db)
+        guard let state else {
+            guard let current else { return .unchanged }
+            try db.execute("DELETE FROM \(table.rawValue) WHERE \(key) = ?", [id.vaultValue])
+            try db.changeLog.append(table: table, id: id, operation: .delete, version: current.version)
+            return .deleted
+        }
+        let known = Set(names)
+        guard state.columns.keys.allSatisfy(known.contains) else {
+            throw MedVaultError(.invalidArgument, field: "state",
+                                reason: "the synced record has a column this vault's schema does not know")
+        }
+        guard state.columns[key] == SyncColumnValue(id.vaultValue) else {
+            throw MedVaultError(.invalidArgument, field: "state", reason: "the synced record carries another id")
+        }
+        let outcome: WriteOutcome
+        if let current {
+            let changed = names.filter { state.columns[$0] != nil && state.columns[$0] != current.columns[$0] }
+            guard !changed.isEmpty else { return .unchanged }
+            let assignments = changed.map { "\($0) = ?" }.joined(separator: ", ")
+            try db.execute("UPDATE \(table.rawValue) SET \(assignments) WHERE \(key) = ?",
+                           changed.map { state.columns[$0]!.vaultValue } + [id.vaultValue])
+            try db.changeLog.append(table: table, id: id, operation: operation == .insert ? .update : operation,
+                                    version: state.version)
+            outcome = .updated
+        } else {
+            let present = names.filter { state.columns[$0] != nil }
+            let placeholders = Array(repeating: "?", count: present.count).joined(separator: ", ")
+            try db.execute("INSERT INTO \(table.rawValue) (\(present.joined(separator: ", "))) VALUES (\(placeholders))",
+                           present.map { state.columns[$0]!.vaultValue })
+            try db.changeLog.append(table: table, id: id, operation: .insert, version: state.version)
+            outcome = .inserted
+        }
+        if table == .patient { try reindexPatient(id, db) }
+        return outcome
+    }
+
+    /// Rebuilds a patient's search-index rows from its stored row.
+    private static func reindexPatient(_ id: UUID, _ db: DatabaseConnection) throws {
+        let sql = "SELECT \(ClinicalRows.patientAndRowidColumns) FROM patient WHERE id = ?"
+        guard let found = try db.fetchOne(sql, [id.vaultValue], ClinicalRows.patientAndRowid) else { return }
+        try PatientSearchIndex.replace(found.patient, rowid: found.rowid, in: db)
+    }
+
+    // MARK: - Change log
+
+    /// Up to `limit` change-log entries after local sequence `sequence`, oldest first.
+    package static func changeEntries(after sequence: Int64, limit: Int, _ db: DatabaseConnection) throws -> [ChangeLogEntry] {
+        try ChangeLogReader.entries(after: sequence, limit: limit, db)
+    }
+
+    /// The newest change-log sequence (0 for an empty log).
+    package static func latestSequence(_ db: DatabaseConnection) throws -> Int64 {
+        try ChangeLogReader.latestSequence(db)
+    }
+
+    /// This vault database's device id (the change log's current device).
+    package static func deviceID(_ db: DatabaseConnection) throws -> UUID {
+        try ChangeLogReader.deviceID(db)
+    }
+}
+
+extension VaultRow {
+    /// Column `index` as whatever SQLite stored.
+    func value(at index: Int32) -> VaultValue {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_NULL: .null
+        case SQLITE_INTEGER: .integer(int64(at: index))
+        case SQLITE_FLOAT: .real(double(at: index))
+        case SQLITE_TEXT: .text(text(at: index))
+        default: .blob(blob(at: index))
+        }
+    }
+}

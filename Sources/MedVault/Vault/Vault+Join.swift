@@ -1,0 +1,149 @@
+import Foundation
+import MedVaultCore
+import MedVaultKeys
+
+extension Vault {
+    /// Creates this device's copy of a vault that another device created: the keyring
+    /// the sync server holds (the first device published it) is written to `folder`
+    /// and unlocked with the owner's password, and an empty database is created under
+    /// the keyring's database key. The sync engine (module MedVaultSync) then joins the
+    /// server and pulls every record.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let blob = try await transport.keyring(as: credentials)
+    /// let vault = try await Vault.join(at: folder, keyring: blob.keyring, password: password)
+    /// ```
+    ///
+    /// The vault gets its own device id, so its changes are told apart from the other
+    /// devices'. It shares the vault key (and so the sync keys) with them.
+    ///
+    /// - Parameters:
+    ///   - folder: An empty or new folder (as for ``create(at:password:options:)``).
+    ///   - keyring: The keyring file's bytes.
+    ///   - password: The owner's password.
+    ///   - options: Key-derivation and database options (the cipher settings are the
+    ///     keyring's).
+    /// - Returns: The open vault, with no records until the sync engine pulls them.
+    /// - Throws: `corrupted` for bytes that are not a keyring; `wrongPassword`;
+    ///   `duplicate` when the folder already holds a vault. Nothing is left in the
+    ///   folder on error.
+    public static func join(at folder: URL, keyring: Data, password: Password,
+                            options: Options = Options()) async throws -> Vault {
+        let keyring = try Keyring(serialized: Array(keyring))
+        let vaultKey = try await BlockingWork.run { try keyring.unlock(password: password) }
+        return try await joined(at: folder, keyring: keyring, vaultKey: vaultKey, options: options)
+    }
+
+    /// Creates this device's copy of a vault from its keyring, unlocked with the
+    /// recovery key (see ``join(at:keyring:password:options:)``).
+    ///
+    /// - Parameters:
+    ///   - folder: An empty or new folder.
+    ///   - keyring: The keyring file's bytes.
+    ///   - recoveryKey: The vault's recovery key.
+    ///   - options: Key-derivation and database options.
+    /// - Returns: The open vault.
+    /// - Throws: `wrongRecoveryKey`, and the errors of ``join(at:keyring:password:options:)``.
+    public static func join(at folder: URL, keyring: Data, recoveryKey: RecoveryKey,
+                            options: Options = Options()) async throws -> Vault {
+        let keyring = try Keyring(serialized: Array(keyring))
+        let vaultKey = try keyring.unlock(recoveryKey: recoveryKey)
+        return try await joined(at: folder, keyring: keyring, vaultKey: vaultKey, options: options)
+    }
+
+    private static func joined(at folder: URL, keyring: Keyring, vaultKey: SecureBytes,
+                               options: Options) async throws -> Vault {
+        let layout = VaultLayout(folder: folder)
+        let manager = FileManager.default
+        var handedOver = false
+        defer { if !handedOver { vaultKey.wipe() } }
+        if manager.fileExists(atPath: layout.keyring.path) || manager.fileExists(atPath: layout.database.path) {
+            throw MedVaultError(.duplicate, reason: "the folder already holds a vault")
+        }
+        guard !keyring.hasPendingRotation else {
+            throw MedVaultError(.invalidArgument, field: "keyring",
+                                reason: "the keyring is in the middle of a key rotation; sync again once it finished")
+        }
+        try VaultFolder.prepare(layout.folder)
+        let databaseKey = try keyring.databaseKey(vaultKey: vaultKey)
+        defer { databaseKey.wipe() }
+        let presence = try VaultFileLock(layout.presenceLock)
+        let keyringLock = try VaultFileLock(layout.keyringLock)
+        defer { keyringLock.release() }
+        try await keyringLock.lock(.exclusive, timeout: options.lockTimeout,
+                                   waitingFor: "another process is opening or changing a vault in this folder")
+        guard try presence.tryLockCurrent(.shared) else {
+            throw MedVaultError(.vaultInUse, reason: "another process holds this folder's vault lock")
+        }
+        if manager.fileExists(atPath: layout.keyring.path) || manager.fileExists(atPath: layout.database.path) {
+            presence.release()
+            throw MedVaultError(.duplicate, reason: "the folder already holds a vault")
+        }
+        var options = options
+        options.database.cipherSettings = keyring.cipherSettings
+        let pool: VaultDatabase
+        do {
+            pool = try await VaultDatabase.open(
+                at: layout.database, key: databaseKey, mode: .createIfMissing,
+                migrator: MedVaultSchema.migrator(appending: options.appMigrations), configuration: options.database
+            )
+        } catch {
+            presence.release()
+            throw error
+        }
+        do {
+            try KeyringFile.write(keyring, to: layout.keyring)
+        } catch {
+            await pool.close()
+            DatabaseFile.removeNewlyCreated(layout.database)
+            presence.release()
+            throw error
+        }
+        handedOver = true
+        return Vault(layout: layout, keyring: keyring, vaultKey: vaultKey, pool: pool, presence: presence, options: options)
+    }
+}
+
+extension Vault {
+    /// Replaces this vault's keyring file with one another device of the vault published
+    /// (after a password change or a new recovery key there), so the new password opens
+    /// this device too. Package API for the sync engine.
+    ///
+    /// Adopted only if it holds the same database key as this device's keyring (a device
+    /// that rotated its database key publishes a keyring that would not open this
+    /// database) and no rotation is pending; written under the keyring lock like any key
+    /// operation (proved, atomically).
+    ///
+    /// - Returns: Whether the file changed (`false` when it already was this keyring).
+    /// - Throws: `corrupted` for bytes that are not a keyring of this vault; `conflict`
+    ///   when it holds another database key or other cipher settings; `locked`.
+    @discardableResult
+    package func adoptSyncedKeyring(_ bytes: Data) async throws -> Bool {
+        let incoming = try Keyring(serialized: Array(bytes))
+        guard incoming.vaultID == vaultID else {
+            throw MedVaultError(.corrupted, reason: "the synced keyring belongs to another vault")
+        }
+        guard !incoming.hasPendingRotation else {
+            throw MedVaultError(.conflict, reason: "the synced keyring is in the middle of a key rotation")
+        }
+        return try await keys.perform { operation in
+            let current = await operation.keyring()
+            if current == incoming { return false }
+            guard current.cipherSettings == incoming.cipherSettings else {
+                throw MedVaultError(.conflict, reason: "the synced keyring has other cipher settings; not adopted")
+            }
+            let theirs = try incoming.databaseKey(vaultKey: operation.vaultKey)
+            defer { theirs.wipe() }
+            let ours = try current.databaseKey(vaultKey: operation.vaultKey)
+            defer { ours.wipe() }
+            guard theirs == ours else {
+                throw MedVaultError(.conflict,
+                                    reason: "the synced keyring holds another database key (a device rotated it); not adopted")
+            }
+            try await operation.commit(incoming)
+            return true
+        }
+    }
+}

@@ -1,0 +1,336 @@
+import Crypto
+import Foundation
+import MedVaultCore
+import MedVaultSyncWire
+
+/// A sync server held in memory: the semantics of `docs/sync-server.md` without HTTP or
+/// PostgreSQL, for tests and app previews.
+///
+/// Several engines (devices) share one instance. It keeps, per vault, the Ed25519
+/// verification key, the devices and their tokens (as SHA-256), the envelopes under
+/// dense increasing sequences, and the keyring with its generation:
+/// - challenges are single use, bound to a vault and a device, and consumed by the
+///   first attempt to answer them;
+/// - pushes are all or nothing and idempotent by envelope id (same id and bytes: the
+///   first sequence again; other bytes: `conflict`, nothing stored);
+/// - pulls return envelopes after a sequence, oldest first, with `hasMore`;
+/// - the keyring is replaced only by a compare-and-swap on its generation;
+/// - a revoked device's token is `unauthorized` on every route; a token of one vault
+///   gets `notFound` on another vault.
+///
+/// Fault injection (``failNextCalls(_:with:)``, ``dropNextPushResponse()``) lets tests
+/// play an unreachable server or a connection lost after the server stored a push;
+/// ``init(persistingTo:)`` saves the state to a file so that a process killed mid-sync
+/// and the next one share a server.
+///
+/// ```swift
+/// let server = InMemorySyncTransport()
+/// let engineA = SyncEngine(vault: vaultA, transport: server)
+/// try await engineA.register()
+/// ```
+public actor InMemorySyncTransport: SyncTransport {
+    /// The most envelopes one push may carry (as the server's default).
+    public static let maximumPushEnvelopes = 500
+    /// The most envelopes one pull returns (as the server's default).
+    public static let maximumPullLimit = 500
+
+    private struct StoredEnvelope: Codable {
+        let sequence: Int64
+        let deviceID: UUID
+        let envelope: SyncEnvelope
+    }
+
+    private struct Device: Codable {
+        var tokenHash: Data
+        var revoked: Bool
+    }
+
+    private struct Binding: Codable, Equatable {
+        var vaultID: UUID
+        var deviceID: UUID
+    }
+
+    private struct VaultState: Codable {
+        let verificationKey: Data
+        var devices: [UUID: Device] = [:]
+        var envelopes: [StoredEnvelope] = []
+        var sequenceByEnvelopeID: [UUID: Int64] = [:]
+        var keyring: SyncKeyringBlob
+    }
+
+    private struct Snapshot: Codable {
+        var vaults: [UUID: VaultState]
+        var challenges: [Data: Binding]
+    }
+
+    private var vaults: [UUID: VaultState] = [:]
+    private var challenges: [Data: Binding] = [:]
+    /// Where the state is saved after every change, if anywhere.
+    private let file: URL?
+    private var failuresLeft = 0
+    private var failureCode = MedVaultError.Code.offline
+    private var dropPushResponses = 0
+    private var bytesSeen: [Data] = []
+    private var recordsBytes = false
+
+    /// An empty server.
+    public init() {
+        file = nil
+    }
+
+    /// A server whose state is saved to `file` (atomically, after every change) and read
+    /// back from it when it exists: one process after another can play the same server,
+    /// as the crash tests do when a killed device resumes. Not for two processes at once.
+    ///
+    /// - Throws: `corrupted` when the file is not a saved state; file errors.
+    public init(persistingTo file: URL) throws {
+        self.file = file
+        guard let data = try? Data(contentsOf: file) else { return }
+        do {
+            let snapshot = try JSONDecoder().decode(Snapshot.self, from: data)
+            vaults = snapshot.vaults
+            challenges = snapshot.challenges
+        } catch {
+            throw MedVaultError(.corrupted, reason: "the saved sync server state is not readable")
+        }
+    }
+
+    /// Saves the state when the server persists (see ``init(persistingTo:)``).
+    private func save() throws {
+        guard let file else { return }
+        let data = try JSONEncoder().encode(Snapshot(vaults: vaults, challenges: challenges))
+        try data.write(to: file, options: .atomic)
+    }
+
+    // MARK: - Fault injection and inspection (tests)
+
+    /// Makes the next `count` calls fail with `code` (default `offline`) before doing
+    /// anything.
+    public func failNextCalls(_ count: Int, with code: MedVaultError.Code = .offline) {
+        failuresLeft = count
+        failureCode = code
+    }
+
+    /// Makes the next push store its envelopes and then fail with `offline`, as a
+    /// connection lost before the answer arrived.
+    public func dropNextPushResponse() {
+        dropPushResponses += 1
+    }
+
+    /// Starts keeping a copy of every request body handed to the server (the JSON an
+    /// HTTP transport would send), for tests that scan them.
+    public func recordRequestBytes() {
+        recordsBytes = true
+    }
+
+    /// The request bodies kept since ``recordRequestBytes()``.
+    public func recordedRequestBytes() -> [Data] { bytesSeen }
+
+    /// How many envelopes the server holds for `vaultID`.
+    public func envelopeCount(vaultID: UUID) -> Int { vaults[vaultID]?.envelopes.count ?? 0 }
+
+    /// Replaces the stored ciphertext of envelope `sequence` of `vaultID` with
+    /// `transform(ciphertext)`: a test plays a server (or a network) that alters bytes.
+    public func tamper(vaultID: UUID, sequence: Int64, _ transform: @Sendable (Data) -> Data) throws {
+        guard var vault = vaults[vaultID], let index = vault.envelopes.firstIndex(where: { $0.sequence == sequence }) else {
+            throw MedVaultError(.notFound, reason: "no such envelope")
+        }
+        let stored = vault.envelopes[index]
+        vault.envelopes[index] = StoredEnvelope(
+            sequence: stored.sequence, deviceID: stored.deviceID,
+            envelope: try SyncEnvelope(id: stored.envelope.id, recordKey: stored.envelope.recordKey,
+                                       ciphertext: transform(stored.envelope.ciphertext)))
+        vaults[vaultID] = vault
+        try save()
+    }
+
+    // MARK: - SyncTransport
+
+    public func challenge(_ request: SyncChallengeRequest) async throws -> SyncChallenge {
+        try enter(request)
+        let binding = Binding(vaultID: request.vaultID, deviceID: request.deviceID)
+        challenges = challenges.filter { $0.value != binding }
+        let bytes = Data((0..<SyncDeviceProof.challengeLength).map { _ in UInt8.random(in: 0...255) })
+        challenges[bytes] = binding
+        try save()
+        return try SyncChallenge(challenge: bytes, expiresInSeconds: 120)
+    }
+
+    public func register(_ request: SyncRegisterRequest) async throws -> SyncDeviceToken {
+        try enter(request)
+        try consumeChallenge(request.challenge, vaultID: request.vaultID, deviceID: request.deviceID)
+        try verify(.register, key: request.verificationKey, challenge: request.challenge, vaultID: request.vaultID,
+                   deviceID: request.deviceID, signature: request.signature)
+        guard vaults[request.vaultID] == nil else {
+            throw MedVaultError(.conflict, reason: "the vault is already registered")
+        }
+        var vault = VaultState(verificationKey: request.verificationKey, keyring: request.keyring)
+        let token = Self.newToken()
+        vault.devices[request.deviceID] = Device(tokenHash: Self.hash(token), revoked: false)
+        vaults[request.vaultID] = vault
+        try save()
+        return SyncDeviceToken(deviceToken: token)
+    }
+
+    public func join(vaultID: UUID, _ request: SyncJoinRequest) async throws -> SyncDeviceToken {
+        try enter(request)
+        try consumeChallenge(request.challenge, vaultID: vaultID, deviceID: request.deviceID)
+        guard var vault = vaults[vaultID] else { throw Self.forbidden }
+        try verify(.join, key: vault.verificationKey, challenge: request.challenge, vaultID: vaultID,
+                   deviceID: request.deviceID, signature: request.signature)
+        guard vault.devices[request.deviceID] == nil else {
+            throw MedVaultError(.conflict, reason: "the device id is already used in this vault")
+        }
+        let token = Self.newToken()
+        vault.devices[request.deviceID] = Device(tokenHash: Self.hash(token), revoked: false)
+        vaults[vaultID] = vault
+        try save()
+        return SyncDeviceToken(deviceToken: token)
+    }
+
+    public func push(_ request: SyncPushRequest, as credentials: SyncCredentials) async throws -> SyncPushResponse {
+        try enter(request)
+        var vault = try authenticate(credentials)
+        guard request.envelopes.count <= Self.maximumPushEnvelopes else {
+            throw MedVaultError(.limitExceeded, reason: "a push carries at most 500 envelopes")
+        }
+        var sequences: [Int64] = []
+        var next = vault.envelopes.last?.sequence ?? 0
+        var added: [StoredEnvelope] = []
+        var batchIDs: [UUID: Int64] = [:]
+        for envelope in request.envelopes {
+            if let sequence = vault.sequenceByEnvelopeID[envelope.id] ?? batchIDs[envelope.id] {
+                let stored = vault.envelopes.first { $0.sequence == sequence }?.envelope
+                    ?? added.first { $0.sequence == sequence }?.envelope
+                guard stored == envelope else {
+                    throw MedVaultError(.conflict, reason: "another envelope already has this id")
+                }
+                sequences.append(sequence)
+                continue
+            }
+            next += 1
+            added.append(StoredEnvelope(sequence: next, deviceID: credentials.deviceID, envelope: envelope))
+            batchIDs[envelope.id] = next
+            sequences.append(next)
+        }
+        vault.envelopes += added
+        vault.sequenceByEnvelopeID.merge(batchIDs) { first, _ in first }
+        vaults[credentials.vaultID] = vault
+        try save()
+        if dropPushResponses > 0 {
+            dropPushResponses -= 1
+            throw MedVaultError(.offline, reason: "the connection to the sync server was lost")
+        }
+        return SyncPushResponse(sequences: sequences)
+    }
+
+    public func pull(after: Int64, limit: Int, as credentials: SyncCredentials) async throws -> SyncPullResponse {
+        try enter(nil)
+        let vault = try authenticate(credentials)
+        guard after >= 0, limit >= 1 else {
+            throw MedVaultError(.validation, field: after < 0 ? "after" : "limit", reason: "out of range")
+        }
+        let limit = min(limit, Self.maximumPullLimit)
+        // Sequences are dense from 1: envelope n sits at index n - 1.
+        let start = Int(min(after, Int64(vault.envelopes.count)))
+        let page = vault.envelopes[start..<min(start + limit, vault.envelopes.count)]
+        let envelopes = page.map { SyncPulledEnvelope(sequence: $0.sequence, deviceID: $0.deviceID, envelope: $0.envelope) }
+        return SyncPullResponse(envelopes: envelopes, lastSequence: envelopes.last?.sequence ?? after,
+                                hasMore: start + limit < vault.envelopes.count)
+    }
+
+    public func keyring(as credentials: SyncCredentials) async throws -> SyncKeyringBlob {
+        try enter(nil)
+        return try authenticate(credentials).keyring
+    }
+
+    public func putKeyring(_ update: SyncKeyringUpdate, as credentials: SyncCredentials) async throws -> SyncKeyringBlob {
+        try enter(update)
+        var vault = try authenticate(credentials)
+        guard vault.keyring.generation == update.expectedGeneration else {
+            throw MedVaultError(.conflict, reason: "the keyring's generation moved; read it again")
+        }
+        vault.keyring = update.keyring
+        vaults[credentials.vaultID] = vault
+        try save()
+        return update.keyring
+    }
+
+    public func revoke(device: UUID, as credentials: SyncCredentials) async throws {
+        try enter(nil)
+        var vault = try authenticate(credentials)
+        guard device != credentials.deviceID else {
+            throw MedVaultError(.validation, field: "device", reason: "a device is revoked by another device")
+        }
+        guard let entry = vault.devices[device] else {
+            throw MedVaultError(.notFound, reason: "the vault has no such device")
+        }
+        vault.devices[device] = Device(tokenHash: entry.tokenHash, revoked: true)
+        vaults[credentials.vaultID] = vault
+        try save()
+    }
+
+    // MARK: - Checks
+
+    private static let forbidden = MedVaultError(.unauthorized, reason: "the proof of the vault key was refused")
+
+    /// Counts a call against the injected faults and keeps its body when asked.
+    private func enter(_ body: (any Encodable)?) throws {
+        if failuresLeft > 0 {
+            failuresLeft -= 1
+            throw MedVaultError(failureCode, reason: "the sync server could not be reached")
+        }
+        if recordsBytes, let body {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            bytesSeen.append(try encoder.encode(body))
+        }
+    }
+
+    private func authenticate(_ credentials: SyncCredentials) throws -> VaultState {
+        guard let vault = vaults[credentials.vaultID] else {
+            throw MedVaultError(.notFound, reason: "no such vault")
+        }
+        guard let device = vault.devices[credentials.deviceID], !device.revoked,
+              Self.constantTimeEqual(device.tokenHash, Self.hash(credentials.deviceToken)) else {
+            // A token of another vault: as the server, `notFound` only for a vault id
+            // the token does not belong to; a wrong, unknown or revoked token here.
+            if vaults.values.contains(where: { $0.devices.values.contains { $0.tokenHash == Self.hash(credentials.deviceToken) } }),
+               vault.devices[credentials.deviceID] == nil {
+                throw MedVaultError(.notFound, reason: "no such vault")
+            }
+            throw MedVaultError(.unauthorized, reason: "the device token is unknown or revoked")
+        }
+        return vault
+    }
+
+    private func consumeChallenge(_ challenge: Data, vaultID: UUID, deviceID: UUID) throws {
+        let bound = challenges.removeValue(forKey: challenge)
+        try save()
+        guard bound == Binding(vaultID: vaultID, deviceID: deviceID) else {
+            throw Self.forbidden
+        }
+    }
+
+    private func verify(_ purpose: SyncDeviceProof.Purpose, key: Data, challenge: Data, vaultID: UUID,
+                        deviceID: UUID, signature: Data) throws {
+        let message = SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID)
+        guard let publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: key),
+              publicKey.isValidSignature(signature, for: message) else {
+            throw Self.forbidden
+        }
+    }
+
+    private static func newToken() -> String {
+        let bytes = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        return bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    private static func hash(_ token: String) -> Data { Data(SHA256.hash(data: Data(token.utf8))) }
+
+    private static func constantTimeEqual(_ lhs: Data, _ rhs: Data) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        return zip(lhs, rhs).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import MedVault
+import MedVaultCore
+
+/// Applies opened remote records inside one write transaction, with the conflict rules
+/// of `docs/sync.md`:
+///
+/// - The receiver holds exactly the version the change replaced (its base), or never
+///   heard of the record: the change is applied (fast-forward).
+/// - Otherwise the changes were concurrent: the higher clock wins (hybrid logical clock,
+///   then the device id bytewise), on every device alike; the losing version is listed
+///   as a conflict, with its state, once.
+/// - A change a medical-record rule refuses (signed content, a diagnosis snapshot,
+///   deleting a patient or a completed session, altering a signature or an addendum) is
+///   not applied and is listed as a `refused` conflict; the batch goes on.
+enum RemoteChangeApplier {
+    struct Outcome {
+        var applied = 0
+        var conflicts = 0
+    }
+
+    static func apply(_ record: SyncRecord, localDevice: UUID, now: Date, _ db: DatabaseConnection,
+                      into outcome: inout Outcome) throws {
+        let table = VaultTable(record.table)
+        guard VaultTable.recordTables.contains(table) else {
+            throw MedVaultError(.invalidArgument, field: "table", reason: "a synced record of a table this build does not sync")
+        }
+        let state: SyncRowState?
+        do {
+            state = try record.state.map { try JSONDecoder().decode(SyncRowState.self, from: $0) }
+        } catch {
+            throw MedVaultError(.corrupted, reason: "a sync envelope's record state is not readable")
+        }
+        guard let stamp = Int64(exactly: record.timestamp),
+              record.baseTimestamp.map({ Int64(exactly: $0) != nil }) ?? true else {
+            throw MedVaultError(.corrupted, reason: "a sync envelope's clock is out of range")
+        }
+        let remote = SyncStateStore.Clock(timestamp: stamp, deviceID: record.deviceID)
+        let base = record.baseTimestamp.flatMap { baseStamp in
+            record.baseDeviceID.map { SyncStateStore.Clock(timestamp: Int64(baseStamp), deviceID: $0) }
+        }
+        let current = try SyncStateStore.clock(table, record.recordID, db)
+        outcome.applied += 1
+        if current == remote { return }
+        let operation = ChangeOperation(rawValue: record.operation)
+        if current == nil || current == base {
+            try write(state, record: record, table: table, operation: operation, remote: remote,
+                      refusedAgainst: current ?? remote, now: now, db, &outcome)
+            return
+        }
+        guard let current else { return }
+        if current < remote {
+            let localState = try SyncRecordStore.read(table, id: record.recordID, db)
+            if try write(state, record: record, table: table, operation: operation, remote: remote,
+                         refusedAgainst: current, now: now, db, &outcome) {
+                if try SyncStateStore.addConflict(kind: .concurrentChange, table: table, id: record.recordID,
+                                                  loser: current, loserIsLocal: current.deviceID == localDevice,
+                                                  loserState: try encode(localState), winner: remote, now: now, db) {
+                    outcome.conflicts += 1
+                }
+            }
+        } else if try SyncStateStore.addConflict(kind: .concurrentChange, table: table, id: record.recordID,
+                                                 loser: remote, loserIsLocal: false, loserState: record.state,
+                                                 winner: current, now: now, db) {
+            outcome.conflicts += 1
+        }
+    }
+
+    /// Writes the remote state and its clock; a rule's refusal is listed instead.
+    ///
+    /// - Returns: Whether the state was written.
+    @discardableResult
+    private static func write(_ state: SyncRowState?, record: SyncRecord, table: VaultTable, operation: ChangeOperation,
+                              remote: SyncStateStore.Clock, refusedAgainst winner: SyncStateStore.Clock, now: Date,
+                              _ db: DatabaseConnection, _ outcome: inout Outcome) throws -> Bool {
+        do {
+            try SyncRecordStore.write(state, table: table, id: record.recordID, operation: operation, db)
+        } catch let error as MedVaultError where refusals.contains(error.code) {
+            if try SyncStateStore.addConflict(kind: .refused, table: table, id: record.recordID, loser: remote,
+                                              loserIsLocal: false, loserState: record.state, winner: winner, now: now, db) {
+                outcome.conflicts += 1
+            }
+            return false
+        }
+        try SyncStateStore.setClock(remote, table, record.recordID, db)
+        return true
+    }
+
+    /// The errors that mean "this record may not be written so": a rule, a constraint,
+    /// a missing parent (`notFound`), a column this schema lacks. Storage errors (disk full, locked) fail the batch.
+    static let refusals: Set<MedVaultError.Code> = [.immutable, .conflict, .duplicate, .validation, .invalidArgument, .notFound]
+
+    static func encode(_ state: SyncRowState?) throws -> Data? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return try state.map { try encoder.encode($0) }
+    }
+}

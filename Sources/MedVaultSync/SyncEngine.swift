@@ -1,0 +1,267 @@
+import Foundation
+import MedVault
+import MedVaultCore
+import MedVaultKeys
+import MedVaultSyncWire
+
+/// Syncs one vault (this device) with the other devices of the vault through a
+/// ``SyncTransport``, end-to-end encrypted: the server stores and orders envelopes it
+/// cannot read (see `docs/sync.md`).
+///
+/// For example:
+///
+/// ```swift
+/// let engine = SyncEngine(vault: vault, transport: transport)
+/// try await engine.register()            // the first device; the others `join()`
+/// let result = try await engine.sync()   // push, pull, apply, push
+/// for conflict in try await engine.conflicts() { … }
+/// ```
+///
+/// State lives in the vault's encrypted database (migration "sync state"): the device
+/// token, the outbox of sealed envelopes, the cursors, record clocks and conflicts. A
+/// sync interrupted anywhere — offline, an error, the process killed — resumes at the
+/// next ``sync()``: sealing, each push acknowledgement and each pulled page are
+/// committed with their cursor in one transaction, and pushes are idempotent.
+public actor SyncEngine {
+    /// The vault this engine syncs.
+    public let vault: Vault
+    /// The server.
+    public let transport: any SyncTransport
+    /// Envelopes per push and per pull page.
+    public let batchSize: Int
+
+    /// Creates an engine.
+    ///
+    /// - Parameters:
+    ///   - vault: An open vault.
+    ///   - transport: The server (``InMemorySyncTransport`` in tests).
+    ///   - batchSize: Envelopes per push and pull (1…500).
+    public init(vault: Vault, transport: any SyncTransport, batchSize: Int = 200) {
+        self.vault = vault
+        self.transport = transport
+        self.batchSize = min(max(batchSize, 1), InMemorySyncTransport.maximumPushEnvelopes)
+    }
+
+    // MARK: - Devices
+
+    /// This device's credentials once registered or joined; `nil` before.
+    public func credentials() async throws -> SyncCredentials? {
+        try await vault.database.read { db in try SyncStateStore.state(db).credentials }
+    }
+
+    /// Registers the vault at the server with this device as its first, publishing the
+    /// vault's keyring (its slots are wrapped: the server cannot use it) and the public
+    /// half of the vault's device-signing key.
+    ///
+    /// - Throws: `conflict` when the vault is registered already (use ``join()``);
+    ///   `unauthorized` when the server refuses the proof; transport errors.
+    public func register() async throws {
+        let deviceID = try await localDeviceID()
+        let vaultID = vault.vaultID
+        let keyring = try SyncKeyringBlob(generation: 1, keyring: try Data(contentsOf: vault.layout.keyring))
+        let challenge = try await transport.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: deviceID))
+        let message = SyncDeviceProof.message(.register, challenge: challenge.challenge, vaultID: vaultID, deviceID: deviceID)
+        let (publicKey, signature) = try await vault.withSyncKeys { keys in
+            (try keys.deviceSigningPublicKey(), try keys.signForDevice(Array(message)))
+        }
+        let token = try await transport.register(try SyncRegisterRequest(
+            vaultID: vaultID, deviceID: deviceID, verificationKey: Data(publicKey), keyring: keyring,
+            challenge: challenge.challenge, signature: Data(signature)))
+        let credentials = SyncCredentials(vaultID: vaultID, deviceID: deviceID, deviceToken: token.deviceToken)
+        try await save(credentials)
+        try await syncKeyring(credentials)
+    }
+
+    /// Joins this device to a vault another device registered, proving with the vault's
+    /// device-signing key (derived from the vault key this vault was opened with:
+    /// password or recovery key, see `Vault.join(at:keyring:password:options:)`).
+    ///
+    /// - Throws: `unauthorized` when the server refuses the proof or does not know the
+    ///   vault; `conflict` when this device id was used in the vault before.
+    public func join() async throws {
+        let deviceID = try await localDeviceID()
+        let vaultID = vault.vaultID
+        let challenge = try await transport.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: deviceID))
+        let message = SyncDeviceProof.message(.join, challenge: challenge.challenge, vaultID: vaultID, deviceID: deviceID)
+        let signature = try await vault.withSyncKeys { keys in try keys.signForDevice(Array(message)) }
+        let token = try await transport.join(vaultID: vaultID, try SyncJoinRequest(
+            deviceID: deviceID, challenge: challenge.challenge, signature: Data(signature)))
+        let credentials = SyncCredentials(vaultID: vaultID, deviceID: deviceID, deviceToken: token.deviceToken)
+        try await save(credentials)
+        try await syncKeyring(credentials)
+    }
+
+    /// Revokes another device of the vault at the server: its token stops working.
+    ///
+    /// - Throws: `notFound` for a device the vault does not have; transport errors.
+    public func revoke(device: UUID) async throws {
+        try await transport.revoke(device: device, as: try await requireCredentials())
+    }
+
+    // MARK: - Syncing
+
+    /// Pushes this device's changes and applies the other devices', then pushes what
+    /// changed meanwhile.
+    ///
+    /// 0. Keyring: a local password or recovery-key change is published; one published
+    ///    by another device is adopted (see docs/sync.md, "Keyring").
+    /// 1. Seal: each record changed since the last seal becomes one envelope in the
+    ///    outbox (one transaction with the seal cursor).
+    /// 2. Push the outbox in batches; each acknowledged batch leaves the outbox.
+    /// 3. Pull pages after the pull cursor; each page is opened, then applied in one
+    ///    transaction that also seals local changes made meanwhile and moves the cursor.
+    ///    An envelope that does not open is listed in ``SyncResult/errors`` and skipped.
+    /// 4. Push again.
+    ///
+    /// - Returns: Counts, new conflicts and refused envelopes.
+    /// - Throws: `invalidArgument` before ``register()`` or ``join()``; transport errors
+    ///   (`offline`, `unauthorized`…): what was committed stays, the next sync resumes.
+    public func sync() async throws -> SyncResult {
+        let credentials = try await requireCredentials()
+        var result = SyncResult()
+        try await syncKeyring(credentials)
+        try await sealPending(credentials)
+        result.uploaded += try await pushOutbox(credentials)
+        try await pull(credentials, into: &result)
+        try await sealPending(credentials)
+        result.uploaded += try await pushOutbox(credentials)
+        return result
+    }
+
+    private func sealPending(_ credentials: SyncCredentials) async throws {
+        let device = credentials.deviceID
+        let database = vault.database
+        _ = try await vault.withSyncKeys { keys in
+            try await database.write(duration: .long) { db in
+                try PendingChangeSealer.sealPending(keys: keys, localDevice: device, db)
+            }
+        }
+    }
+
+    private func pushOutbox(_ credentials: SyncCredentials) async throws -> Int {
+        var uploaded = 0
+        let limit = batchSize
+        while true {
+            let rows = try await vault.database.read { db in try SyncStateStore.outbox(limit: limit, db) }
+            guard let last = rows.last else { return uploaded }
+            let envelopes = try rows.map { try SyncEnvelope(id: $0.id, recordKey: $0.recordKey, ciphertext: $0.ciphertext) }
+            let response = try await transport.push(SyncPushRequest(envelopes: envelopes), as: credentials)
+            guard response.sequences.count == envelopes.count else {
+                throw MedVaultError(.badResponse, reason: "the sync server acknowledged another number of envelopes")
+            }
+            try await vault.database.write { db in try SyncStateStore.removeFromOutbox(through: last.position, db) }
+            uploaded += rows.count
+        }
+    }
+
+    private func pull(_ credentials: SyncCredentials, into result: inout SyncResult) async throws {
+        let database = vault.database
+        let now = vault.options.clock.now()
+        var after = try await database.read { db in try SyncStateStore.state(db).pulledThrough }
+        while true {
+            let page = try await transport.pull(after: after, limit: batchSize, as: credentials)
+            if page.envelopes.isEmpty { return }
+            let pulledAfter = after
+            let outcome = try await vault.withSyncKeys { keys in
+                var opened: [(sequence: Int64, envelopeID: UUID, record: SyncRecord)] = []
+                var errors: [SyncEnvelopeError] = []
+                let sealer = EnvelopeSealer(keys: keys)
+                for pulled in page.envelopes {
+                    do {
+                        opened.append((pulled.sequence, pulled.envelope.id, try sealer.open(pulled.envelope)))
+                    } catch let error as MedVaultError {
+                        errors.append(SyncEnvelopeError(sequence: pulled.sequence, envelopeID: pulled.envelope.id,
+                                                        code: error.code, reason: "the envelope does not open with this vault's keys"))
+                    }
+                }
+                let records = opened
+                let refused = errors
+                return try await database.write(duration: .long) { db -> (Int, Int, [SyncEnvelopeError])? in
+                    // Another process syncing this vault applied this page first: skip
+                    // it, and go on from the cursor it left (never move it back).
+                    guard try SyncStateStore.state(db).pulledThrough == pulledAfter else { return nil }
+                    try PendingChangeSealer.sealPending(keys: keys, localDevice: credentials.deviceID, db)
+                    var outcome = RemoteChangeApplier.Outcome()
+                    var refusedByApply = refused
+                    for item in records where item.record.deviceID != credentials.deviceID {
+                        do {
+                            try RemoteChangeApplier.apply(item.record, localDevice: credentials.deviceID, now: now, db,
+                                                          into: &outcome)
+                        } catch let error as MedVaultError where error.code == .corrupted || error.code == .invalidArgument {
+                            refusedByApply.append(SyncEnvelopeError(sequence: item.sequence, envelopeID: item.envelopeID,
+                                                                    code: error.code, reason: "the record cannot be applied"))
+                        }
+                    }
+                    // What applying wrote is in the log as this device's entries: mark
+                    // it sealed so it is never echoed back.
+                    try SyncStateStore.setSealedThrough(try SyncRecordStore.latestSequence(db), db)
+                    try SyncStateStore.setPulledThrough(page.lastSequence, db)
+                    return (outcome.applied, outcome.conflicts, refusedByApply)
+                }
+            }
+            guard let outcome else {
+                after = try await database.read { db in try SyncStateStore.state(db).pulledThrough }
+                continue
+            }
+            result.downloaded += outcome.0
+            result.conflicts += outcome.1
+            result.errors += outcome.2
+            after = page.lastSequence
+            if !page.hasMore { return }
+        }
+    }
+
+    // MARK: - Conflicts
+
+    /// The unresolved conflicts on this device, oldest first.
+    public func conflicts() async throws -> [SyncConflict] {
+        try await vault.database.read { db in try SyncStateStore.conflicts(db).map(\.0) }
+    }
+
+    /// Resolves a conflict. Keeping the version that lost writes it again as a new
+    /// change of this device (a higher version), which the next ``sync()`` sends to
+    /// every device; keeping the stored version only marks the conflict resolved.
+    ///
+    /// - Throws: `notFound` for an unknown or resolved conflict; `immutable` when the
+    ///   kept version breaks a medical-record rule (a refused change stays refused).
+    public func resolve(_ conflictID: SyncConflict.ID, keep: SyncConflictResolution) async throws {
+        let now = vault.options.clock.now()
+        try await vault.database.write { db in
+            guard let (conflict, losingState) = try SyncStateStore.conflicts(id: conflictID, db).first else {
+                throw MedVaultError(.notFound, reason: "no unresolved conflict with this id")
+            }
+            let keepsLoser = (keep == .keepLocal) == (conflict.loser == .local)
+            if keepsLoser {
+                var state: SyncRowState?
+                do {
+                    state = try losingState.map { try JSONDecoder().decode(SyncRowState.self, from: $0) }
+                } catch {
+                    throw MedVaultError(.corrupted, reason: "a conflict's kept version is not readable")
+                }
+                if var kept = state, let current = try SyncRecordStore.read(conflict.table, id: conflict.recordID, db) {
+                    kept.columns["version"] = (current.version ?? kept.version).map { .integer(max($0, kept.version ?? 0) + 1) }
+                    state = kept
+                }
+                try SyncRecordStore.write(state, table: conflict.table, id: conflict.recordID, operation: .update, db)
+            }
+            try SyncStateStore.markResolved(conflictID, now: now, db)
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func localDeviceID() async throws -> UUID {
+        try await vault.database.read { db in try SyncRecordStore.deviceID(db) }
+    }
+
+    private func save(_ credentials: SyncCredentials) async throws {
+        try await vault.database.write { db in try SyncStateStore.saveCredentials(credentials, db) }
+    }
+
+    private func requireCredentials() async throws -> SyncCredentials {
+        guard let credentials = try await credentials() else {
+            throw MedVaultError(.invalidArgument, reason: "this device is not registered for sync: call register() or join()")
+        }
+        return credentials
+    }
+}
