@@ -33,6 +33,7 @@ let package = Package(
         // catalogue do not link networking (FoundationNetworking and libcurl on Linux).
         .library(name: "MedVaultICD11", targets: ["MedVaultICD11"]),
         .library(name: "MedVaultSyncWire", targets: ["MedVaultSyncWire"]),
+        .library(name: "MedVaultSync", targets: ["MedVaultSync"]),
         .executable(name: "medvault", targets: ["medvault"]),
     ],
     dependencies: [
