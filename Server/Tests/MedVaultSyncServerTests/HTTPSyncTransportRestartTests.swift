@@ -93,4 +93,43 @@ struct HTTPSyncTransportRestartTests {
             #expect(await second.stop(SIGTERM) == 0)
         }
     }
+
+    @Test("PostgreSQL drops the server's connections mid-run: pushes retry over the 5xx answers, none lost or doubled")
+    func databaseConnectionsDropped() async throws {
+        try await TransportVault.with { vault in try await TestServer.with { server in
+            let transport = try makeTransport(server.baseURL, attempts: 40, maximumDelay: .milliseconds(200))
+            let device = try await vault.register(transport)
+            var sealed: [[SyncEnvelope]] = []
+            for batch in 0..<12 {
+                var envelopes: [SyncEnvelope] = []
+                for index in 0..<5 { envelopes.append(try await vault.seal(batch * 5 + index)) }
+                sealed.append(envelopes)
+            }
+            let batches = sealed
+            let pushing = Task { () throws -> [Int64] in
+                var sequences: [Int64] = []
+                for batch in batches {
+                    sequences += try await transport.push(SyncPushRequest(envelopes: batch), as: device).sequences
+                    try await Task.sleep(for: .milliseconds(40))
+                }
+                return sequences
+            }
+            // Only this test's database: the shared PostgreSQL keeps serving the others.
+            var terminated = 0
+            for _ in 0..<4 {
+                try await Task.sleep(for: .milliseconds(90))
+                let killed = try server.sql("""
+                    SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                    WHERE datname = current_database() AND pid <> pg_backend_pid()
+                    """)
+                terminated += Int(killed) ?? 0
+            }
+            let sequences = try await pushing.value
+            #expect(terminated > 0, "the server's connections were dropped while it served")
+            #expect(sequences == Array(1...60))
+            #expect(try server.sql("SELECT count(*) FROM envelopes") == "60")
+            let page = try await transport.pull(after: 0, limit: 100, as: device)
+            #expect(page.envelopes.map(\.envelope) == batches.flatMap { $0 })
+        } }
+    }
 }
