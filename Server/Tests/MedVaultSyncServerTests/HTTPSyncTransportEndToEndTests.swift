@@ -142,12 +142,13 @@ struct HTTPSyncTransportEndToEndTests {
 
     @Test("a server that is down: offline, quickly, after the policy's attempts")
     func serverDown() async throws {
-        let port = try TestPostgres.freePort()
-        let transport = try makeTransport(URL(string: "http://127.0.0.1:\(port)")!, attempts: 3)
+        let refusing = try RefusingPort()
+        let transport = try makeTransport(URL(string: "http://127.0.0.1:\(refusing.port)")!, attempts: 3)
         let credentials = SyncCredentials(vaultID: UUID(), deviceID: UUID(), deviceToken: "token")
         let started = ContinuousClock.now
         let error = await transportError { try await transport.pull(after: 0, limit: 10, as: credentials) }
         #expect(error?.code == .offline)
         #expect(ContinuousClock.now - started < .seconds(5))
+        withExtendedLifetime(refusing) {}
     }
 }

@@ -94,13 +94,9 @@ struct HTTPSyncTransportRetryTests {
 
     @Test("nobody listens: offline after the policy's attempts, quickly")
     func offline() async throws {
-        let port = try {
-            let server = try SyncStubServer()
-            defer { server.stop() }
-            return server.port
-        }()
+        let refusing = try RefusingPort()
         let sleeps = RecordedSleeps()
-        var configuration = HTTPSyncTransport.Configuration(baseURL: URL(string: "http://127.0.0.1:\(port)")!)
+        var configuration = HTTPSyncTransport.Configuration(baseURL: URL(string: "http://127.0.0.1:\(refusing.port)")!)
         configuration.retryPolicy = HTTPSyncRetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(10), jitter: 0)
         configuration.sleep = { sleeps.record($0) }
         let transport = try HTTPSyncTransport(configuration: configuration)
@@ -108,6 +104,7 @@ struct HTTPSyncTransportRetryTests {
         await expectMedVaultError(.offline) { try await transport.keyring(as: T.credentials) }
         #expect(ContinuousClock.now - started < .seconds(5))
         #expect(sleeps.all.count == 2)
+        withExtendedLifetime(refusing) {}
     }
 
     @Test("an answer slower than the timeout: timeout; an idempotent call tries again")
