@@ -18,7 +18,7 @@ extension Vault {
 }
 
 extension Vault {
-    /// Runs `body` with this vault's sync keys: ``withSyncKeys(_:)`` for code outside
+    /// Runs `body` with this vault's sync keys: the package's `withSyncKeys(_:)` for code outside
     /// this package that must seal like a real device, namely the sync server's
     /// end-to-end tests (`Server/`), which depend on the library by path.
     ///
