@@ -40,7 +40,7 @@ fi
 
 rm -rf "$output"
 mkdir -p "$output"
-for module in MedVaultCore MedVaultKeys MedVault MedVaultICD11 MedVaultSyncWire; do
+for module in MedVaultCore MedVaultKeys MedVault MedVaultICD11 MedVaultSyncWire MedVaultSync; do
     module_graphs="$output/symbol-graphs/$module"
     mkdir -p "$module_graphs"
     # The module's own graph and its extension graphs (Module@Other.symbols.json).
@@ -53,4 +53,4 @@ for module in MedVaultCore MedVaultKeys MedVault MedVaultICD11 MedVaultSyncWire;
         --warnings-as-errors \
         --output-path "$output/$module.doccarchive"
 done
-echo "Documentation: $output/{MedVaultCore,MedVaultKeys,MedVault,MedVaultICD11,MedVaultSyncWire}.doccarchive"
+echo "Documentation: $output/{MedVaultCore,MedVaultKeys,MedVault,MedVaultICD11,MedVaultSyncWire,MedVaultSync}.doccarchive"

@@ -62,7 +62,8 @@ public struct HTTPSyncRetryPolicy: Sendable, Hashable {
         let base = Self.seconds(initialDelay) * pow(multiplier, Double(max(0, attempt - 1)))
         let capped = min(base, Self.seconds(maximumDelay))
         let jittered = capped * (1 - jitter * min(max(random, 0), 1))
-        let backoff = Duration.milliseconds(Int64((jittered * 1000).rounded()))
+        // At most about 285 years in milliseconds: no overflow converting to Int64.
+        let backoff = Duration.milliseconds(Int64(min(jittered * 1000, 9e15).rounded()))
         guard let retryAfter else { return backoff }
         return max(backoff, retryAfter)
     }

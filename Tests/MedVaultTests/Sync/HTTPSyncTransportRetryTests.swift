@@ -186,5 +186,9 @@ struct HTTPSyncTransportRetryTests {
         #expect(HTTPSyncRetryPolicy(maximumAttempts: 0, multiplier: .nan, jitter: 7).maximumAttempts == 1)
         #expect(HTTPSyncRetryPolicy(jitter: 7).jitter == 1)
         #expect(HTTPSyncRetryPolicy.never.maximumAttempts == 1)
+        // Absurd settings do not overflow: the wait is capped, not a crash.
+        let absurd = HTTPSyncRetryPolicy(initialDelay: .seconds(Int64.max / 4), maximumDelay: .seconds(Int64.max / 2),
+                                         multiplier: 1e300, jitter: 0)
+        #expect(absurd.delay(after: 1_000, random: 0) > .seconds(86_400 * 365))
     }
 }
