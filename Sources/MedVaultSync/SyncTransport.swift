@@ -75,6 +75,7 @@ public protocol SyncTransport: Sendable {
     func putKeyring(_ update: SyncKeyringUpdate, as credentials: SyncCredentials) async throws -> SyncKeyringBlob
 
     /// Revokes a device of the vault (`DELETE …/devices/{device}`): its token stops
-    /// working at once. A device may revoke itself.
+    /// working at once. A device cannot revoke itself (the server answers 400,
+    /// `validation`): another device of the vault revokes it.
     func revoke(device: UUID, as credentials: SyncCredentials) async throws
 }

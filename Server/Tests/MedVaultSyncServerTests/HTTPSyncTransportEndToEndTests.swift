@@ -1,13 +1,14 @@
 import Foundation
 import MedVaultCore
 import MedVaultSync
+import MedVaultSyncServer
 import MedVaultSyncWire
 import Testing
 
 /// `HTTPSyncTransport` (the library's) against this server over real HTTP and a real
 /// PostgreSQL, with a real vault's sync keys: every route, every error the engine must
 /// tell apart, a server that is down, and a server killed and restarted mid-run.
-@Suite("HTTP sync transport end to end")
+@Suite("HTTP sync transport end to end", .timeLimit(.minutes(3)))
 struct HTTPSyncTransportEndToEndTests {
     @Test("register, join, push in batches, pull in order and paged; a retried push gets the same sequences")
     func pushAndPull() async throws {
@@ -101,6 +102,9 @@ struct HTTPSyncTransportEndToEndTests {
             #expect(refused?.description.contains(second.deviceToken) == false)
             let unknown = await transportError { try await transport.revoke(device: UUID(), as: first) }
             #expect(unknown?.code == .notFound)
+            let itself = await transportError { try await transport.revoke(device: first.deviceID, as: first) }
+            #expect(itself?.code == .validation)
+            _ = try await transport.keyring(as: first)
 
             // The same vault again, a used device id, an envelope id with other bytes.
             #expect(await transportError { try await vault.register(transport) }?.code == .conflict)
@@ -138,6 +142,30 @@ struct HTTPSyncTransportEndToEndTests {
             }?.code == .notFound)
             #expect(try await transport.pull(after: 0, limit: 10, as: deviceA).envelopes.isEmpty)
         } } }
+    }
+
+    @Test("rate limited: the transport waits out Retry-After and every call succeeds; with no retries, rateLimited and the wait")
+    func rateLimited() async throws {
+        var limits = SyncServerLimits()
+        limits.requestsPerSecond = 1
+        limits.burst = 3
+        try await TransportVault.with { vault in try await TestServer.with(limits: limits) { server in
+            let patient = try makeTransport(server.baseURL, attempts: 5)
+            let impatient = try makeTransport(server.baseURL, attempts: 1)
+            let device = try await vault.register(patient)
+            var refused: MedVaultError?
+            for _ in 0..<6 where refused == nil {
+                do { _ = try await impatient.keyring(as: device) } catch let error as MedVaultError { refused = error }
+            }
+            #expect(refused?.code == .rateLimited)
+            #expect((refused?.retryAfter ?? .zero) >= .seconds(1))
+
+            // The bucket is empty and refills at one request a second: four calls need
+            // about three seconds of waits, which the transport takes from Retry-After.
+            let started = ContinuousClock.now
+            for _ in 0..<4 { #expect(try await patient.keyring(as: device).generation == 1) }
+            #expect(ContinuousClock.now - started >= .seconds(1))
+        } }
     }
 
     @Test("a server that is down: offline, quickly, after the policy's attempts")

@@ -8,7 +8,7 @@ import Testing
 /// restarted on the same port: the transport's retries carry the pushes over the gap
 /// (or report offline, and the device pushes again), and the vault ends with every
 /// envelope once, in dense order.
-@Suite("HTTP sync transport across a server restart", .serialized)
+@Suite("HTTP sync transport across a server restart", .serialized, .timeLimit(.minutes(3)))
 struct HTTPSyncTransportRestartTests {
     @Test("SIGKILL mid-run and restart: retries recover, retried batches keep their sequences, nothing duplicated")
     func killedAndRestarted() async throws {
@@ -34,6 +34,8 @@ struct HTTPSyncTransportRestartTests {
                                                 answeredAt: [ContinuousClock.Instant]) in
                 var sequences: [[Int64]] = []
                 var answeredAt: [ContinuousClock.Instant] = []
+                // Also when a push fails for good: the test must never wait on a silent stream.
+                defer { signal.finish() }
                 var reported: [MedVaultError.Code] = []
                 for batch in batches {
                     let request = SyncPushRequest(envelopes: batch)
@@ -56,7 +58,6 @@ struct HTTPSyncTransportRestartTests {
                         }
                     }
                 }
-                signal.finish()
                 return (sequences, reported, answeredAt)
             }
             var answers = firstAnswer.makeAsyncIterator()
@@ -97,7 +98,8 @@ struct HTTPSyncTransportRestartTests {
     @Test("PostgreSQL drops the server's connections mid-run: pushes retry over the 5xx answers, none lost or doubled")
     func databaseConnectionsDropped() async throws {
         try await TransportVault.with { vault in try await TestServer.with { server in
-            let transport = try makeTransport(server.baseURL, attempts: 40, maximumDelay: .milliseconds(200))
+            let transport = try makeTransport(server.baseURL, attempts: 40, maximumDelay: .milliseconds(200),
+                                              timeout: .seconds(5))
             let device = try await vault.register(transport)
             var sealed: [[SyncEnvelope]] = []
             for batch in 0..<12 {

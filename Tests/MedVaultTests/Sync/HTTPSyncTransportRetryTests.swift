@@ -6,7 +6,7 @@ import Testing
 
 /// Retries of the HTTP sync transport: which failures are retried, how long it waits,
 /// Retry-After, offline and timeout, the answer size limit and redirects.
-@Suite("HTTP sync transport retries")
+@Suite("HTTP sync transport retries", .timeLimit(.minutes(3)))
 struct HTTPSyncTransportRetryTests {
     typealias T = HTTPSyncTransportTests
 

@@ -8,7 +8,7 @@ import Testing
 /// request it sends, the mapping of every failure, retries and their waits, Retry-After,
 /// the answer size limit and redirect refusal. The end-to-end tests against the real
 /// server are in `Server/Tests/MedVaultSyncServerTests/HTTPSyncTransportEndToEndTests.swift`.
-@Suite("HTTP sync transport")
+@Suite("HTTP sync transport", .timeLimit(.minutes(3)))
 struct HTTPSyncTransportTests {
     static let token = "tok-\(ClinicalFixtures.marker)-secret-0123456789abcdefghijklmnopqrstu"
     static let credentials = SyncCredentials(vaultID: UUID(), deviceID: UUID(), deviceToken: token)
