@@ -66,6 +66,12 @@ let package = Package(
                 // Built with the tests: the crash test runs it as a child and kills it.
                 "medvault-sync-server",
                 .product(name: "MedVaultSyncWire", package: "MedVault"),
+                // End-to-end tests: a real vault's sync keys, sealed envelopes and the
+                // HTTP transport, against this server.
+                .product(name: "MedVaultSync", package: "MedVault"),
+                .product(name: "MedVault", package: "MedVault"),
+                .product(name: "MedVaultKeys", package: "MedVault"),
+                .product(name: "MedVaultCore", package: "MedVault"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

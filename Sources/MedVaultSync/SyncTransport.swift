@@ -31,7 +31,7 @@ public struct SyncCredentials: Sendable, Hashable, CustomStringConvertible {
 ///
 /// One method per route of the server API (`docs/sync-server.md`); an implementation
 /// moves the wire types of `MedVaultSyncWire` and adds nothing of its own, so the
-/// engine behaves the same over ``InMemorySyncTransport``-style test doubles and over
+/// engine behaves the same over `InMemorySyncTransport`-style test doubles and over
 /// HTTP. Every method is safe to retry: pushes are idempotent by envelope id, keyring
 /// writes are compare-and-swap on the generation.
 ///
@@ -75,6 +75,7 @@ public protocol SyncTransport: Sendable {
     func putKeyring(_ update: SyncKeyringUpdate, as credentials: SyncCredentials) async throws -> SyncKeyringBlob
 
     /// Revokes a device of the vault (`DELETE …/devices/{device}`): its token stops
-    /// working at once. A device may revoke itself.
+    /// working at once. A device cannot revoke itself (the server answers 400,
+    /// `validation`): another device of the vault revokes it.
     func revoke(device: UUID, as credentials: SyncCredentials) async throws
 }

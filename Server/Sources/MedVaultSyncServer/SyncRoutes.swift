@@ -14,11 +14,8 @@ import NIOCore
 struct SyncRoutes: Sendable {
     /// Sorted keys: every answer is the same bytes for the same value (a 404 of another
     /// vault is byte for byte a 404 of no vault), as docs/sync-server.md shows them.
-    static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return encoder
-    }
+    /// The choices are `SyncWireJSON`'s, which the HTTP transport shares.
+    static var encoder: JSONEncoder { SyncWireJSON.encoder() }
 
     let store: SyncStore
     let limits: SyncServerLimits
@@ -191,7 +188,7 @@ struct SyncRoutes: Sendable {
         }
         var request = request
         let buffer = try await request.collectBody(upTo: limit)
-        return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+        return try SyncWireJSON.decoder().decode(T.self, from: Data(buffer.readableBytesView))
     }
 
     func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {

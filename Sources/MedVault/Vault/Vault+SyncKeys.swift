@@ -29,4 +29,16 @@ extension Vault {
         defer { syncKeys.wipe() }
         return try await body(syncKeys)
     }
+
+    /// Runs `body` with this vault's sync keys: the package's `withSyncKeys(_:)` for code outside
+    /// this package that must seal like a real device, namely the sync server's
+    /// end-to-end tests (`Server/`), which depend on the library by path.
+    ///
+    /// System programming interface, not for apps: import with `@_spi(Sync) import MedVault`.
+    ///
+    /// - Throws: `MedVaultError.Code.locked` when the vault is locked; what `body` throws.
+    @_spi(Sync)
+    public func withSyncKeysSPI<Result>(_ body: (SyncKeys) throws -> Result) async throws -> Result {
+        try await withSyncKeys(body)
+    }
 }

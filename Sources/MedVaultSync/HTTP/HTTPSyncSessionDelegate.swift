@@ -1,0 +1,88 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import MedVaultCore
+
+/// The URLSession delegate of ``HTTPSyncTransport``: collects each answer with a size
+/// limit (a larger answer is cancelled as it arrives, not read whole first), and refuses
+/// every redirect, so a device token is never sent on to a host the configuration did
+/// not name (the 3xx answer itself comes back and becomes `badResponse`).
+final class HTTPSyncSessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked: the only mutable state, `exchanges`, is read and written under `lock`
+    // and nowhere else; URLSession calls the delegate on its own queue, tasks start on
+    // the caller's thread, and both go through the lock.
+    private let lock = NSLock()
+    private var exchanges: [Int: Exchange] = [:]
+
+    private struct Exchange {
+        let limit: Int
+        let continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>
+        var data = Data()
+        var response: HTTPURLResponse?
+        var tooLarge = false
+    }
+
+    /// Runs `request` on `session` and returns the whole answer, at most `limit` bytes.
+    ///
+    /// - Throws: `HTTPSyncFailure` for an answer over the limit; URLSession's error otherwise.
+    func data(for request: URLRequest, session: URLSession, limit: Int) async throws -> (Data, HTTPURLResponse) {
+        let task = session.dataTask(with: request)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                lock.withLock {
+                    exchanges[task.taskIdentifier] = Exchange(limit: limit, continuation: continuation)
+                }
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        let allowed = lock.withLock { () -> Bool in
+            guard var exchange = exchanges[dataTask.taskIdentifier] else { return false }
+            exchange.response = response as? HTTPURLResponse
+            if response.expectedContentLength > Int64(exchange.limit) { exchange.tooLarge = true }
+            exchanges[dataTask.taskIdentifier] = exchange
+            return !exchange.tooLarge
+        }
+        completionHandler(allowed ? .allow : .cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let overflow = lock.withLock { () -> Bool in
+            guard var exchange = exchanges[dataTask.taskIdentifier], !exchange.tooLarge else { return false }
+            if exchange.data.count + data.count > exchange.limit {
+                exchange.tooLarge = true
+                exchange.data = Data()
+            } else {
+                exchange.data.append(data)
+            }
+            exchanges[dataTask.taskIdentifier] = exchange
+            return exchange.tooLarge
+        }
+        if overflow { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let exchange = lock.withLock({ exchanges.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if exchange.tooLarge {
+            exchange.continuation.resume(throwing: HTTPSyncFailure(error: HTTPSyncErrors.answerTooLarge, retry: .never))
+        } else if let error {
+            exchange.continuation.resume(throwing: error)
+        } else if let response = (exchange.response ?? task.response as? HTTPURLResponse) {
+            exchange.continuation.resume(returning: (exchange.data, response))
+        } else {
+            exchange.continuation.resume(throwing: HTTPSyncFailure(
+                error: HTTPSyncErrors.badResponse("the answer is not HTTP"), retry: .never))
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        completionHandler(nil)
+    }
+}
