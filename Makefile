@@ -3,6 +3,8 @@
 #   make demo         run the clinic demo on a throwaway vault
 #   make test         run the whole test suite, the sync server's (Server/) included
 #   make server       build the sync server (Server/, its own package and scratch folder)
+#   make sync-demo    start PostgreSQL and the sync server locally, sync a patient between
+#                     two device vaults through them, stop everything
 #   make bench        run the benchmark suite (release build), write docs/benchmarks.md
 #   make bench-quick  the same at a tenth of the size, for CI smoke runs
 #   make docs         build the DocC catalogs of the library modules, warnings as errors
@@ -13,7 +15,7 @@ SWIFT ?= swift
 # Extra flags for every build, e.g. SWIFT_FLAGS="-Xswiftc -warnings-as-errors".
 SWIFT_FLAGS ?=
 
-.PHONY: deps build test server demo medication-demo bench bench-quick docs readme-app grdb-coexistence clean
+.PHONY: deps build test server sync-demo demo medication-demo bench bench-quick docs readme-app grdb-coexistence clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -31,6 +33,9 @@ test: deps
 
 server: deps
 	$(SWIFT) build --package-path Server --scratch-path $(SERVER_SCRATCH) $(SWIFT_FLAGS)
+
+sync-demo: deps
+	./scripts/sync-demo.sh "$(SWIFT)" "$(SERVER_SCRATCH)" $(SWIFT_FLAGS)
 
 demo: deps
 	$(SWIFT) run $(SWIFT_FLAGS) ClinicDemo

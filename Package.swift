@@ -109,6 +109,13 @@ let package = Package(
             path: "Examples/MedicationDemo",
             swiftSettings: strictSettings
         ),
+        // `make sync-demo`: two device vaults syncing through a local medvault-sync-server.
+        .executableTarget(
+            name: "SyncDemo",
+            dependencies: ["MedVault", "MedVaultSync", "MedVaultSyncWire"],
+            path: "Examples/SyncDemo",
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "medvault",
             dependencies: [
