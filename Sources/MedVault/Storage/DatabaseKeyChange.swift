@@ -63,6 +63,14 @@ enum DatabaseKeyChange {
                 try connection.executeScript("SELECT sqlcipher_export('rekeyed');")
             }
             try connection.executeScript("PRAGMA rekeyed.user_version = \(version);")
+            // In WAL mode before it replaces the database: otherwise the first process
+            // to open the swapped file switches its journal mode, which takes the file
+            // exclusively while other processes start reading it (a `database is locked`
+            // read, seen right after a rotation while another process opened the vault).
+            let mode = try connection.fetchOne("PRAGMA rekeyed.journal_mode = WAL") { row in row.text(at: 0) }
+            guard mode?.lowercased() == "wal" else {
+                throw MedVaultError(.storage, reason: "the re-encrypted copy could not be switched to WAL mode")
+            }
             try connection.executeScript("DETACH DATABASE rekeyed;")
             _ = progress(1)
         } catch {
