@@ -18,6 +18,7 @@ public enum MedVaultSchema {
         .init("medication schedule lifecycle and reminders", apply: ScheduleLifecycleSchema.addScheduleLifecycle),
         .init("session signatures and addenda", apply: SigningSchema.createSignatures),
         .init("change log", apply: ChangeLogSchema.createChangeLog),
+        .init("audit trail", apply: AuditSchema.createAuditTrail),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a
