@@ -58,4 +58,11 @@ public struct AuditAction: RawRepresentable, Hashable, Sendable, Codable, Custom
     public static let databaseKeyRotation = AuditAction(rawValue: "database-key-rotation")
     /// The vault's sync keys were used to seal or open a batch of envelopes.
     public static let sync = AuditAction(rawValue: "sync")
+
+    /// Every action MedVault itself records, records first, then events.
+    public static let builtIn: [AuditAction] = [
+        .create, .update, .deactivate, .reactivate, .cancel, .delete, .export, .fhirExport, .backup, .restore,
+        .importRecords, .unlock, .unlockFailed, .passwordChange, .recoveryKeyRegeneration, .slotChange,
+        .databaseKeyRotation, .sync,
+    ]
 }
