@@ -88,6 +88,18 @@ public final class VaultAuditTrail: Sendable {
         return verdict
     }
 
+    /// Benchmarks only: appends `count` synthetic `update` entries of random patient ids
+    /// through the writer's batch path, in transactions of 50,000 (a long trail to verify).
+    @_spi(Benchmarks) public func _appendSyntheticEntries(_ count: Int) async throws {
+        _ = try key
+        var remaining = count
+        while remaining > 0 {
+            let batch = min(remaining, 50_000)
+            try await pool.write(duration: .long) { db in try db.changeLog.appendSyntheticAuditEntries(batch) }
+            remaining -= batch
+        }
+    }
+
     // MARK: - Recording (the Vault facade)
 
     /// Appends an event entry in a transaction of its own.
