@@ -39,14 +39,16 @@ package struct AuditCheckpoint: Sendable, Equatable {
 
     /// Reads the checkpoint at `url`, authenticating it with `key`.
     ///
-    /// - Throws: `locked` when the key was wiped; file errors other than a missing file.
+    /// - Throws: `locked` when the key was wiped.
     package static func read(at url: URL, key: AuditKey) throws -> Reading {
         let bytes: [UInt8]
         do {
             bytes = try AtomicFile.read(url)
         } catch let error as MedVaultError where error.code == .fileNotFound {
             return .missing
-        } catch let error as MedVaultError where error.code == .corrupted {
+        } catch {
+            // A link, a folder, a FIFO, an unreadable or oversized file: not a checkpoint
+            // this vault wrote. Reported by verify(), never a reason to refuse an unlock.
             return .invalid
         }
         guard bytes.count == byteCount, Array(bytes[0..<8]) == magic, bytes[8] & ~1 == 0 else { return .invalid }

@@ -138,3 +138,33 @@ struct AuditTamperTests {
         }
     }
 }
+
+/// A checkpoint path that is not a regular file never blocks an unlock.
+@Suite("Audit trail: hostile checkpoint paths")
+struct AuditCheckpointPathTests {
+    @Test("A checkpoint replaced by a folder, a link or a FIFO: the vault still opens, verify() reports badCheckpoint, nothing is written there",
+          arguments: ["folder", "link", "fifo"])
+    func hostileCheckpoint(kind: String) async throws {
+        try await withTemporaryDirectory { directory in
+            let vault = try await ChangeFixtures.makeVault(directory)
+            let url = vault.layout.auditCheckpoint
+            await vault.lock()
+            let moved = directory.file("moved-checkpoint")
+            try FileManager.default.moveItem(at: url, to: moved)
+            switch kind {
+            case "folder": try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+            case "link": try FileManager.default.createSymbolicLink(at: url, withDestinationURL: moved)
+            default: #expect(mkfifo(url.path, 0o600) == 0)
+            }
+            let reopened = try await Vault.open(at: vault.layout.folder, password: try Password("probe"),
+                                                options: VaultFixtures.options)
+            #expect(try await reopened.audit.verify() == .tampered(sequence: 0, problem: .badCheckpoint))
+            await reopened.lock()
+            let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+            let type = attributes[.type] as? FileAttributeType
+            #expect(type != .typeRegular)
+            // The link's target was not written through it.
+            #expect(try Data(contentsOf: moved).count == 81)
+        }
+    }
+}
