@@ -16,14 +16,17 @@ extension Vault {
     /// Counts a refused password or recovery key for the audit trail (see
     /// `UnlockFailureFile`): only when the keyring lock is free right now, so a wrong
     /// password is neither slower nor reported differently.
-    static func countUnlockFailure(_ layout: VaultLayout, _ error: any Error) {
+    static func countUnlockFailure(_ layout: VaultLayout, _ error: any Error) async {
         guard let error = error as? MedVaultError,
-              error.code == .wrongPassword || error.code == .wrongRecoveryKey,
-              let lock = try? VaultFileLock(layout.keyringLock) else { return }
-        defer { lock.release() }
-        guard (try? lock.tryLock(.exclusive)) == true else { return }
-        try? UnlockFailureFile.increment(at: layout.unlockFailures,
-                                         milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
+              error.code == .wrongPassword || error.code == .wrongRecoveryKey else { return }
+        // An fsync'd file write: on a thread of its own, not a cooperative one.
+        _ = try? await BlockingWork.run {
+            guard let lock = try? VaultFileLock(layout.keyringLock) else { return }
+            defer { lock.release() }
+            guard (try? lock.tryLock(.exclusive)) == true else { return }
+            try? UnlockFailureFile.increment(at: layout.unlockFailures,
+                                             milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
+        }
     }
 
     /// A vault just unlocked (or created): its audit key is installed, the unlock and

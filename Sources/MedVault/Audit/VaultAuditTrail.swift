@@ -80,11 +80,11 @@ public final class VaultAuditTrail: Sendable {
     /// - Throws: `locked`; storage errors.
     public func verify() async throws -> AuditVerification {
         let key = try key
-        let reading = try AuditCheckpoint.read(at: layout.auditCheckpoint, key: key)
+        let reading = try await readCheckpoint(key)
         let (verdict, head) = try await pool.read(duration: .long) { db in
             try AuditVerifier.verify(db, key: key, checkpoint: reading)
         }
-        if verdict.isIntact { try? saveCheckpoint(head, over: reading, key: key) }
+        if verdict.isIntact { try? await saveCheckpoint(head, over: reading, key: key) }
         return verdict
     }
 
@@ -120,16 +120,27 @@ public final class VaultAuditTrail: Sendable {
         let head = try await pool.read { db in try AuditTrailReader.head(db) }
         let current = try head.map { AuditCheckpoint(sequence: $0.sequence, mac: $0.mac) }
             ?? AuditCheckpoint(sequence: 0, mac: AuditChain.genesis(key))
-        let reading = try AuditCheckpoint.read(at: layout.auditCheckpoint, key: key)
+        let reading = try await readCheckpoint(key)
         if case .missing = reading, head != nil, !creating { return }
-        try saveCheckpoint(current, over: reading, key: key)
+        try await saveCheckpoint(current, over: reading, key: key)
     }
 
-    private func saveCheckpoint(_ head: AuditCheckpoint, over reading: AuditCheckpoint.Reading, key: AuditKey) throws {
+    // The checkpoint's file I/O (an fsync'd atomic write) runs on a thread of its own,
+    // never on one of Swift's cooperative threads.
+
+    private func readCheckpoint(_ key: AuditKey) async throws -> AuditCheckpoint.Reading {
+        let url = layout.auditCheckpoint
+        return try await BlockingWork.run { try AuditCheckpoint.read(at: url, key: key) }
+    }
+
+    private func saveCheckpoint(_ head: AuditCheckpoint, over reading: AuditCheckpoint.Reading,
+                                key: AuditKey) async throws {
         switch reading {
         case .invalid: return
         case .valid(let saved) where !saved.isRestored && saved.sequence >= head.sequence: return
-        default: try AuditCheckpoint.write(head, to: layout.auditCheckpoint, key: key)
+        default:
+            let url = layout.auditCheckpoint
+            try await BlockingWork.run { try AuditCheckpoint.write(head, to: url, key: key) }
         }
     }
 
@@ -137,8 +148,9 @@ public final class VaultAuditTrail: Sendable {
     /// the refused unlocks counted since, and this unlock; then checkpoints.
     func unlocked() async throws {
         let key = try key
-        let reading = try AuditCheckpoint.read(at: layout.auditCheckpoint, key: key)
-        let failures = UnlockFailureFile.read(at: layout.unlockFailures)
+        let reading = try await readCheckpoint(key)
+        let failuresURL = layout.unlockFailures
+        let failures = try await BlockingWork.run { UnlockFailureFile.read(at: failuresURL) }
         let hasEntries = try await pool.read { db in try AuditTrailReader.head(db) != nil }
         try await pool.write { db in
             if case .valid(let saved) = reading, saved.isRestored {
@@ -150,7 +162,7 @@ public final class VaultAuditTrail: Sendable {
             }
             try db.changeLog.appendAuditEvent(.unlock, table: nil, id: nil)
         }
-        if failures.count > 0 { UnlockFailureFile.clear(at: layout.unlockFailures) }
+        if failures.count > 0 { _ = try? await BlockingWork.run { UnlockFailureFile.clear(at: failuresURL) } }
         let creating: Bool
         switch reading {
         case .missing: creating = !hasEntries

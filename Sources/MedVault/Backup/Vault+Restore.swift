@@ -173,8 +173,8 @@ extension Vault {
         // checkpoint: the next unlock records the restore and checkpoints from there.
         let auditKey = try AuditKey(vaultKey: vaultKey, vaultID: keyring.vaultID)
         defer { auditKey.wipe() }
-        try AuditCheckpoint.write(AuditCheckpoint(sequence: 0, mac: try AuditChain.genesis(auditKey), isRestored: true),
-                                  to: copy.auditCheckpoint, key: auditKey)
+        let restored = AuditCheckpoint(sequence: 0, mac: try AuditChain.genesis(auditKey), isRestored: true)
+        try await BlockingWork.run { try AuditCheckpoint.write(restored, to: copy.auditCheckpoint, key: auditKey) }
         return BackupReport(vaultID: keyring.vaultID, schemaVersion: contents.schemaVersion,
                             recordCounts: reportedCounts(contents.rowCounts),
                             databaseByteCount: DatabaseKeyChange.fileSize(copy.database), hasNewDatabaseKey: false)

@@ -165,7 +165,7 @@ public final class Vault: Sendable {
         do {
             vaultKey = try await BlockingWork.run { try keyring.unlock(password: password) }
         } catch {
-            countUnlockFailure(layout, error)
+            await countUnlockFailure(layout, error)
             throw error
         }
         return try await auditingUnlock(unlocked(layout: layout, keyring: keyring, vaultKey: vaultKey, options: options))
@@ -181,7 +181,7 @@ public final class Vault: Sendable {
         do {
             vaultKey = try keyring.unlock(recoveryKey: recoveryKey)
         } catch {
-            countUnlockFailure(layout, error)
+            await countUnlockFailure(layout, error)
             throw error
         }
         return try await auditingUnlock(unlocked(layout: layout, keyring: keyring, vaultKey: vaultKey, options: options))
