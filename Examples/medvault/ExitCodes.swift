@@ -14,6 +14,8 @@ enum ExitCodes {
     static let success: Int32 = 0
     /// `verify` ran and found problems.
     static let problemsFound: Int32 = 1
+    /// `audit verify` found the audit trail tampered with.
+    static let auditTampered: Int32 = 2
     /// The password or the recovery key does not open the vault.
     static let wrongSecret: Int32 = 3
     /// There is no vault at the path, or its keyring is missing.
@@ -40,6 +42,7 @@ enum ExitCodes {
     static let table: [Row] = [
         Row(status: success, meaning: "success"),
         Row(status: problemsFound, meaning: "verify found problems"),
+        Row(status: auditTampered, meaning: "audit verify found the audit trail tampered with"),
         Row(status: wrongSecret, meaning: "wrong password or recovery key"),
         Row(status: notFound, meaning: "no vault at the path, its keyring is missing, or no record has the id"),
         Row(status: accessDenied, meaning: "vault locked, file permission denied, or an export file others could read"),

@@ -32,6 +32,7 @@ struct MedVaultCommand: AsyncParsableCommand {
             BackupCommand.self,
             RestoreCommand.self,
             ImportCommand.self,
+            AuditCommand.self,
             DiagnosesCommand.self,
             SessionsCommand.self,
             ICDCommand.self,

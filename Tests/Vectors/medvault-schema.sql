@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -317,6 +317,18 @@ CREATE TABLE 'medication_search_segments'(blockid INTEGER PRIMARY KEY, block BLO
 -- table medication_search_stat on medication_search_stat
 CREATE TABLE 'medication_search_stat'(id INTEGER PRIMARY KEY, value BLOB)
 
+-- table medvault_audit on medvault_audit
+CREATE TABLE medvault_audit (
+seq INTEGER PRIMARY KEY,
+time INTEGER NOT NULL,
+device INTEGER NOT NULL,
+actor BLOB,
+action NOT NULL,
+entity_table,
+entity_id BLOB,
+mac BLOB NOT NULL
+)
+
 -- table medvault_change on medvault_change
 CREATE TABLE medvault_change (
 seq INTEGER PRIMARY KEY,
@@ -594,6 +606,14 @@ BEGIN
 UPDATE medication_search SET name = NEW.name, generic_name = NEW.generic_name
 WHERE docid = NEW.rowid;
 END
+
+-- trigger medvault_audit_no_delete on medvault_audit
+CREATE TRIGGER medvault_audit_no_delete BEFORE DELETE ON medvault_audit
+BEGIN SELECT RAISE(ABORT, 'medvault_audit is append-only'); END
+
+-- trigger medvault_audit_no_update on medvault_audit
+CREATE TRIGGER medvault_audit_no_update BEFORE UPDATE ON medvault_audit
+BEGIN SELECT RAISE(ABORT, 'medvault_audit is append-only'); END
 
 -- trigger patient_id_fixed on patient
 CREATE TRIGGER patient_id_fixed BEFORE UPDATE OF rowid, id ON patient

@@ -20,6 +20,8 @@ import MedVaultKeys
 ///
 /// * MedVault, batch calls with the change log off (`DatabaseConfiguration._changeLogDisabled`,
 ///   an `@_spi(Benchmarks)` switch): the log's cost, measured in the same run.
+/// * MedVault, batch calls with the audit trail off (`DatabaseConfiguration._auditTrailDisabled`):
+///   the trail's cost (docs/audit.md), in the same run.
 ///
 /// Then the file size of MedVault's database and the plain schema's after the load.
 /// Every side's row counts are compared; a mismatch fails the run.
@@ -56,13 +58,16 @@ struct BulkInsertWorkload: Workload {
         _ = try insertPlain(warmUp, perRecord: nil, context: context, key: key.bytes)
 
         var medVault: [Double] = [], sameSQL: [Double] = [], plain: [Double] = [], medVaultUnits: [Double] = []
-        var medVaultLogOff: [Double] = []
+        var medVaultLogOff: [Double] = [], medVaultAuditOff: [Double] = []
         var medVaultPeaks: [Double?] = [], sameSQLPeaks: [Double?] = []
         var medVaultBytes = 0.0, plainBytes = 0.0
         var medVaultCounts: [String: Int] = [:]
         for run in 0..<runsPerSide {
-            for side in (run.isMultiple(of: 2) ? [0, 4, 3, 1, 2] : [2, 1, 3, 4, 0]) {
+            for side in (run.isMultiple(of: 2) ? [0, 5, 4, 3, 1, 2] : [2, 1, 3, 4, 5, 0]) {
                 switch side {
+                case 5:
+                    let outcome = try await insertThroughVault(data, .batchCalls, auditTrail: false, context: context)
+                    medVaultAuditOff.append(Double(data.rowCount) / outcome.seconds)
                 case 4:
                     let outcome = try await insertThroughVault(data, .batchCalls, changeLog: false, context: context)
                     medVaultLogOff.append(Double(data.rowCount) / outcome.seconds)
@@ -121,6 +126,11 @@ struct BulkInsertWorkload: Workload {
                         reference: Statistics.median(medVaultLogOff), unit: .rowsPerSecond, target: 1.10,
                         note: "the same batch calls on a vault opened with the @_spi(Benchmarks) switch "
                             + "DatabaseConfiguration._changeLogDisabled: ratio = the log's cost"),
+            Measurement(label: "W1 audit trail cost: batch calls with the trail vs without (median of \(runsPerSide))",
+                        referenceLabel: "MedVault, trail off", medVault: Statistics.median(medVault),
+                        reference: Statistics.median(medVaultAuditOff), unit: .rowsPerSecond, target: 1.15,
+                        note: "the same batch calls on a vault opened with the @_spi(Benchmarks) switch "
+                            + "DatabaseConfiguration._auditTrailDisabled (the change log on): ratio = the trail's cost"),
             Measurement(label: "W1 insert \(data.rowCount) rows, one unit of work per ≈1,000 rows (median of \(runsPerSide))",
                         referenceLabel: "raw C", medVault: Statistics.median(medVaultUnits), reference: nil,
                         unit: .rowsPerSecond, target: nil,
@@ -173,11 +183,12 @@ struct BulkInsertWorkload: Workload {
     /// Creates a vault in a fresh folder, loads `data` through `path` (timed), counts,
     /// locks and measures the file.
     private func insertThroughVault(_ data: ClinicData, _ path: MedVaultPath, changeLog: Bool = true,
-                                    context: BenchmarkContext) async throws -> Outcome {
+                                    auditTrail: Bool = true, context: BenchmarkContext) async throws -> Outcome {
         let folder = context.directory.appendingPathComponent("w1-vault")
         try? FileManager.default.removeItem(at: folder)
         var database = DatabaseConfiguration()
         database._changeLogDisabled = !changeLog
+        database._auditTrailDisabled = !auditTrail
         let vault = try await Vault.create(
             at: folder, password: try Password("w1 contraseña"),
             options: Vault.Options(kdf: .fastForTestsOnly, database: database, clock: .fixed(ClinicData.stamp))).vault

@@ -13,7 +13,8 @@ import MedVaultKeys
 /// MedVault and the two C files alternate in blocks of 50 calls, rotating which goes
 /// first; GRDB alternates its two files the same way in its own process. A second
 /// vault, opened with the change log off (`DatabaseConfiguration._changeLogDisabled`,
-/// `@_spi(Benchmarks)`), alternates with them: the log's cost in the same run.
+/// `@_spi(Benchmarks)`), alternates with them: the log's cost in the same run; a third,
+/// with the audit trail off (`DatabaseConfiguration._auditTrailDisabled`), the trail's.
 struct GetUpdateWorkload: Workload {
     let id = "W5"
     let title = "get + update (new phone), durable, vs the peers at FULL and NORMAL"
@@ -39,6 +40,13 @@ struct GetUpdateWorkload: Workload {
         let vaultLogOff = try await Vault.create(at: logOffFolder, password: try Password("w5 contraseña"),
                                                  options: Vault.Options(kdf: .fastForTestsOnly, database: logOff)).vault
         _ = try await vaultLogOff.patients.create(data.patients)
+        let auditOffFolder = context.directory.appendingPathComponent("w5-vault-audit-off")
+        try? FileManager.default.removeItem(at: auditOffFolder)
+        var auditOff = DatabaseConfiguration()
+        auditOff._auditTrailDisabled = true
+        let vaultAuditOff = try await Vault.create(at: auditOffFolder, password: try Password("w5 contraseña"),
+                                                   options: Vault.Options(kdf: .fastForTestsOnly, database: auditOff)).vault
+        _ = try await vaultAuditOff.patients.create(data.patients)
         let key = context.databaseKey(salt: 0x57A5).bytes
         var plains: [PlainClinic] = []
         for synchronous in ["FULL", "NORMAL"] {
@@ -48,19 +56,19 @@ struct GetUpdateWorkload: Workload {
         }
 
         context.log("W5: \(Self.warmUps) warm-up + \(updates) get + update per side, alternating blocks of 50")
-        var latencies: [[Double]] = [[], [], [], []]
+        var latencies: [[Double]] = [[], [], [], [], []]
         var start = 0
         var block = 0
         while start < indexes.count {
             let slice = start..<min(start + 50, indexes.count)
-            for step in 0..<4 {
-                let side = (block + step) % 4
+            for step in 0..<5 {
+                let side = (block + step) % 5
                 for call in slice {
                     let index = indexes[call]
                     let phone = PlainSchema.phone(call)
                     let seconds: Double
-                    if side == 0 || side == 3 {
-                        let vault = side == 0 ? vault : vaultLogOff
+                    if side == 0 || side >= 3 {
+                        let vault = side == 0 ? vault : side == 3 ? vaultLogOff : vaultAuditOff
                         let id = data.patients[index].id
                         seconds = try await Stopwatch.seconds {
                             var patient = try await vault.patients.get(id)
@@ -83,6 +91,7 @@ struct GetUpdateWorkload: Workload {
         }
         await vault.lock()
         await vaultLogOff.lock()
+        await vaultAuditOff.lock()
         guard versions == Int64(data.patients.count + indexes.count) else {
             throw BenchmarkError("W5: MedVault stored \(versions ?? -1) versions, expected "
                                  + "\(data.patients.count + indexes.count)")
@@ -112,6 +121,12 @@ struct GetUpdateWorkload: Workload {
                         unit: .microseconds, target: 1.10,
                         note: "the same calls on a second vault opened with the @_spi(Benchmarks) switch "
                             + "DatabaseConfiguration._changeLogDisabled, alternating in blocks of 50"),
+            Measurement(label: "W5 audit trail cost: get + update p50 with the trail vs without",
+                        referenceLabel: "MedVault, trail off",
+                        medVault: Statistics.p50(latencies[0]), reference: Statistics.p50(latencies[4]),
+                        unit: .microseconds, target: 1.15,
+                        note: "the same calls on a third vault opened with the @_spi(Benchmarks) switch "
+                            + "DatabaseConfiguration._auditTrailDisabled, alternating in blocks of 50"),
             Measurement(label: label + " p99, FULL (\(updates) calls)", referenceLabel: "raw C",
                         medVault: Statistics.p99(latencies[0]), reference: nil, unit: .microseconds, target: nil,
                         note: nil)

@@ -15,6 +15,7 @@ enum WorkloadRegistry {
         RotationWorkload(),
         ScaleWorkload(),
         AttachmentMemoryWorkload(),
+        AuditVerifyWorkload(),
     ]
 
     /// The workloads named in `only` (case-insensitive), or all of them.

@@ -61,6 +61,8 @@ extension Vault {
                 let report = try await writeBackup(into: VaultLayout(folder: temporary), keys: keys,
                                                    newDatabaseKey: options.newDatabaseKey, progress: progress)
                 try BackupFolder.install(temporary, at: destination)
+                try await audit.record(.backup)
+                try? await audit.checkpoint()
                 progress(BackupProgress(phase: .finished, fractionCopied: 1))
                 return report
             } catch is KeyRotatedDuringBackup where attempt < 3 {

@@ -169,6 +169,12 @@ extension Vault {
         let contents = try await BlockingWork.run { [configuration] in
             try DatabaseSnapshot.verify(copy.database, key: databaseKey, configuration: configuration, migrator: migrator)
         }
+        // The restored trail ends where the backup was taken, before this vault's own
+        // checkpoint: the next unlock records the restore and checkpoints from there.
+        let auditKey = try AuditKey(vaultKey: vaultKey, vaultID: keyring.vaultID)
+        defer { auditKey.wipe() }
+        let restored = AuditCheckpoint(sequence: 0, mac: try AuditChain.genesis(auditKey), isRestored: true)
+        try await BlockingWork.run { try AuditCheckpoint.write(restored, to: copy.auditCheckpoint, key: auditKey) }
         return BackupReport(vaultID: keyring.vaultID, schemaVersion: contents.schemaVersion,
                             recordCounts: reportedCounts(contents.rowCounts),
                             databaseByteCount: DatabaseKeyChange.fileSize(copy.database), hasNewDatabaseKey: false)

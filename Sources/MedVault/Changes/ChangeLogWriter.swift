@@ -33,9 +33,12 @@ final class ChangeLogWriter {
     var isDisabled = false
     /// The wall clock, replaceable by tests.
     var wallMilliseconds: () -> Int64 = HybridClock.wallMilliseconds
+    /// Writes the audit entry of each change logged here (docs/audit.md).
+    let audit: AuditTrailWriter
 
     init(connection: DatabaseConnection) {
         self.connection = connection
+        self.audit = AuditTrailWriter(connection: connection)
     }
 
     // MARK: - Transaction boundaries (called by the pool)
@@ -44,17 +47,22 @@ final class ChangeLogWriter {
     func transactionBegan() {
         isLoaded = false
         touchedTables = []
+        audit.invalidate()
     }
 
     /// The touched tables before a savepoint, to restore if it rolls back.
     func mark() -> Set<VaultTable> { touchedTables }
 
     /// The savepoint marked with `tables` rolled back: so did its entries.
-    func restore(_ tables: Set<VaultTable>) { touchedTables = tables }
+    func restore(_ tables: Set<VaultTable>) {
+        touchedTables = tables
+        audit.invalidate()
+    }
 
     /// The tables the committed transaction touched; empties the set.
     func takeCommittedTables() -> Set<VaultTable> {
         defer { touchedTables = [] }
+        audit.invalidate()
         return touchedTables
     }
 
@@ -64,8 +72,24 @@ final class ChangeLogWriter {
     func append(table: VaultTable, id: UUID, operation: ChangeOperation, version: Int64?) throws {
         if isDisabled { return }
         try load()
-        try connection.execute(Self.insertSQL[0], arguments(table, id, operation, version, now: wallMilliseconds()))
+        let now = wallMilliseconds()
+        try connection.execute(Self.insertSQL[0], arguments(table, id, operation, version, now: now))
         touchedTables.insert(table)
+        try audit.append([(table, id, operation)], now: now, device: deviceID)
+    }
+
+    /// Appends `count` audit entries for random patient ids and no record (benchmarks only).
+    func appendSyntheticAuditEntries(_ count: Int) throws {
+        try load()
+        try audit.append((0..<count).map { _ in (VaultTable.patient, UUID(), ChangeOperation.update) },
+                         now: wallMilliseconds(), device: deviceID)
+    }
+
+    /// Appends an audit entry for an event that changes no record (an export, a backup,
+    /// an unlock): the `Vault` facade's call, inside a write transaction.
+    func appendAuditEvent(_ action: AuditAction, table: VaultTable?, id: UUID?) throws {
+        try load()
+        try audit.append(action: action, table: table, id: id, now: wallMilliseconds(), device: deviceID)
     }
 
     /// Appends one entry per record, in order.
@@ -94,6 +118,7 @@ final class ChangeLogWriter {
             try connection.execute(Self.insertSQL[level], values)
             start += size
         }
+        try audit.append(records.map { ($0.table, $0.id, $0.operation) }, now: now, device: deviceID)
     }
 
     private func arguments(_ table: VaultTable, _ id: UUID, _ operation: ChangeOperation,

@@ -17,9 +17,11 @@ extension Vault {
     /// - Returns: The document, stamped with the vault clock's now.
     /// - Throws: `notFound` for an unknown patient; `locked`; storage errors.
     public func exportRecord(of patientID: UUID) async throws -> PatientRecordExport {
-        try await PatientRecordExport.assemble(
+        let export = try await PatientRecordExport.assemble(
             patientID: patientID, patients: patients, sessions: sessions,
             attachments: attachments, medications: medications, exportedAt: options.clock.now()
         )
+        try await audit.record(.export, table: .patient, id: patientID)
+        return export
     }
 }

@@ -51,6 +51,7 @@ extension Vault {
         var content: [UUID: Data] = [:]
         for id in patientIDs {
             let record = try await exportRecord(of: id)
+            try await audit.record(.fhirExport, table: .patient, id: id)
             records.append(record)
             guard includingAttachments else { continue }
             for attachment in record.sessions.flatMap(\.attachments) {
@@ -75,6 +76,7 @@ extension Vault {
     public func exportFHIRBulk(to folder: URL) async throws -> [String: Int] {
         try Self.checkPrivateFolder(folder)
         let documents = try await exportAllRecords()
+        try await audit.record(.fhirExport)
         let export = FHIRExport(records: documents, practitioner: try await professional.get())
         var counts: [String: Int] = [:]
         for (name, data) in export.ndjsonFiles().sorted(by: { $0.key < $1.key }) {

@@ -58,7 +58,9 @@ extension Vault {
     ) async throws -> ImportReport {
         try PatientRecordExport.checkImportable(documents, at: options.clock.now())
         return try await database.write(duration: .long) { db in
-            try RecordImport.insert(documents, in: db, progress: progress)
+            // The event first: each imported record then has its own `create` entry.
+            try db.changeLog.appendAuditEvent(.importRecords, table: nil, id: nil)
+            return try RecordImport.insert(documents, in: db, progress: progress)
         }
     }
 

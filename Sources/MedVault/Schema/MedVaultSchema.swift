@@ -19,6 +19,7 @@ public enum MedVaultSchema {
         .init("session signatures and addenda", apply: SigningSchema.createSignatures),
         .init("change log", apply: ChangeLogSchema.createChangeLog),
         .init("sync state", apply: SyncStateSchema.createSyncState),
+        .init("audit trail", apply: AuditSchema.createAuditTrail),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a

@@ -21,11 +21,11 @@ actor ConnectionActor {
 
     init(path: String, keyBox: DatabaseKeyBox, role: DatabaseConnection.Role,
          configuration: DatabaseConfiguration, name: String, checkpoints: CheckpointScheduler? = nil,
-         commits: CommitSignal? = nil) {
+         commits: CommitSignal? = nil, auditKeys: AuditKeyBox? = nil) {
         self.thread = ConnectionThread(name: name)
         self.connection = LazyConnection(path: path, keyBox: keyBox, role: role,
                                          configuration: configuration, interrupter: interrupter,
-                                         checkpoints: checkpoints, commits: commits)
+                                         checkpoints: checkpoints, commits: commits, auditKeys: auditKeys)
     }
 
     deinit {

@@ -30,6 +30,10 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     /// benchmark run measures the log's cost (docs/benchmarks-method.md); a vault
     /// opened with it breaks the log's guarantees (docs/changes.md).
     @_spi(Benchmarks) public var _changeLogDisabled = false
+    /// Benchmarks only: when `true`, no audit-trail entry is written (docs/audit.md).
+    /// It exists so that one benchmark run measures the trail's cost; a vault opened
+    /// with it has gaps in its trail that `verify()` cannot see.
+    @_spi(Benchmarks) public var _auditTrailDisabled = false
 
     /// The defaults described on each property.
     public init() {}

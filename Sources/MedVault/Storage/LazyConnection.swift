@@ -19,13 +19,16 @@ final class LazyConnection: @unchecked Sendable {
     private let checkpoints: CheckpointScheduler?
     /// Told the tables each committed write transaction logged changes to (the writer's).
     let commits: CommitSignal?
+    /// The audit key of the writer's entries (docs/audit.md); `nil` on readers.
+    private let auditKeys: AuditKeyBox?
     private var connection: DatabaseConnection?
     private var isClosed = false
 
     init(path: String, keyBox: DatabaseKeyBox, role: DatabaseConnection.Role,
          configuration: DatabaseConfiguration, interrupter: ConnectionInterrupter,
-         checkpoints: CheckpointScheduler? = nil, commits: CommitSignal? = nil) {
+         checkpoints: CheckpointScheduler? = nil, commits: CommitSignal? = nil, auditKeys: AuditKeyBox? = nil) {
         self.checkpoints = checkpoints
+        self.auditKeys = auditKeys
         self.commits = commits
         self.path = path
         self.keyBox = keyBox
@@ -41,6 +44,8 @@ final class LazyConnection: @unchecked Sendable {
         let opened = try DatabaseConnection.open(path: path, key: keyBox.key, role: role, configuration: configuration)
         checkpoints?.install(on: opened.handle)
         opened.changeLog.isDisabled = configuration._changeLogDisabled
+        opened.changeLog.audit.isDisabled = configuration._auditTrailDisabled
+        opened.changeLog.audit.keys = auditKeys
         connection = opened
         interrupter.attach(opened.handle)
         return opened

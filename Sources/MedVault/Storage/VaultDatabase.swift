@@ -61,6 +61,8 @@ public final class VaultDatabase: Sendable {
     /// Told, after each commit of the writer, the tables it logged changes to
     /// (observation: `ChangeFeed`).
     let commits = CommitSignal()
+    /// The audit key the writer MACs entries with, installed by the owning `Vault`.
+    let auditKeys = AuditKeyBox()
 
     static let closedError = MedVaultError(.locked, reason: "the database is closed")
     static let cancelledError = MedVaultError(.cancelled, reason: "the task was cancelled; the transaction was rolled back")
@@ -73,7 +75,7 @@ public final class VaultDatabase: Sendable {
         let path = url.path
         self.writer = ConnectionActor(path: path, keyBox: keyBox, role: .writer,
                                       configuration: configuration, name: "medvault.writer",
-                                      checkpoints: checkpoints, commits: commits)
+                                      checkpoints: checkpoints, commits: commits, auditKeys: auditKeys)
         self.checkpointer = ConnectionActor(path: path, keyBox: keyBox, role: .checkpointer,
                                             configuration: configuration, name: "medvault.ckpt")
         self.readers = ReaderSlots(maximum: configuration.readerCount) { index in

@@ -69,6 +69,7 @@ extension Vault {
         try VaultFolder.prepare(layout.folder)
         let databaseKey = try keyring.databaseKey(vaultKey: vaultKey)
         defer { databaseKey.wipe() }
+        let auditKey = try AuditKey(vaultKey: vaultKey, vaultID: keyring.vaultID)
         let presence = try VaultFileLock(layout.presenceLock)
         let keyringLock = try VaultFileLock(layout.keyringLock)
         defer { keyringLock.release() }
@@ -102,7 +103,8 @@ extension Vault {
             throw error
         }
         handedOver = true
-        return Vault(layout: layout, keyring: keyring, vaultKey: vaultKey, pool: pool, presence: presence, options: options)
+        return try await auditingUnlock(Vault(layout: layout, keyring: keyring, vaultKey: vaultKey, auditKey: auditKey,
+                                              pool: pool, presence: presence, options: options))
     }
 }
 

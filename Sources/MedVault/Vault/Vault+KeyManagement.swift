@@ -27,6 +27,7 @@ extension Vault {
             let updated = try await BlockingWork.run { try keyring.replacingPassword(new, vaultKey: vaultKey, kdf: kdf) }
             try await operation.commit(updated)
         }
+        await recordKeyOperation(.passwordChange)
     }
 
     /// Sets a new password with the recovery key, for an owner who forgot theirs, and
@@ -51,6 +52,7 @@ extension Vault {
             await vault.lock()
             throw error
         }
+        await vault.recordKeyOperation(.passwordChange)
         return vault
     }
 
@@ -60,11 +62,13 @@ extension Vault {
     /// - Throws: `locked`; `vaultInUse` when another process's key operation did not
     ///   finish within ``Options/lockTimeout``.
     public func regenerateRecoveryKey() async throws -> RecoveryKey {
-        try await keys.perform { operation in
+        let recoveryKey = try await keys.perform { operation in
             let (updated, recoveryKey) = try await operation.keyring().regeneratingRecoveryKey(vaultKey: operation.vaultKey)
             try await operation.commit(updated)
             return recoveryKey
         }
+        await recordKeyOperation(.recoveryKeyRegeneration)
+        return recoveryKey
     }
 
     // MARK: - Platform slots
@@ -75,7 +79,7 @@ extension Vault {
     ///
     /// - Returns: The new slot's identifier, for ``removeSlot(id:)``.
     public func addPlatformSlot(store: any SecretStore) async throws -> UUID {
-        try await keys.perform { operation in
+        let id = try await keys.perform { operation in
             let updated = try await operation.keyring().addingPlatformSlot(store: store, vaultKey: operation.vaultKey)
             guard let slot = updated.slots.last else {
                 throw MedVaultError(.corrupted, reason: "the keyring lost its new slot")
@@ -83,6 +87,8 @@ extension Vault {
             try await operation.commit(updated)
             return slot.id
         }
+        await recordKeyOperation(.slotChange)
+        return id
     }
 
     /// Removes a slot. The last password slot cannot be removed.
@@ -92,6 +98,7 @@ extension Vault {
         try await keys.perform { operation in
             try await operation.commit(try await operation.keyring().removingSlot(id: id, vaultKey: operation.vaultKey))
         }
+        await recordKeyOperation(.slotChange)
     }
 
     /// The keyring's slots: their identifiers, kinds and KDF parameters (no secrets).
@@ -160,6 +167,7 @@ extension Vault {
             try await operation.commit(completed, evenWhileLocking: true)
             progress(RotationProgress(phase: .finished, fractionCopied: 1))
         }
+        await recordKeyOperation(.databaseKeyRotation)
     }
 
     // MARK: - Destroying

@@ -13,6 +13,7 @@ extension Vault {
     package func withSyncKeys<Result>(_ body: (SyncKeys) throws -> Result) async throws -> Result {
         let syncKeys = try await keys.syncKeys(vaultID: vaultID)
         defer { syncKeys.wipe() }
+        try await audit.record(.sync)
         return try body(syncKeys)
     }
 }

@@ -48,11 +48,15 @@ public final class Vault: Sendable {
     public let medications: any MedicationStore
     /// The offline ICD-11 cache, kept in the encrypted database (see `ICD11CachedCatalog`).
     public let icd11Cache: any ICD11CacheRepository
+    /// The tamper-evident audit trail: query it, verify it (docs/audit.md).
+    public let audit: VaultAuditTrail
 
     static let lockedError = MedVaultError(.locked, reason: "the vault is locked; open it again")
 
-    init(layout: VaultLayout, keyring: Keyring, vaultKey: SecureBytes, pool: VaultDatabase,
+    init(layout: VaultLayout, keyring: Keyring, vaultKey: SecureBytes, auditKey: AuditKey, pool: VaultDatabase,
          presence: VaultFileLock, options: Options) {
+        pool.auditKeys.install(auditKey)
+        self.audit = VaultAuditTrail(pool: pool, layout: layout)
         self.layout = layout
         self.vaultID = keyring.vaultID
         self.options = options
@@ -134,9 +138,17 @@ public final class Vault: Sendable {
             presence.release()
             throw error
         }
-        let vault = Vault(layout: layout, keyring: creation.keyring, vaultKey: creation.vaultKey,
+        let auditKey: AuditKey
+        do {
+            auditKey = try AuditKey(vaultKey: creation.vaultKey, vaultID: creation.keyring.vaultID)
+        } catch {
+            await pool.close()
+            presence.release()
+            throw error
+        }
+        let vault = Vault(layout: layout, keyring: creation.keyring, vaultKey: creation.vaultKey, auditKey: auditKey,
                           pool: pool, presence: presence, options: options)
-        return Creation(vault: vault, recoveryKey: creation.recoveryKey)
+        return Creation(vault: try await auditingUnlock(vault), recoveryKey: creation.recoveryKey)
     }
 
     // MARK: - Opening
@@ -149,8 +161,14 @@ public final class Vault: Sendable {
     public static func open(at folder: URL, password: Password, options: Options = Options()) async throws -> Vault {
         let layout = VaultLayout(folder: folder)
         let keyring = try readKeyring(layout)
-        let vaultKey = try await BlockingWork.run { try keyring.unlock(password: password) }
-        return try await unlocked(layout: layout, keyring: keyring, vaultKey: vaultKey, options: options)
+        let vaultKey: SecureBytes
+        do {
+            vaultKey = try await BlockingWork.run { try keyring.unlock(password: password) }
+        } catch {
+            await countUnlockFailure(layout, error)
+            throw error
+        }
+        return try await auditingUnlock(unlocked(layout: layout, keyring: keyring, vaultKey: vaultKey, options: options))
     }
 
     /// Opens the vault in `folder` with its recovery key.
@@ -159,8 +177,14 @@ public final class Vault: Sendable {
     public static func open(at folder: URL, recoveryKey: RecoveryKey, options: Options = Options()) async throws -> Vault {
         let layout = VaultLayout(folder: folder)
         let keyring = try readKeyring(layout)
-        let vaultKey = try keyring.unlock(recoveryKey: recoveryKey)
-        return try await unlocked(layout: layout, keyring: keyring, vaultKey: vaultKey, options: options)
+        let vaultKey: SecureBytes
+        do {
+            vaultKey = try keyring.unlock(recoveryKey: recoveryKey)
+        } catch {
+            await countUnlockFailure(layout, error)
+            throw error
+        }
+        return try await auditingUnlock(unlocked(layout: layout, keyring: keyring, vaultKey: vaultKey, options: options))
     }
 
     /// Opens the vault in `folder` with a platform slot whose secret is in `store`.
@@ -170,7 +194,7 @@ public final class Vault: Sendable {
         let layout = VaultLayout(folder: folder)
         let keyring = try readKeyring(layout)
         let vaultKey = try await keyring.unlock(using: store)
-        return try await unlocked(layout: layout, keyring: keyring, vaultKey: vaultKey, options: options)
+        return try await auditingUnlock(unlocked(layout: layout, keyring: keyring, vaultKey: vaultKey, options: options))
     }
 
     static func readKeyring(_ layout: VaultLayout) throws -> Keyring {
@@ -241,8 +265,15 @@ public final class Vault: Sendable {
                     throw error
                 }
             }
-            return Vault(layout: layout, keyring: keyring, vaultKey: vaultKey, pool: pool, presence: presence,
-                         options: options)
+            let auditKey: AuditKey
+            do {
+                auditKey = try AuditKey(vaultKey: vaultKey, vaultID: keyring.vaultID)
+            } catch {
+                await pool.close()
+                throw error
+            }
+            return Vault(layout: layout, keyring: keyring, vaultKey: vaultKey, auditKey: auditKey, pool: pool,
+                         presence: presence, options: options)
         } catch {
             presence.release()
             vaultKey.wipe()
@@ -302,7 +333,11 @@ public final class Vault: Sendable {
         await keys.lock()
         // Observations end before the pool closes: none touches a closed pool.
         await changeFeed.close()
+        // The last checkpoint of the trail's head, while the pool is still open.
+        await audit.closing()
         await database.close()
+        // After the close: writes admitted before lock() still MACed their entries.
+        database.auditKeys.wipe()
         // Last: another process may rotate the key only once this one's connections
         // are closed.
         keys.presence.release()

@@ -9,6 +9,8 @@ import Foundation
 ///   records.medvault.keyring  keyring: slots, wrapped database key (docs/keyring-format.md)
 ///   records.medvault.lock     presence lock: shared while a process has the vault open
 ///   records.medvault.keyring.lock  keyring lock: exclusive for keyring changes and opening
+///   records.medvault.audit    audit-trail checkpoint (docs/audit.md)
+///   records.medvault.unlock-failures  refused unlocks not yet in the audit trail
 /// ```
 ///
 /// The two lock files are empty; `flock(2)` on them is how processes sharing the vault
@@ -32,9 +34,15 @@ public struct VaultLayout: Sendable, Hashable {
     /// The keyring lock: held exclusively while the keyring is changed or the vault opened.
     public var keyringLock: URL { folder.appendingPathComponent("records.medvault.keyring.lock") }
 
+    /// The audit trail's checkpoint: its head, authenticated, outside the database (docs/audit.md).
+    var auditCheckpoint: URL { folder.appendingPathComponent("records.medvault.audit") }
+    /// Failed unlock attempts not yet moved into the audit trail.
+    var unlockFailures: URL { folder.appendingPathComponent("records.medvault.unlock-failures") }
+
     /// Every file the vault may have but its lock files, for destruction.
     var allFiles: [URL] {
         [database, keyring, DatabaseKeyChange.copyURL(for: database)]
             .flatMap { url in ["", "-wal", "-shm", "-journal"].map { URL(fileURLWithPath: url.path + $0) } }
+            + [auditCheckpoint, unlockFailures]
     }
 }

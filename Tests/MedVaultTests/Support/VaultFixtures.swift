@@ -12,6 +12,16 @@ enum VaultFixtures {
     }
 
     /// Inserts `count` minimal patient rows with raw SQL, numbered from `start`.
+    /// How many 4096-byte pages differ between two database files (a page only one has counts).
+    static func changedPages(_ before: Data, _ after: Data, pageSize: Int = 4096) -> Int {
+        let pages = max(before.count, after.count) / pageSize
+        return (0..<pages).filter { page in
+            let range = (page * pageSize)..<((page + 1) * pageSize)
+            guard range.upperBound <= before.count, range.upperBound <= after.count else { return true }
+            return before[range] != after[range]
+        }.count
+    }
+
     static func insertRawPatients(_ vault: Vault, count: Int, start: Int = 0) async throws {
         try await vault.database.write { db in
             for n in start..<(start + count) {

@@ -1,0 +1,106 @@
+import CSQLCipher
+import Foundation
+import MedVaultCore
+import MedVaultKeys
+
+/// The hash chain of the audit trail: what each entry's MAC covers.
+///
+/// ```
+/// mac_0 = HMAC(auditKey, "MedVault audit chain v1")
+/// mac_n = HMAC(auditKey, mac_{n-1} ‖ bytes(seq, time, device, actor, action, entity_table, entity_id))
+/// ```
+///
+/// `bytes` encodes each column as stored, with its type: `NULL` as `0x00`; an integer as
+/// `0x01` and 8 bytes big-endian; text as `0x02`, its UTF-8 length (4 bytes big-endian)
+/// and its bytes; a blob as `0x03`, its length and its bytes; a real as `0x04` and its
+/// IEEE bits. So every column, including a change of type, is covered and no two
+/// entries encode alike. The sequence is inside: an entry moved to another position
+/// no longer verifies.
+enum AuditChain {
+    static let genesisLabel = Array("MedVault audit chain v1".utf8)
+
+    /// `mac_0`.
+    static func genesis(_ key: AuditKey) throws -> [UInt8] {
+        try key.mac([genesisLabel])
+    }
+
+    /// The stored columns of an entry, in canonical order.
+    struct Columns {
+        var seq: Int64
+        var time: VaultValue
+        var device: VaultValue
+        var actor: VaultValue
+        var action: VaultValue
+        var table: VaultValue
+        var entityID: VaultValue
+    }
+
+    /// The MAC of `entry` following `previous`.
+    static func mac(_ key: AuditKey, previous: [UInt8], _ entry: Columns) throws -> [UInt8] {
+        try key.mac([previous, bytes(entry)])
+    }
+
+    /// The canonical bytes of `entry`.
+    static func bytes(_ entry: Columns) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(96)
+        append(.integer(entry.seq), to: &out)
+        append(entry.time, to: &out)
+        append(entry.device, to: &out)
+        append(entry.actor, to: &out)
+        append(entry.action, to: &out)
+        append(entry.table, to: &out)
+        append(entry.entityID, to: &out)
+        return out
+    }
+
+    private static func append(_ value: VaultValue, to out: inout [UInt8]) {
+        switch value {
+        case .null:
+            out.append(0)
+        case .integer(let integer):
+            out.append(1)
+            appendBigEndian(UInt64(bitPattern: integer), to: &out)
+        case .text(let text):
+            out.append(2)
+            let utf8 = Array(text.utf8)
+            appendLength(utf8.count, to: &out)
+            out += utf8
+        case .blob(let data):
+            out.append(3)
+            appendLength(data.count, to: &out)
+            out += data
+        case .real(let real):
+            out.append(4)
+            appendBigEndian(real.bitPattern, to: &out)
+        }
+    }
+
+    private static func appendBigEndian(_ value: UInt64, to out: inout [UInt8]) {
+        for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+
+    private static func appendLength(_ count: Int, to out: inout [UInt8]) {
+        let length = UInt32(truncatingIfNeeded: count)
+        for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: length >> UInt32(shift))) }
+    }
+
+    /// Column `index` of `row` as stored, with its SQLite type.
+    static func storedValue(_ row: VaultRow, _ index: Int32) -> VaultValue {
+        switch sqlite3_column_type(row.statement, index) {
+        case SQLITE_NULL: return .null
+        case SQLITE_INTEGER: return .integer(row.int64(at: index))
+        case SQLITE_FLOAT: return .real(row.double(at: index))
+        case SQLITE_TEXT: return .text(row.text(at: index))
+        default: return .blob(row.blob(at: index))
+        }
+    }
+
+    /// Compares two MACs in time independent of where they differ.
+    static func equal(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        var difference: UInt8 = 0
+        for index in lhs.indices { difference |= lhs[index] ^ rhs[index] }
+        return difference == 0
+    }
+}

@@ -1,0 +1,29 @@
+/// What ``VaultAuditTrail/verify()`` found.
+public enum AuditVerification: Hashable, Sendable {
+    /// Every entry verifies, and the chain reaches the checkpoint kept outside the database.
+    case intact(entryCount: Int64)
+    /// The first position where the trail is not what was written, and why.
+    case tampered(sequence: Int64, problem: AuditProblem)
+
+    /// Whether the trail verified.
+    public var isIntact: Bool {
+        if case .intact = self { return true }
+        return false
+    }
+}
+
+/// Why an audit trail failed verification (docs/audit.md, "What verify detects").
+public enum AuditProblem: String, Hashable, Sendable, Codable {
+    /// The entry at this position was changed (any column, including its MAC), or
+    /// replaced by one MACed with another key.
+    case edited
+    /// The entry at this position is missing (a gap in the sequence).
+    case missing
+    /// The entry at this position belongs at another position of the trail.
+    case reordered
+    /// The trail ends before the checkpoint: entries from this position on were removed.
+    case truncated
+    /// The checkpoint outside the database is missing, damaged or does not match the
+    /// chain (sequence 0: the checkpoint itself).
+    case badCheckpoint
+}

@@ -1,0 +1,43 @@
+import Foundation
+import MedVaultCore
+import MedVaultKeys
+
+extension Vault {
+    /// Records a finished key operation in the audit trail and checkpoints it.
+    ///
+    /// It does not throw: the operation is done (a new recovery key must still be shown,
+    /// a changed password must not be reported as unchanged). When the entry cannot be
+    /// written (the vault locked meanwhile, the disk full) the trail lacks it.
+    func recordKeyOperation(_ action: AuditAction) async {
+        try? await audit.record(action)
+        try? await audit.checkpoint()
+    }
+
+    /// Counts a refused password or recovery key for the audit trail (see
+    /// `UnlockFailureFile`): only when the keyring lock is free right now, so a wrong
+    /// password is neither slower nor reported differently.
+    static func countUnlockFailure(_ layout: VaultLayout, _ error: any Error) async {
+        guard let error = error as? MedVaultError,
+              error.code == .wrongPassword || error.code == .wrongRecoveryKey else { return }
+        // An fsync'd file write: on a thread of its own, not a cooperative one.
+        _ = try? await BlockingWork.run {
+            guard let lock = try? VaultFileLock(layout.keyringLock) else { return }
+            defer { lock.release() }
+            guard (try? lock.tryLock(.exclusive)) == true else { return }
+            try? UnlockFailureFile.increment(at: layout.unlockFailures,
+                                             milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
+        }
+    }
+
+    /// A vault just unlocked (or created): its audit key is installed, the unlock and
+    /// what happened while it was locked recorded. Locks the vault on failure.
+    static func auditingUnlock(_ vault: Vault) async throws -> Vault {
+        do {
+            try await vault.audit.unlocked()
+        } catch {
+            await vault.lock()
+            throw error
+        }
+        return vault
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import MedVaultCore
+import MedVaultKeys
+
+/// A vault's tamper-evident audit trail: `vault.audit` (docs/audit.md).
+///
+/// Every change a repository commits, and every export, backup, restore, import,
+/// unlock (and refused unlock), key operation and sync, appends an entry in the same
+/// transaction: time, device, actor, action, table and id — never a field value.
+/// Entries are hash-chained under a key derived from the vault key, and the chain's
+/// head is checkpointed outside the database, so ``verify()`` detects an entry edited,
+/// removed, reordered, or cut off the end.
+///
+/// For example:
+///
+/// ```swift
+/// let history = try await vault.audit.entries(patient: ana.id)
+/// switch try await vault.audit.verify() {
+/// case .intact(let count): print("\(count) entries verify")
+/// case .tampered(let sequence, let problem): print("entry \(sequence): \(problem)")
+/// }
+/// ```
+public final class VaultAuditTrail: Sendable {
+    /// How often, at most, a commit's new head is written to the checkpoint file (in
+    /// seconds): also at lock, after key operations, a backup, a restore and a verify.
+    public static let checkpointInterval: Duration = .seconds(30)
+
+    private let pool: VaultDatabase
+    private let layout: VaultLayout
+    private let checkpointTask = CheckpointTaskBox()
+
+    init(pool: VaultDatabase, layout: VaultLayout) {
+        self.pool = pool
+        self.layout = layout
+    }
+
+    private var key: AuditKey {
+        get throws {
+            guard let key = pool.auditKeys.key, !key.isWiped else { throw Vault.lockedError }
+            return key
+        }
+    }
+
+    // MARK: - Queries
+
+    /// Entries of the trail, oldest first.
+    ///
+    /// - Parameters:
+    ///   - patient: Only entries about this patient's records, resolved now by joins: the
+    ///     patient, its sessions (and their signatures), diagnoses, attachments, addenda,
+    ///     medications, schedules, dose logs, revisions and refills. Exports name the patient.
+    ///   - from: Only entries written at or after this instant.
+    ///   - to: Only entries written before this instant.
+    ///   - actions: Only these actions (`nil`: all).
+    ///   - limit: At most this many entries (1…100,000).
+    ///   - after: Only entries after this sequence (the last one of the previous page).
+    /// - Returns: The entries, by sequence.
+    /// - Throws: `invalidArgument` for a limit out of range; `locked`.
+    public func entries(patient: UUID? = nil, from: Date? = nil, to: Date? = nil, actions: Set<AuditAction>? = nil,
+                        limit: Int = 1_000, after: Int64? = nil) async throws -> [AuditEntry] {
+        guard (1...AuditTrailReader.maximumLimit).contains(limit) else {
+            throw MedVaultError(.invalidArgument, field: "limit", reason: "the limit must be from 1 to 100000")
+        }
+        _ = try key
+        return try await pool.read { db in
+            try AuditTrailReader.entries(patient: patient, from: from, to: to, actions: actions, limit: limit,
+                                         after: after, db)
+        }
+    }
+
+    // MARK: - Verifying
+
+    /// Recomputes every entry's MAC along the chain and compares the head with the
+    /// checkpoint kept outside the database.
+    ///
+    /// An intact trail also moves the checkpoint to the current head.
+    ///
+    /// - Returns: ``AuditVerification/intact(entryCount:)``, or the first bad position
+    ///   and why.
+    /// - Throws: `locked`; storage errors.
+    public func verify() async throws -> AuditVerification {
+        let key = try key
+        let reading = try await readCheckpoint(key)
+        let (verdict, head) = try await pool.read(duration: .long) { db in
+            try AuditVerifier.verify(db, key: key, checkpoint: reading)
+        }
+        if verdict.isIntact { try? await saveCheckpoint(head, over: reading, key: key) }
+        return verdict
+    }
+
+    /// Benchmarks only: appends `count` synthetic `update` entries of random patient ids
+    /// through the writer's batch path, in transactions of 50,000 (a long trail to verify).
+    @_spi(Benchmarks) public func _appendSyntheticEntries(_ count: Int) async throws {
+        _ = try key
+        var remaining = count
+        while remaining > 0 {
+            let batch = min(remaining, 50_000)
+            try await pool.write(duration: .long) { db in try db.changeLog.appendSyntheticAuditEntries(batch) }
+            remaining -= batch
+        }
+    }
+
+    // MARK: - Recording (the Vault facade)
+
+    /// Appends an event entry in a transaction of its own.
+    func record(_ action: AuditAction, table: VaultTable? = nil, id: UUID? = nil, count: Int = 1) async throws {
+        _ = try key
+        try await pool.write { db in
+            for _ in 0..<count { try db.changeLog.appendAuditEvent(action, table: table, id: id) }
+        }
+    }
+
+    /// Writes the committed head to the checkpoint file when it is ahead of it.
+    ///
+    /// Never over a checkpoint that does not authenticate, nor where there is none while
+    /// the trail has entries (a deleted checkpoint stays reported by ``verify()``),
+    /// unless `creating` (a new vault, or a first unlock after the upgrade).
+    func checkpoint(creating: Bool = false) async throws {
+        let key = try key
+        let head = try await pool.read { db in try AuditTrailReader.head(db) }
+        let current = try head.map { AuditCheckpoint(sequence: $0.sequence, mac: $0.mac) }
+            ?? AuditCheckpoint(sequence: 0, mac: AuditChain.genesis(key))
+        let reading = try await readCheckpoint(key)
+        if case .missing = reading, head != nil, !creating { return }
+        try await saveCheckpoint(current, over: reading, key: key)
+    }
+
+    // The checkpoint's file I/O (an fsync'd atomic write) runs on a thread of its own,
+    // never on one of Swift's cooperative threads.
+
+    private func readCheckpoint(_ key: AuditKey) async throws -> AuditCheckpoint.Reading {
+        let url = layout.auditCheckpoint
+        return try await BlockingWork.run { try AuditCheckpoint.read(at: url, key: key) }
+    }
+
+    private func saveCheckpoint(_ head: AuditCheckpoint, over reading: AuditCheckpoint.Reading,
+                                key: AuditKey) async throws {
+        switch reading {
+        case .invalid: return
+        case .valid(let saved) where !saved.isRestored && saved.sequence >= head.sequence: return
+        default:
+            let url = layout.auditCheckpoint
+            try await BlockingWork.run { try AuditCheckpoint.write(head, to: url, key: key) }
+        }
+    }
+
+    /// At unlock (under the keyring lock): records a restore the checkpoint announces,
+    /// the refused unlocks counted since, and this unlock; then checkpoints.
+    func unlocked() async throws {
+        let key = try key
+        let reading = try await readCheckpoint(key)
+        let failuresURL = layout.unlockFailures
+        let failures = try await BlockingWork.run { UnlockFailureFile.read(at: failuresURL) }
+        let hasEntries = try await pool.read { db in try AuditTrailReader.head(db) != nil }
+        try await pool.write { db in
+            if case .valid(let saved) = reading, saved.isRestored {
+                try db.changeLog.appendAuditEvent(.restore, table: nil, id: nil)
+            }
+            // At most 1,000 entries for refused attempts: the count is not evidence (see UnlockFailureFile).
+            for _ in 0..<min(1_000, max(0, failures.count)) {
+                try db.changeLog.appendAuditEvent(.unlockFailed, table: nil, id: nil)
+            }
+            try db.changeLog.appendAuditEvent(.unlock, table: nil, id: nil)
+        }
+        if failures.count > 0 { _ = try? await BlockingWork.run { UnlockFailureFile.clear(at: failuresURL) } }
+        let creating: Bool
+        switch reading {
+        case .missing: creating = !hasEntries
+        case .valid(let saved): creating = saved.isRestored
+        case .invalid: creating = false
+        }
+        try await checkpoint(creating: creating)
+        startPeriodicCheckpoints()
+    }
+
+    /// Checkpoints every ``checkpointInterval`` while the vault is open.
+    private func startPeriodicCheckpoints() {
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.checkpointInterval)
+                guard let self, !Task.isCancelled else { return }
+                try? await self.checkpoint()
+            }
+        }
+        checkpointTask.replace(with: task)
+    }
+
+    /// At lock: stops the periodic checkpoints and writes a last one (the pool still open).
+    func closing() async {
+        checkpointTask.replace(with: nil)
+        try? await checkpoint()
+    }
+}
+
+/// The periodic checkpoint task of a trail.
+private final class CheckpointTaskBox: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `task` is read and replaced only under `lock`.
+    private let lock = NSLock()
+    private var task: Task<Void, Never>?
+
+    func replace(with new: Task<Void, Never>?) {
+        let old = lock.withLock {
+            let old = task
+            task = new
+            return old
+        }
+        old?.cancel()
+    }
+
+    deinit { task?.cancel() }
+}

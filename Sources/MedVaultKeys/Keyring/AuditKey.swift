@@ -1,0 +1,77 @@
+import Foundation
+import MedVaultCore
+
+/// The key of a vault's audit trail: HKDF-SHA256 of the vault key, with the vault id's 16
+/// bytes as salt and its own label as info (`docs/audit.md`).
+///
+/// Derived from the vault key, not from the database key: someone holding only the
+/// database key (enough to edit the database with raw SQL) cannot compute a valid MAC
+/// for an edited entry. The key lives in secure pages; ``wipe()`` it when the vault locks,
+/// after which ``mac(_:)`` throws `MedVaultError.Code.locked`.
+///
+/// For example:
+///
+/// ```swift
+/// let key = try AuditKey(vaultKey: vaultKey, vaultID: vaultID)
+/// defer { key.wipe() }
+/// let tag = try key.mac([previousMAC, entryBytes])
+/// ```
+public struct AuditKey: Sendable {
+    /// Length of a MAC: HMAC-SHA256.
+    public static let macLength = SecureHKDF.outputLength
+
+    /// HKDF info string of the audit key, never used for anything else.
+    static let label = Array("MedVault audit trail key v1".utf8)
+
+    private let key: SecureBytes
+
+    /// Derives the audit key of a vault.
+    ///
+    /// - Parameters:
+    ///   - vaultKey: The vault key (32 bytes).
+    ///   - vaultID: The vault's id (the salt).
+    /// - Throws: `MedVaultError.Code.locked` when `vaultKey` was wiped;
+    ///   `MedVaultError.Code.invalidArgument` when it is not 32 bytes.
+    public init(vaultKey: SecureBytes, vaultID: UUID) throws {
+        guard vaultKey.count == SecureHKDF.outputLength else {
+            throw MedVaultError(.invalidArgument, reason: "a vault key is 32 bytes")
+        }
+        var salt = ByteWriter()
+        salt.append(vaultID)
+        key = try vaultKey.withUnsafeBytes { ikm in
+            SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt.bytes, info: Self.label)
+        }
+    }
+
+    /// Zeroes the key. ``mac(_:)`` then throws `MedVaultError.Code.locked`.
+    public func wipe() {
+        key.wipe()
+    }
+
+    /// Whether ``wipe()`` was called.
+    public var isWiped: Bool { key.wasWiped }
+
+    /// HMAC-SHA256 of the concatenated `parts` under the audit key.
+    ///
+    /// - Returns: 32 bytes.
+    /// - Throws: `MedVaultError.Code.locked` after ``wipe()``.
+    public func mac(_ parts: [[UInt8]]) throws -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: Self.macLength)
+        try key.withUnsafeBytes { keyBytes in
+            try Self.withBuffers(parts[...]) { buffers in
+                output.withUnsafeMutableBytes { SecureHKDF.hmac(key: keyBytes, buffers, into: $0) }
+            }
+        }
+        return output
+    }
+
+    /// Calls `body` with raw buffers over every part (recursive pinning of each array).
+    private static func withBuffers(_ parts: ArraySlice<[UInt8]>,
+                                    _ collected: [UnsafeRawBufferPointer] = [],
+                                    _ body: ([UnsafeRawBufferPointer]) throws -> Void) throws {
+        guard let first = parts.first else { return try body(collected) }
+        try first.withUnsafeBytes { bytes in
+            try withBuffers(parts.dropFirst(), collected + [bytes], body)
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+@testable import MedVault
+import MedVaultCore
+import MedVaultKeys
+import Testing
+
+/// Helpers of the audit-trail tests.
+enum AuditFixtures {
+    /// What a test compares of an entry: action, table, entity.
+    struct Summary: Hashable, CustomStringConvertible {
+        let action: AuditAction
+        let table: VaultTable?
+        let id: UUID?
+        var description: String { "\(action) \(table?.rawValue ?? "-")" }
+    }
+
+    static func summaries(_ entries: [AuditEntry]) -> [Summary] {
+        entries.map { Summary(action: $0.action, table: $0.table, id: $0.entityID) }
+    }
+
+    /// Every entry of the trail.
+    static func entries(_ vault: Vault) async throws -> [AuditEntry] {
+        try await vault.audit.entries(limit: 100_000)
+    }
+
+    /// The entries after `sequence`.
+    static func entries(_ vault: Vault, after sequence: Int64) async throws -> [AuditEntry] {
+        try await vault.audit.entries(limit: 100_000, after: sequence)
+    }
+
+    /// A second connection to the vault's database with its key: what an attacker
+    /// holding the database key (not the vault key) can do with raw SQL. The triggers
+    /// that keep the trail append-only are dropped first, as such an attacker would.
+    static func tamper(_ vault: Vault, _ sql: String, _ arguments: [VaultValue] = []) async throws {
+        let key = try VaultFixtures.databaseKey(in: vault.layout.folder, password: try Password("probe"))
+        defer { key.wipe() }
+        let pool = try await VaultDatabase.open(at: vault.layout.database, key: key, mode: .openExisting,
+                                                  migrator: MedVaultSchema.migrator)
+        do {
+            try await pool.write { db in
+                try db.executeScript("""
+                    DROP TRIGGER IF EXISTS medvault_audit_no_update; DROP TRIGGER IF EXISTS medvault_audit_no_delete;
+                    """)
+                try db.execute(sql, arguments)
+            }
+        } catch {
+            await pool.close()
+            throw error
+        }
+        await pool.close()
+    }
+
+    /// `count` patients, one transaction each.
+    static func createPatients(_ vault: Vault, count: Int) async throws -> [UUID] {
+        var ids: [UUID] = []
+        for number in 0..<count {
+            ids.append(try await vault.patients.create(try ChangeFixtures.patient("Paciente", "Número \(number)")).id)
+        }
+        return ids
+    }
+}
