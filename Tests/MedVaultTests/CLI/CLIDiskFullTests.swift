@@ -26,7 +26,7 @@ struct CLIDiskFullTests {
             printf '%s\\n' "$PW" | "$MV" info "$MP/v" --password-stdin >/dev/null 2>"$OUT/info.err"
             echo "INFO-STATUS $?"
             """
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         process.arguments = ["--user", "--map-root-user", "--mount", "sh", "-c", script]
         var environment = ProcessInfo.processInfo.environment

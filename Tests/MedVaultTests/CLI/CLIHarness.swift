@@ -74,7 +74,7 @@ enum CLIHarness {
 /// standard input comes from a file (or /dev/null), its outputs go to files.
 final class RunningCLICommand {
     let arguments: [String]
-    private let process = Process()
+    private let process = TestProcess()
     private let scratch: TemporaryDirectory
     private let handles: [FileHandle]
 

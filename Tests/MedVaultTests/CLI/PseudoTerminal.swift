@@ -40,8 +40,8 @@ final class PseudoTerminal {
     }
 
     /// Starts `medvault arguments…` on the terminal with the fast test KDF.
-    func start(_ arguments: [String]) throws -> Process {
-        let process = Process()
+    func start(_ arguments: [String]) throws -> TestProcess {
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
         process.arguments = ["--wait", "--ctty", try CLIHarness.binary()] + arguments
         var environment = ProcessInfo.processInfo.environment
@@ -84,7 +84,7 @@ final class PseudoTerminal {
     }
 
     /// Waits for `process`, reading its output meanwhile.
-    func wait(for process: Process, timeoutSeconds: Double = 30) async throws {
+    func wait(for process: TestProcess, timeoutSeconds: Double = 30) async throws {
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while process.isRunning {
             drain(waitingMilliseconds: 10)

@@ -25,7 +25,7 @@ struct ClinicalDateOfBirthTimeZoneTests {
         let path = directory.file("vault.db").path
         let executable = try #require(CommandLine.arguments.first)
         for (zone, mode) in [("Pacific/Kiritimati", "write"), ("Pacific/Honolulu", "read"), ("UTC", "read")] {
-            let process = Process()
+            let process = TestProcess()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = ["--testing-library", "swift-testing", "--filter", "timeZoneProbe"]
             var environment = ProcessInfo.processInfo.environment

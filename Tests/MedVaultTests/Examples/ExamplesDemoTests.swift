@@ -13,7 +13,7 @@ struct ExamplesDemoTests {
         try Data().write(to: outputURL)
         let handle = try FileHandle(forWritingTo: outputURL)
         defer { try? handle.close() }
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: path)
         process.standardOutput = handle
         process.standardError = handle

@@ -17,7 +17,7 @@ enum FHIRFixtures {
 
     /// Runs the validator on `files`: its exit status, its summary, its errors.
     static func validate(_ files: [URL]) throws -> (status: Int32, summary: Validation?, errors: String) {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", validator.path] + files.map(\.path)
         let output = Pipe(), errors = Pipe()

@@ -21,14 +21,14 @@ final class ICDTestServer: @unchecked Sendable {
     static let credentials = ICD11Credentials(clientID: clientID, clientSecret: clientSecret)
 
     let port: Int
-    private let process: Process
+    private let process: TestProcess
     /// The server's standard input: it exits when this closes (also when the test
     /// process dies).
     private let lifeline: Pipe
 
     /// Starts the server and waits for the port it printed.
     init(arguments: [String] = []) throws {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Self.script.path] + arguments
         let output = Pipe(), lifeline = Pipe()

@@ -14,7 +14,7 @@ struct CrashSafetyTests {
             let key = StorageFixtures.randomKey()
             var reported: Set<Int64> = []
             for _ in 0..<25 {
-                let process = Process()
+                let process = TestProcess()
                 process.executableURL = URL(fileURLWithPath: probe)
                 process.arguments = ["commit", url.path, StorageFixtures.hex(key)]
                 let outputURL = dir.file("probe-output.txt")

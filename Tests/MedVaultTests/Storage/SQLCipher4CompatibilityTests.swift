@@ -24,7 +24,7 @@ struct SQLCipher4CompatibilityTests {
     /// Runs the script on `database`; the key goes through standard input only.
     static func runScript(_ database: URL, mode: String, key: SecureBytes,
                           pragmas: [String] = []) throws -> (status: Int32, answer: Answer?, errors: String) {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, database.path, mode]
         let input = Pipe(), output = Pipe(), errors = Pipe()

@@ -11,7 +11,7 @@ import Darwin
 /// input is a pipe the test closes to end `hold`. Killed with SIGKILL when dropped while
 /// still running.
 final class ProbeChild {
-    let process = Process()
+    let process = TestProcess()
     private let input = Pipe()
     private let outputURL: URL
     private let output: FileHandle

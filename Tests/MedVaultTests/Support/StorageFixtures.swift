@@ -45,7 +45,7 @@ enum StorageFixtures {
 
     /// Runs a command and returns its standard output and exit status.
     static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (output: String, status: Int32) {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let output = Pipe()

@@ -17,7 +17,7 @@ final class SyncStubServer: @unchecked Sendable {
         .appendingPathComponent("Scripts/sync_stub_server.py")
 
     let port: Int
-    private let process: Process
+    private let process: TestProcess
     private let lifeline: Pipe
 
     /// One scripted answer.
@@ -40,7 +40,7 @@ final class SyncStubServer: @unchecked Sendable {
     }
 
     init() throws {
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Self.script.path]
         let output = Pipe(), lifeline = Pipe()

@@ -15,7 +15,7 @@ struct KeyHygieneTests {
         let probe = try #require(StorageFixtures.productPath("KeyScanProbe"), "KeyScanProbe is built with the tests")
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let process = Process()
+        let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: probe)
         process.arguments = [directory.file("vault").path] + (leaking ? ["--leak-for-self-check"] : [])
         let output = Pipe()

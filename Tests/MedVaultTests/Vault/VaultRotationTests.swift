@@ -60,7 +60,7 @@ struct VaultRotationTests {
             try await VaultFixtures.insertRawPatients(created.vault, count: 3000)
             await created.vault.lock()
 
-            let process = Process()
+            let process = TestProcess()
             process.executableURL = URL(fileURLWithPath: probe)
             process.arguments = ["rotate", dir.url.path, phase]
             let errors = Pipe()
