@@ -62,6 +62,8 @@ let package = Package(
                 .product(name: "MedVault", package: "MedVault"),
                 .product(name: "MedVaultKeys", package: "MedVault"),
                 .product(name: "MedVaultCore", package: "MedVault"),
+                .product(name: "MedVaultSync", package: "MedVault"),
+                .product(name: "MedVaultSyncWire", package: "MedVault"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

@@ -16,6 +16,7 @@ enum WorkloadRegistry {
         ScaleWorkload(),
         AttachmentMemoryWorkload(),
         AuditVerifyWorkload(),
+        SyncCloneWorkload(),
     ]
 
     /// The workloads named in `only` (case-insensitive), or all of them.
