@@ -5,7 +5,7 @@ import MedVaultSyncWire
 import Testing
 
 /// The API over real HTTP against a real PostgreSQL: register, join, push, pull, keyring.
-@Suite("Sync server API", .serialized)
+@Suite("Sync server API", .serialized, .timeLimit(.minutes(3)))
 struct SyncAPITests {
     @Test("Two devices: what one pushes the other pulls byte for byte and opens; the server never needed a key")
     func roundTrip() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// Authentication, isolation between vaults, limits and refusals: every failure path
 /// answers a typed JSON error and changes nothing.
-@Suite("Sync server security", .serialized)
+@Suite("Sync server security", .serialized, .timeLimit(.minutes(3)))
 struct SyncSecurityTests {
     @Test("A revoked device's token gets 401 on every route; the revoker keeps working; a device cannot revoke itself")
     func revokedTokenIs401() async throws {

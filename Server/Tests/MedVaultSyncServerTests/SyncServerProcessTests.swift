@@ -4,7 +4,7 @@ import Testing
 
 /// The real executable: killed with SIGKILL in the middle of pushes, restarted, and
 /// clients that retry converge; SIGTERM stops it gracefully; its logs hold no secrets.
-@Suite("Sync server process", .serialized)
+@Suite("Sync server process", .serialized, .timeLimit(.minutes(3)))
 struct SyncServerProcessTests {
     @Test("SIGKILL during pushes, 5 rounds: after restarts and retries, every envelope is stored once, none lost")
     func killedDuringPushes() async throws {

@@ -8,7 +8,7 @@ import Testing
 
 /// What the database holds: nothing in clear (pg_dump scans) and migrations that are
 /// applied once, under a lock, and frozen.
-@Suite("Sync server storage", .serialized)
+@Suite("Sync server storage", .serialized, .timeLimit(.minutes(3)))
 struct SyncStorageTests {
     static let markers = ["Zyxmarkerpatient", "Qwmarkernote", "Vbmarkertable", "Jkmarkerrecordid", "Pomarkerkeyring",
                           "Ñandúmarkeracute"]

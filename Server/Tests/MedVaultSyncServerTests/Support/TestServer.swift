@@ -30,10 +30,18 @@ struct TestServer: Sendable {
             continuation.yield(channel.localAddress?.port ?? 0)
             continuation.finish()
         }
-        let task = Task { try await app.run() }
+        // The stream ends when the server stops, so a server that fails before it listens
+        // (its database, its port) fails the test with its error instead of hanging it.
+        let task = Task {
+            defer { continuation.finish() }
+            try await app.run()
+        }
         defer { task.cancel() }
         var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw TestPostgresError("the server did not start") }
+        guard let port = await iterator.next() else {
+            try await task.value
+            throw TestPostgresError("the server stopped before it listened")
+        }
         let server = TestServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, database: database, postgres: postgres)
         let result = try await body(server)
         task.cancel()
