@@ -11,7 +11,7 @@ import Testing
 /// tests of `HTTPSyncTransport` (no sync server, no PostgreSQL).
 final class SyncStubServer: @unchecked Sendable {
     // @unchecked: `process` and `lifeline` are set once in init and only used by stop(),
-    // which Process and FileHandle allow from any thread.
+    // which TestProcess (its wait status under a lock) and FileHandle allow from any thread.
     static let script = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Scripts/sync_stub_server.py")
