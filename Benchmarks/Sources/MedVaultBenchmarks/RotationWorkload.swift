@@ -86,7 +86,11 @@ struct RotationWorkload: Workload {
     }
 
     /// `sqlcipher_export` of `source` into a new file under `newKey`, then fsync.
-    static func rawExport(_ source: URL, key: [UInt8], to destination: URL, newKey: [UInt8]) throws {
+    ///
+    /// `oneTransaction` wraps the export in one transaction over both databases (as
+    /// MedVault's backup does) instead of letting each table's copy commit on its own.
+    static func rawExport(_ source: URL, key: [UInt8], to destination: URL, newKey: [UInt8],
+                          oneTransaction: Bool = false) throws {
         // Created empty first (as MedVault does): the connection has no SQLITE_OPEN_CREATE.
         guard FileManager.default.createFile(atPath: destination.path, contents: nil,
                                              attributes: [.posixPermissions: 0o600]) else {
@@ -99,7 +103,9 @@ struct RotationWorkload: Workload {
             ATTACH DATABASE '\(destination.path)' AS rekeyed KEY "x'\(hex)'";
             PRAGMA rekeyed.cipher_page_size = 4096;
             PRAGMA rekeyed.cipher_use_hmac = ON;
+            \(oneTransaction ? "BEGIN;" : "")
             SELECT sqlcipher_export('rekeyed');
+            \(oneTransaction ? "COMMIT;" : "")
             PRAGMA rekeyed.user_version = \(version);
             DETACH DATABASE rekeyed;
             """)

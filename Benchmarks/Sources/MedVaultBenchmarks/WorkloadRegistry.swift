@@ -13,6 +13,7 @@ enum WorkloadRegistry {
         UnlockWorkload(),
         PasswordChangeWorkload(),
         RotationWorkload(),
+        BackupWorkload(),
         ScaleWorkload(),
         AttachmentMemoryWorkload(),
         AuditVerifyWorkload(),
