@@ -11,8 +11,8 @@ struct ExportCommand: VaultCommand {
         abstract: "Export a patient's complete record as JSON or FHIR R4, or the whole vault as FHIR NDJSON.",
         discussion: """
             The document (PatientRecordExport in the library) holds the patient, every \
-            session with its diagnoses and attachments' metadata (not their content), and \
-            every medication with its schedules and dose logs. Instants are ISO-8601 UTC \
+            session with its diagnoses and attachments' metadata (their content too with \
+            --attachments, so that `medvault import` restores them), and every medication with its schedules and dose logs. Instants are ISO-8601 UTC \
             with milliseconds; dates are YYYY-MM-DD.
 
             The record is in CLEAR TEXT. With --output the file is written atomically with \
@@ -49,7 +49,7 @@ struct ExportCommand: VaultCommand {
     @Flag(help: "Export every patient (with --format fhir and an --output folder).")
     var all = false
 
-    @Flag(help: "With --format fhir for one patient: include attachments' content inline (base64).")
+    @Flag(help: "For one patient: include attachments' content (base64), so that an import restores them.")
     var attachments = false
 
     func validate() throws {
@@ -62,8 +62,8 @@ struct ExportCommand: VaultCommand {
         } else if patientID == nil {
             throw ValidationError("give a patient's identifier, or --all")
         }
-        if attachments, all || format != "fhir" {
-            throw ValidationError("--attachments needs --format fhir and one patient")
+        if attachments, all {
+            throw ValidationError("--attachments needs one patient")
         }
     }
 
@@ -91,7 +91,7 @@ struct ExportCommand: VaultCommand {
             }
             let export = try await withOpenVault { opened in
                 let patient = try await opened.patients.get(idOrPrefix: patientID)
-                return try await opened.exportRecord(of: patient.id)
+                return try await opened.exportRecord(of: patient.id, includingAttachmentContent: attachments)
             }
             let data = try export.jsonData()
             guard let destination, let output else {

@@ -39,9 +39,10 @@ struct ImportCommand: VaultCommand {
             let report = try await withOpenVault { opened in try await opened.importRecords(documents) }
             Output.line("Imported \(report.patients) patient\(report.patients == 1 ? "" : "s"): "
                         + "\(report.sessions) sessions, \(report.diagnoses) diagnoses, \(report.medications) medications, "
-                        + "\(report.schedules) schedules, \(report.doseLogs) dose logs.")
+                        + "\(report.schedules) schedules, \(report.doseLogs) dose logs, \(report.attachments) attachments.")
             if report.attachmentsSkipped > 0 {
-                Output.warning("\(report.attachmentsSkipped) attachments were not imported: the export holds no attachment content")
+                Output.warning("\(report.attachmentsSkipped) attachments were not imported: the export holds no attachment "
+                               + "content (export with --attachments)")
             }
         }
     }

@@ -3,7 +3,7 @@ import MedVaultCore
 
 /// The SQL of an import: every record of checked export documents inserted with its own
 /// identifier, stamps and version, through the repositories' row mappings
-/// (`ClinicalRows`, `MedicationRow`, `MedicationScheduleRow`, `DoseLogRow`,
+/// (`ClinicalRows`, attachments with their content in chunk rows, `MedicationRow`, `MedicationScheduleRow`, `DoseLogRow`,
 /// `DoseLogRevisionRow`, `MedicationRefillRow`), and each
 /// patient indexed for search (`PatientSearchIndex`), inside the caller's transaction.
 /// Each record gets one `insert` entry in the change log, with its imported version.
@@ -54,7 +54,12 @@ enum RecordImport {
                     report.addenda += 1
                     logged.append(addendum.change(.insert))
                 }
-                report.attachmentsSkipped += entry.attachments.count
+                for (attachment, data) in entry.attachmentsWithContent {
+                    try insert(attachment, content: data, in: db)
+                    report.attachments += 1
+                    logged.append(attachment.change(.insert))
+                }
+                report.attachmentsSkipped += entry.attachments.count - entry.attachmentContents.count
             }
             for entry in document.medications {
                 try inserting("medication") {
@@ -98,6 +103,26 @@ enum RecordImport {
             progress(report.patients)
         }
         return report
+    }
+
+    /// Inserts a complete attachment and its content in 64 KiB chunk rows, as the
+    /// repository stores them (content checked against the row's size and digest by
+    /// `PatientRecordExport.checkImportable`).
+    private static func insert(_ attachment: Attachment, content: Data, in db: DatabaseConnection) throws {
+        try inserting("attachment") {
+            try db.execute(ClinicalRows.insertIncompleteAttachment, ClinicalRows.AttachmentColumn.arguments(attachment))
+        }
+        let size = SQLCipherAttachmentRepository.chunkByteCount
+        var seq: Int64 = 0
+        var start = content.startIndex
+        while start < content.endIndex {
+            let end = content.index(start, offsetBy: size, limitedBy: content.endIndex) ?? content.endIndex
+            try db.execute(SQLCipherAttachmentRepository.insertChunk,
+                           [attachment.id.vaultValue, .integer(seq), .blob(Data(content[start..<end]))])
+            seq += 1
+            start = end
+        }
+        try db.execute(ClinicalRows.completeAttachment, [attachment.id.vaultValue])
     }
 
     /// Runs one insert; a unique-constraint failure is a record already in the vault.

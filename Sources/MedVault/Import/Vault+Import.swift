@@ -19,8 +19,10 @@ public struct ImportReport: Sendable, Equatable {
     public var schedules = 0
     /// Dose logs imported.
     public var doseLogs = 0
-    /// Attachments listed in the documents and not imported: an export carries an
-    /// attachment's name, type, size and digest, not its content.
+    /// Attachments imported with their content.
+    public var attachments = 0
+    /// Attachments listed in the documents without their content, and so not imported
+    /// (an export carries content only when asked: `includingAttachmentContent`).
     public var attachmentsSkipped = 0
 
     /// An empty report.
@@ -40,8 +42,9 @@ extension Vault {
     /// All or nothing: the documents are checked first
     /// (`PatientRecordExport.checkImportable(_:at:)`), then written in one transaction,
     /// so an error — or the process being killed — leaves the vault as it was.
-    /// Attachments are not imported (an export holds no attachment content); the report
-    /// counts them.
+    /// Attachments are imported when the document carries their content (an export made
+    /// with `includingAttachmentContent: true`), checked against their size and SHA-256
+    /// first; those listed without content are skipped and counted.
     ///
     /// - Parameters:
     ///   - documents: One document per patient.
@@ -67,8 +70,10 @@ extension Vault {
     /// Every patient's record (active and inactive), one export document each, in the
     /// order of patient ids. For moving a whole practice with ``importRecords(_:progress:)``.
     ///
-    /// - Throws: `locked`; storage errors.
-    public func exportAllRecords() async throws -> [PatientRecordExport] {
+    /// - Parameter includingAttachmentContent: Whether attachments' content is included
+    ///   (every byte then in memory: for large files, move the vault with ``backup(to:options:progress:)``).
+    /// - Throws: `locked`; `corrupted` for an attachment whose content fails its digest; storage errors.
+    public func exportAllRecords(includingAttachmentContent: Bool = false) async throws -> [PatientRecordExport] {
         var ids: [UUID] = []
         var cursor: PatientCursor?
         repeat {
@@ -78,7 +83,7 @@ extension Vault {
         } while cursor != nil
         var documents: [PatientRecordExport] = []
         for id in ids.sorted(by: { $0.uuidString < $1.uuidString }) {
-            documents.append(try await exportRecord(of: id))
+            documents.append(try await exportRecord(of: id, includingAttachmentContent: includingAttachmentContent))
         }
         return documents
     }

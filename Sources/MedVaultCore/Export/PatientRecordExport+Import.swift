@@ -8,8 +8,8 @@ extension PatientRecordExport {
     /// stored: each record passes its type's validation, carries a version of at least 1
     /// and an `updatedAt` not before its `createdAt`, belongs to the record it is listed
     /// under (a session to the document's patient, a diagnosis to its session, …), and
-    /// no identifier appears twice across all the documents. Errors name the field,
-    /// never a value.
+    /// no identifier appears twice across all the documents, and an attachment's content
+    /// (when carried) has its listed size and SHA-256. Errors name the field, never a value.
     ///
     /// - Parameters:
     ///   - documents: The documents, one per patient.
@@ -50,6 +50,7 @@ extension PatientRecordExport {
                 }
                 try checkSigning(entry)
                 for addendum in entry.addenda { try unique(addendum.id, "addendum") }
+                try entry.checkAttachments(unique: unique)
             }
             for entry in document.medications {
                 let medication = entry.medication

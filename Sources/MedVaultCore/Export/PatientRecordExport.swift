@@ -53,8 +53,11 @@ public struct PatientRecordExport: Sendable, Hashable, Codable {
         public var session: ClinicalSession
         /// Its diagnoses, in the order the repository lists them.
         public var diagnoses: [Diagnosis]
-        /// Its attachments' metadata (name, type, size, digest), without content.
+        /// Its attachments' metadata (name, type, size, digest).
         public var attachments: [Attachment]
+        /// The content of its attachments, when the export was asked for it; absent in the
+        /// JSON when empty (every export written before it existed).
+        public var attachmentContents: [AttachmentContent]
         /// Its signature; absent (`nil`) while unsigned, and in documents written before
         /// signing existed.
         public var signature: SessionSignature?
@@ -63,19 +66,21 @@ public struct PatientRecordExport: Sendable, Hashable, Codable {
 
         /// Creates a session entry.
         public init(session: ClinicalSession, diagnoses: [Diagnosis], attachments: [Attachment],
-                    signature: SessionSignature? = nil, addenda: [SessionAddendum] = []) {
+                    signature: SessionSignature? = nil, addenda: [SessionAddendum] = [],
+                    attachmentContents: [AttachmentContent] = []) {
             self.session = session
             self.diagnoses = diagnoses
             self.attachments = attachments
+            self.attachmentContents = attachmentContents
             self.signature = signature
             self.addenda = addenda
         }
 
         private enum CodingKeys: String, CodingKey {
-            case session, diagnoses, attachments, signature, addenda
+            case session, diagnoses, attachments, signature, addenda, attachmentContents
         }
 
-        /// Reads an entry; `signature` and `addenda` may be absent.
+        /// Reads an entry; `signature`, `addenda` and `attachmentContents` may be absent.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             session = try container.decode(ClinicalSession.self, forKey: .session)
@@ -83,10 +88,12 @@ public struct PatientRecordExport: Sendable, Hashable, Codable {
             attachments = try container.decode([Attachment].self, forKey: .attachments)
             signature = try container.decodeIfPresent(SessionSignature.self, forKey: .signature)
             addenda = try container.decodeIfPresent([SessionAddendum].self, forKey: .addenda) ?? []
+            attachmentContents = try container.decodeIfPresent([AttachmentContent].self, forKey: .attachmentContents) ?? []
         }
 
-        /// Writes an entry; an unsigned session's writes no `signature` nor `addenda`,
-        /// so its JSON is as before signing existed.
+        /// Writes an entry; an unsigned session's writes no `signature` nor `addenda`, and
+        /// one without attachment content no `attachmentContents`, so its JSON is as before
+        /// those existed.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(session, forKey: .session)
@@ -94,6 +101,7 @@ public struct PatientRecordExport: Sendable, Hashable, Codable {
             try container.encode(attachments, forKey: .attachments)
             try container.encodeIfPresent(signature, forKey: .signature)
             if !addenda.isEmpty { try container.encode(addenda, forKey: .addenda) }
+            if !attachmentContents.isEmpty { try container.encode(attachmentContents, forKey: .attachmentContents) }
         }
     }
 

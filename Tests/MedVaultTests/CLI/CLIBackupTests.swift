@@ -98,6 +98,26 @@ struct CLIBackupTests {
             #expect(bad.status == 7, "\(bad.standardError)")
             let count = try await CLIRecordFixtures.withVault(target) { vault in try await vault.patients.count() }
             #expect(count == 1)
+
+            // With --attachments the export carries their content and the import restores them.
+            let withContent = directory.file("jose-adjuntos.json")
+            let exportedWithContent = try await CLIHarness.run(
+                ["export", folder.path, id.uuidString, "--attachments", "--output", withContent.path, "--password-stdin"],
+                input: input)
+            try #require(exportedWithContent.status == 0, "\(exportedWithContent.standardError)")
+            let second = directory.file("second")
+            _ = try await CLIHarness.initVault(second)
+            let restored = try await CLIHarness.run(["import", second.path, withContent.path, "--password-stdin"], input: input)
+            #expect(restored.status == 0, "\(restored.standardError)")
+            #expect(restored.standardOutput.contains("1 attachments."), "\(restored.standardOutput)")
+            #expect(!restored.standardError.contains("not imported"), "\(restored.standardError)")
+            let original = try await CLIRecordFixtures.withVault(folder) { vault in
+                try await vault.exportRecord(of: id, includingAttachmentContent: true).sessions.flatMap(\.attachmentContents)
+            }
+            let copy = try await CLIRecordFixtures.withVault(second) { vault in
+                try await vault.exportRecord(of: id, includingAttachmentContent: true).sessions.flatMap(\.attachmentContents)
+            }
+            #expect(!original.isEmpty && copy == original)
         }
     }
 }

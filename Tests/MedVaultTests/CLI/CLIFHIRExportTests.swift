@@ -61,7 +61,7 @@ struct CLIFHIRExportTests {
             let id = try await CLIRecordFixtures.addPatient(folder, first: "Ana", last: "Ruiz", born: "1980-05-17")
             for arguments in [["--all", "--format", "fhir"], ["--all", "--output", directory.file("x").path],
                               [id.uuidString, "--format", "xml"], [id.uuidString, "--all", "--format", "fhir"], [],
-                              [id.uuidString, "--attachments"]] {
+                              ["--all", "--format", "fhir", "--output", directory.file("y").path, "--attachments"]] {
                 let result = try await CLIHarness.run(["export", folder.path] + arguments + ["--password-stdin"],
                                                       input: input)
                 #expect(result.status == 64, "\(arguments): \(result.standardError)")

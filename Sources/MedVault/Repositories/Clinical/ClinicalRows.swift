@@ -231,6 +231,16 @@ enum ClinicalRows {
         }
     }
 
+    /// Inserts an attachment's row as it was stored elsewhere (an import), incomplete:
+    /// its chunks follow (`SQLCipherAttachmentRepository.insertChunk`; a trigger refuses
+    /// chunks of a complete attachment), then ``completeAttachment`` seals it.
+    static let insertIncompleteAttachment = """
+        INSERT INTO attachment (\(AttachmentColumn.selection), is_complete) VALUES (\(AttachmentColumn.placeholders), 0)
+        """
+
+    /// Seals an attachment inserted by ``insertIncompleteAttachment`` once its chunks are in.
+    static let completeAttachment = "UPDATE attachment SET is_complete = 1 WHERE id = ? AND is_complete = 0"
+
     static func attachment(_ row: VaultRow) throws -> Attachment {
         typealias C = AttachmentColumn
         let digest: SHA256Digest
