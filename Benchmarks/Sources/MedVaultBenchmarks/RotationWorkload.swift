@@ -23,21 +23,9 @@ struct RotationWorkload: Workload {
     let title = "data-key rotation throughput"
 
     func run(in context: BenchmarkContext) async throws -> [Measurement] {
-        let mebibytes = max(16, Int((256 * context.scale).rounded()))
-        let fixture = try await ClinicFixture.capture(in: context)
-        let created = try await Vault.create(at: context.directory.appendingPathComponent("k3-vault"),
-                                             password: try Password("rotación de claves ñ"))
-        let vault = created.vault
-        try await VaultBallast.grow(vault.database, mebibytes: mebibytes)
-        let key = context.databaseKey(salt: 3)
-        let rawURL = context.databaseURL("k3-raw.db")
-        do {
-            let db = try fixture.create(at: rawURL, key: .raw(key.bytes))
-            try VaultBallast.grow(db, mebibytes: mebibytes)
-        }
-        let medVaultBytes = Double(VaultBallast.fileSize(vault.layout.database))
-        let rawBytes = Double(VaultBallast.fileSize(rawURL))
-        context.log(String(format: "K3: two databases of %.0f MiB", medVaultBytes / 1_048_576))
+        let pair = try await VaultBallast.pair("k3", password: "rotación de claves ñ", keySalt: 3, in: context)
+        let (vault, rawURL, key) = (pair.vault, pair.rawURL, pair.key)
+        let (medVaultBytes, rawBytes) = (pair.vaultBytes, pair.rawBytes)
 
         let reports = ProgressCounter()
         var medVault: [Double] = []

@@ -1,5 +1,7 @@
 import Foundation
 import MedVault
+import MedVaultCore
+import MedVaultKeys
 
 /// Grows a database by `mebibytes` MiB of 1 MiB blobs in a table of the benchmark's
 /// own (`bench_ballast`), in transactions of at most 64 MiB. The blobs are zeros;
@@ -48,5 +50,34 @@ enum VaultBallast {
     static func freeSpace(at url: URL) -> Int {
         ((try? FileManager.default.attributesOfFileSystem(forPath: url.path)[.systemFreeSize]) as? NSNumber)?
             .intValue ?? 0
+    }
+
+    /// A vault and a raw C database with MedVault's schema, both grown by the same
+    /// ballast (256 MiB × scale, at least 16 MiB): the pair K3 and B1 copy.
+    struct Pair {
+        let vault: Vault
+        let rawURL: URL
+        let key: (bytes: [UInt8], secure: SecureBytes)
+        let vaultBytes: Double
+        let rawBytes: Double
+    }
+
+    /// Creates the pair under `context.directory` (`<prefix>-vault`, `<prefix>-raw.db`).
+    static func pair(_ prefix: String, password: String, keySalt: UInt64, in context: BenchmarkContext) async throws -> Pair {
+        let mebibytes = max(16, Int((256 * context.scale).rounded()))
+        let fixture = try await ClinicFixture.capture(in: context)
+        let vault = try await Vault.create(at: context.directory.appendingPathComponent("\(prefix)-vault"),
+                                           password: try Password(password)).vault
+        try await grow(vault.database, mebibytes: mebibytes)
+        let key = context.databaseKey(salt: keySalt)
+        let rawURL = context.databaseURL("\(prefix)-raw.db")
+        do {
+            let db = try fixture.create(at: rawURL, key: .raw(key.bytes))
+            try grow(db, mebibytes: mebibytes)
+        }
+        let pair = Pair(vault: vault, rawURL: rawURL, key: key, vaultBytes: Double(fileSize(vault.layout.database)),
+                        rawBytes: Double(fileSize(rawURL)))
+        context.log(String(format: "\(prefix.uppercased()): two databases of %.0f MiB", pair.vaultBytes / 1_048_576))
+        return pair
     }
 }
