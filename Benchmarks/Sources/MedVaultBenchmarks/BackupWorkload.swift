@@ -40,16 +40,8 @@ struct BackupWorkload: Workload {
                 try FileManager.default.removeItem(at: destination)
             } else {
                 let copy = context.databaseURL("b1-raw-copy.db")
-                let seconds = try Stopwatch.seconds {
-                    try RotationWorkload.rawExport(rawURL, key: key.bytes, to: copy, newKey: key.bytes,
-                                                  oneTransaction: true)
-                }
-                let check = try Stopwatch.seconds {
-                    let db = try RawSQLCipher(path: copy.path, key: .raw(key.bytes), role: .reader)
-                    guard try db.scalarText("PRAGMA integrity_check") == "ok" else {
-                        throw BenchmarkError("B1: the raw copy failed its integrity check")
-                    }
-                }
+                let (seconds, check) = try RotationWorkload.timedRawExport(
+                    rawURL, key: key.bytes, to: copy, newKey: key.bytes, oneTransaction: true, workload: "B1")
                 reference.append(rawBytes / 1e6 / seconds)
                 referenceVerified.append(rawBytes / 1e6 / (seconds + check))
             }

@@ -41,15 +41,8 @@ struct RotationWorkload: Workload {
             } else {
                 let copy = context.databaseURL("k3-raw-copy.db")
                 let newKey = rng.bytes(32)
-                let seconds = try Stopwatch.seconds {
-                    try Self.rawExport(rawURL, key: key.bytes, to: copy, newKey: newKey)
-                }
-                let check = try Stopwatch.seconds {
-                    let db = try RawSQLCipher(path: copy.path, key: .raw(newKey), role: .reader)
-                    guard try db.scalarText("PRAGMA integrity_check") == "ok" else {
-                        throw BenchmarkError("K3: the raw copy failed its integrity check")
-                    }
-                }
+                let (seconds, check) = try Self.timedRawExport(rawURL, key: key.bytes, to: copy, newKey: newKey,
+                                                               workload: "K3")
                 reference.append(rawBytes / 1e6 / seconds)
                 referenceVerified.append(rawBytes / 1e6 / (seconds + check))
                 _ = context.databaseURL("k3-raw-copy.db")
@@ -71,6 +64,22 @@ struct RotationWorkload: Workload {
                         medVault: Statistics.median(medVault), reference: Statistics.median(referenceVerified),
                         unit: .megabytesPerSecond, target: nil, note: nil),
         ]
+    }
+
+    /// ``rawExport(_:key:to:newKey:oneTransaction:)`` timed, then the copy's
+    /// `PRAGMA integrity_check` timed on a fresh connection (it must say `ok`).
+    static func timedRawExport(_ source: URL, key: [UInt8], to copy: URL, newKey: [UInt8], oneTransaction: Bool = false,
+                               workload: String) throws -> (seconds: Double, check: Double) {
+        let seconds = try Stopwatch.seconds {
+            try rawExport(source, key: key, to: copy, newKey: newKey, oneTransaction: oneTransaction)
+        }
+        let check = try Stopwatch.seconds {
+            let db = try RawSQLCipher(path: copy.path, key: .raw(newKey), role: .reader)
+            guard try db.scalarText("PRAGMA integrity_check") == "ok" else {
+                throw BenchmarkError("\(workload): the raw copy failed its integrity check")
+            }
+        }
+        return (seconds, check)
     }
 
     /// `sqlcipher_export` of `source` into a new file under `newKey`, then fsync.
