@@ -56,12 +56,9 @@ extension Vault {
     private static func joined(at folder: URL, keyring: Keyring, vaultKey: SecureBytes,
                                options: Options) async throws -> Vault {
         let layout = VaultLayout(folder: folder)
-        let manager = FileManager.default
         var handedOver = false
         defer { if !handedOver { vaultKey.wipe() } }
-        if manager.fileExists(atPath: layout.keyring.path) || manager.fileExists(atPath: layout.database.path) {
-            throw MedVaultError(.duplicate, reason: "the folder already holds a vault")
-        }
+        if holdsVault(layout) { throw alreadyAVault }
         guard !keyring.hasPendingRotation else {
             throw MedVaultError(.invalidArgument, field: "keyring",
                                 reason: "the keyring is in the middle of a key rotation; sync again once it finished")
@@ -70,41 +67,12 @@ extension Vault {
         let databaseKey = try keyring.databaseKey(vaultKey: vaultKey)
         defer { databaseKey.wipe() }
         let auditKey = try AuditKey(vaultKey: vaultKey, vaultID: keyring.vaultID)
-        let presence = try VaultFileLock(layout.presenceLock)
-        let keyringLock = try VaultFileLock(layout.keyringLock)
-        defer { keyringLock.release() }
-        try await keyringLock.lock(.exclusive, timeout: options.lockTimeout,
-                                   waitingFor: "another process is opening or changing a vault in this folder")
-        guard try presence.tryLockCurrent(.shared) else {
-            throw MedVaultError(.vaultInUse, reason: "another process holds this folder's vault lock")
-        }
-        if manager.fileExists(atPath: layout.keyring.path) || manager.fileExists(atPath: layout.database.path) {
-            presence.release()
-            throw MedVaultError(.duplicate, reason: "the folder already holds a vault")
-        }
         var options = options
         options.database.cipherSettings = keyring.cipherSettings
-        let pool: VaultDatabase
-        do {
-            pool = try await VaultDatabase.open(
-                at: layout.database, key: databaseKey, mode: .createIfMissing,
-                migrator: MedVaultSchema.migrator(appending: options.appMigrations), configuration: options.database
-            )
-        } catch {
-            presence.release()
-            throw error
-        }
-        do {
-            try KeyringFile.write(keyring, to: layout.keyring)
-        } catch {
-            await pool.close()
-            DatabaseFile.removeNewlyCreated(layout.database)
-            presence.release()
-            throw error
-        }
+        let files = try await createFiles(in: layout, keyring: keyring, databaseKey: databaseKey, options: options)
         handedOver = true
         return try await auditingUnlock(Vault(layout: layout, keyring: keyring, vaultKey: vaultKey, auditKey: auditKey,
-                                              pool: pool, presence: presence, options: options))
+                                              pool: files.pool, presence: files.presence, options: options))
     }
 }
 

@@ -96,58 +96,17 @@ public final class Vault: Sendable {
     ///   parameters; file errors.
     public static func create(at folder: URL, password: Password, options: Options = Options()) async throws -> Creation {
         let layout = VaultLayout(folder: folder)
-        let manager = FileManager.default
-        if manager.fileExists(atPath: layout.keyring.path) || manager.fileExists(atPath: layout.database.path) {
-            throw MedVaultError(.duplicate, reason: "the folder already holds a vault")
-        }
+        if holdsVault(layout) { throw alreadyAVault }
         try VaultFolder.prepare(layout.folder)
         let kdf = options.kdf
         let cipher = options.database.cipherSettings
         let creation = try await BlockingWork.run { [cipher] in try Keyring.create(password: password, kdf: kdf, cipher: cipher) }
         defer { creation.databaseKey.wipe() }
-        // Two processes creating a vault in one folder: the keyring lock lets one in.
-        let presence = try VaultFileLock(layout.presenceLock)
-        let keyringLock = try VaultFileLock(layout.keyringLock)
-        defer { keyringLock.release() }
-        try await keyringLock.lock(.exclusive, timeout: options.lockTimeout,
-                                   waitingFor: "another process is opening or changing a vault in this folder")
-        guard try presence.tryLockCurrent(.shared) else {
-            throw MedVaultError(.vaultInUse, reason: "another process holds this folder's vault lock")
-        }
-        if manager.fileExists(atPath: layout.keyring.path) || manager.fileExists(atPath: layout.database.path) {
-            presence.release()
-            throw MedVaultError(.duplicate, reason: "the folder already holds a vault")
-        }
-        // The database first, the keyring last: a crash in between leaves a database
-        // nobody can open and no keyring, which `create` then refuses to overwrite.
-        let pool: VaultDatabase
-        do {
-            pool = try await VaultDatabase.open(
-                at: layout.database, key: creation.databaseKey, mode: .createIfMissing,
-                migrator: MedVaultSchema.migrator(appending: options.appMigrations), configuration: options.database
-            )
-        } catch {
-            presence.release()
-            throw error
-        }
-        do {
-            try KeyringFile.write(creation.keyring, to: layout.keyring)
-        } catch {
-            await pool.close()
-            DatabaseFile.removeNewlyCreated(layout.database)
-            presence.release()
-            throw error
-        }
-        let auditKey: AuditKey
-        do {
-            auditKey = try AuditKey(vaultKey: creation.vaultKey, vaultID: creation.keyring.vaultID)
-        } catch {
-            await pool.close()
-            presence.release()
-            throw error
-        }
+        let auditKey = try AuditKey(vaultKey: creation.vaultKey, vaultID: creation.keyring.vaultID)
+        let files = try await createFiles(in: layout, keyring: creation.keyring, databaseKey: creation.databaseKey,
+                                          options: options)
         let vault = Vault(layout: layout, keyring: creation.keyring, vaultKey: creation.vaultKey, auditKey: auditKey,
-                          pool: pool, presence: presence, options: options)
+                          pool: files.pool, presence: files.presence, options: options)
         return Creation(vault: try await auditingUnlock(vault), recoveryKey: creation.recoveryKey)
     }
 
