@@ -6,64 +6,24 @@ import MedVaultCore
 import MedVaultICD11
 import Testing
 
-/// `Tests/Scripts/icd_api_server.py`, a WHO-shaped ICD-API on 127.0.0.1 and a free port,
-/// started by the test that uses it and stopped when it ends (``withICDTestServer(_:)``
-/// stops it on failure too; `deinit` is the last resort).
-final class ICDTestServer: @unchecked Sendable {
-    // @unchecked: `process` is set once in init and only read afterwards; Process is
-    // thread-safe for terminate/isRunning/waitUntilExit, which is all that is used.
-    static let script = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Scripts/icd_api_server.py")
-
+/// `Tests/Scripts/icd_api_server.py`, a WHO-shaped ICD-API on 127.0.0.1 and a free port
+/// (a ``PythonTestServer``), started by the test that uses it and stopped when it ends
+/// (``withICDTestServer(_:)`` stops it on failure too; `deinit` is the last resort).
+final class ICDTestServer: Sendable {
     static let clientID = "medvault-test-client"
     static let clientSecret = "medvault-test-secret"
     static let credentials = ICD11Credentials(clientID: clientID, clientSecret: clientSecret)
 
-    let port: Int
-    private let process: TestProcess
-    /// The server's standard input: it exits when this closes (also when the test
-    /// process dies).
-    private let lifeline: Pipe
+    private let server: PythonTestServer
+    var port: Int { server.port }
 
     /// Starts the server and waits for the port it printed.
     init(arguments: [String] = []) throws {
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script.path] + arguments
-        let output = Pipe(), lifeline = Pipe()
-        process.standardInput = lifeline
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw MedVaultError(.invalidArgument, reason: "the ICD test server did not start (is python3 installed?)")
-        }
-        self.port = port
-        self.process = process
-        self.lifeline = lifeline
+        server = try PythonTestServer(script: "icd_api_server.py", arguments: arguments, what: "ICD test server")
     }
 
-    deinit { stop() }
-
-    /// Stops the server (idempotent): SIGKILL, which no inherited signal disposition
-    /// can ignore, then waits for it.
-    func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? lifeline.fileHandleForWriting.close()
-    }
+    /// Stops the server (idempotent).
+    func stop() { server.stop() }
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
     var tokenURL: URL { URL(string: "http://127.0.0.1:\(port)/connect/token")! }
@@ -104,10 +64,7 @@ final class ICDTestServer: @unchecked Sendable {
 
     @discardableResult
     private func call(_ method: String, _ path: String) async throws -> Data {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        request.httpMethod = method
-        let (data, _) = try await URLSession.shared.data(for: request)
-        return data
+        try await server.call(method, path)
     }
 }
 

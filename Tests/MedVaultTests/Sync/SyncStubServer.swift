@@ -6,19 +6,12 @@ import MedVaultCore
 import MedVaultSync
 import Testing
 
-/// `Tests/Scripts/sync_stub_server.py`: a scripted HTTP/1.1 responder on 127.0.0.1 and a
-/// free port that answers what the test queued and records every request, for the unit
+/// `Tests/Scripts/sync_stub_server.py` (a ``PythonTestServer``): a scripted HTTP/1.1
+/// responder on 127.0.0.1 and a free port that answers what the test queued and records every request, for the unit
 /// tests of `HTTPSyncTransport` (no sync server, no PostgreSQL).
-final class SyncStubServer: @unchecked Sendable {
-    // @unchecked: `process` and `lifeline` are set once in init and only used by stop(),
-    // which TestProcess (its wait status under a lock) and FileHandle allow from any thread.
-    static let script = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Scripts/sync_stub_server.py")
-
-    let port: Int
-    private let process: TestProcess
-    private let lifeline: Pipe
+final class SyncStubServer: Sendable {
+    private let server: PythonTestServer
+    var port: Int { server.port }
 
     /// One scripted answer.
     struct Answer: Encodable {
@@ -40,42 +33,13 @@ final class SyncStubServer: @unchecked Sendable {
     }
 
     init() throws {
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script.path]
-        let output = Pipe(), lifeline = Pipe()
-        process.standardInput = lifeline
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw MedVaultError(.invalidArgument, reason: "the sync stub server did not start (is python3 installed?)")
-        }
-        self.port = port
-        self.process = process
-        self.lifeline = lifeline
+        server = try PythonTestServer(script: "sync_stub_server.py", what: "sync stub server")
     }
 
-    deinit { stop() }
+    /// Stops the stub (idempotent).
+    func stop() { server.stop() }
 
-    func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? lifeline.fileHandleForWriting.close()
-    }
-
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    var baseURL: URL { server.baseURL }
 
     /// Queues answers, in order; the last one repeats once the queue is empty.
     func script(_ answers: [Answer]) async throws {
@@ -98,11 +62,7 @@ final class SyncStubServer: @unchecked Sendable {
 
     @discardableResult
     private func call(_ method: String, _ path: String, body: Data? = nil) async throws -> Data {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        request.httpMethod = method
-        request.httpBody = body
-        let (data, _) = try await URLSession.shared.data(for: request)
-        return data
+        try await server.call(method, path, body: body)
     }
 }
 

@@ -1,0 +1,78 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import MedVaultCore
+
+/// A test HTTP server written in Python (`Tests/Scripts/<name>.py`) on 127.0.0.1 and a
+/// free port: started by the test that uses it, which reads the `PORT <n>` line it prints,
+/// and stopped with SIGKILL. It also exits by itself when its standard input closes, so
+/// a test process that dies takes it along.
+final class PythonTestServer: @unchecked Sendable {
+    // @unchecked: `process` and `lifeline` are set once in init and only used by stop(),
+    // which TestProcess (its wait status under a lock) and FileHandle allow from any thread.
+    let port: Int
+    private let process: TestProcess
+    /// The server's standard input: it exits when this closes.
+    private let lifeline: Pipe
+
+    /// The folder of the test scripts.
+    static let scripts = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Scripts")
+
+    /// Starts `Tests/Scripts/<script>` with `arguments` and waits for the port it printed.
+    ///
+    /// - Throws: `invalidArgument` naming `what` when it printed no port (python3 missing,
+    ///   a script error); the process is then killed.
+    init(script: String, arguments: [String] = [], what: String) throws {
+        let process = TestProcess()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Self.scripts.appendingPathComponent(script).path] + arguments
+        let output = Pipe(), lifeline = Pipe()
+        process.standardInput = lifeline
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw MedVaultError(.invalidArgument, reason: "the \(what) did not start (is python3 installed?)")
+        }
+        self.port = port
+        self.process = process
+        self.lifeline = lifeline
+    }
+
+    deinit { stop() }
+
+    /// Stops the server (idempotent): SIGKILL, which no inherited signal disposition can
+    /// ignore, then waits for it.
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? lifeline.fileHandleForWriting.close()
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// One request to the server's control routes; the answer's body.
+    @discardableResult
+    func call(_ method: String, _ path: String, body: Data? = nil) async throws -> Data {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        request.httpBody = body
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return data
+    }
+}
