@@ -13,20 +13,10 @@ struct AuditProcessTests {
           arguments: ["add-patients", "units"])
     func killedWriter(mode: String) async throws {
         try await withTemporaryDirectory { directory in
-            let vault = try await ChangeFixtures.makeVault(directory)
-            let folder = vault.layout.folder
-            await vault.lock()
-            let child = try ProbeChild([mode, folder.path], outputURL: directory.file("probe.out"))
-            #expect(try await child.waitForLines(5))
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...40)))
-            child.sigkill()
-            try await child.waitForExit()
-            let reopened = try await Vault.open(at: folder, password: try Password("probe"), options: VaultFixtures.options)
+            let (reopened, _) = try await ChangeFixtures.reopenedAfterKilledWriter(mode, in: directory)
             let entries = try await F.entries(reopened)
             #expect(try await reopened.audit.verify() == .intact(entryCount: Int64(entries.count)))
-            let patients = try await reopened.database.read { db in
-                try db.fetchAll("SELECT id FROM patient") { try UUID(row: $0, column: 0) }
-            }
+            let patients = try await ChangeFixtures.ids(in: "patient", of: reopened)
             let created = entries.filter { $0.action == .create && $0.table == .patient }.compactMap(\.entityID)
             #expect(created.count == patients.count && Set(created) == Set(patients))
             await reopened.lock()

@@ -19,6 +19,32 @@ enum ChangeFixtures {
     }
 
     /// Every entry of the log.
+    /// Runs `CrashProbe <mode>` on a new vault, SIGKILLs it after it reported five
+    /// commits (and a random 0–40 ms more), and reopens the vault.
+    ///
+    /// - Returns: The reopened vault and the lines the probe printed (one per commit).
+    static func reopenedAfterKilledWriter(_ mode: String, in directory: TemporaryDirectory) async throws
+        -> (vault: Vault, printed: [String])
+    {
+        let vault = try await makeVault(directory)
+        let folder = vault.layout.folder
+        await vault.lock()
+        let child = try ProbeChild([mode, folder.path], outputURL: directory.file("probe.out"))
+        #expect(try await child.waitForLines(5))
+        try await Task.sleep(for: .milliseconds(Int.random(in: 0...40)))
+        child.sigkill()
+        try await child.waitForExit()
+        return (try await Vault.open(at: folder, password: try Password("probe"), options: VaultFixtures.options),
+                child.lines)
+    }
+
+    /// The ids stored in `table` (a record table with a 16-byte `id` column).
+    static func ids(in table: String, of vault: Vault) async throws -> [UUID] {
+        try await vault.database.read { db in
+            try db.fetchAll("SELECT id FROM \(table)") { try UUID(row: $0, column: 0) }
+        }
+    }
+
     static func entries(_ vault: Vault) async throws -> [ChangeLogEntry] {
         try await vault.changes(after: nil, limit: 10_000).entries
     }
