@@ -1,0 +1,120 @@
+import Foundation
+import MedVault
+import MedVaultCore
+
+extension SyncEngine {
+    /// Syncs automatically — shortly after each local commit and at least every
+    /// ``SyncSchedule/interval`` — until the task iterating the returned sequence is
+    /// cancelled, the vault is locked, or a pass fails for good.
+    ///
+    /// ```swift
+    /// let engine = SyncEngine(vault: vault, transport: transport)
+    /// let syncing = Task {
+    ///     for await pass in engine.automaticSync() {
+    ///         if case .stopped(let error) = pass { showSyncProblem(error) }
+    ///     }
+    /// }
+    /// // …later, or when the app goes to the background:
+    /// syncing.cancel()
+    /// ```
+    ///
+    /// The first pass starts at once. Each pass is one ``sync()``; its outcome is yielded
+    /// (the newest 16 are kept for a slow reader). Passes never overlap, and a manual
+    /// ``sync()`` meanwhile waits for the running pass (the engine is an actor). A pass
+    /// that applies other devices' changes commits too, so one more pass follows it; that
+    /// one finds nothing to push or pull.
+    ///
+    /// - Parameter schedule: When passes run and how failures back off.
+    /// - Returns: One ``SyncPass`` per pass. It ends after a ``SyncPass/stopped(_:)``, when
+    ///   the vault is locked, or when iterating stops; an invalid `schedule` yields a single
+    ///   ``SyncPass/stopped(_:)`` (`invalidArgument`).
+    public nonisolated func automaticSync(_ schedule: SyncSchedule = SyncSchedule()) -> AsyncStream<SyncPass> {
+        let (passes, output) = AsyncStream<SyncPass>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        let loop = Task { await self.runAutomaticSync(schedule, output) }
+        output.onTermination = { _ in loop.cancel() }
+        return passes
+    }
+
+    /// What wakes the loop.
+    private enum Wake: Sendable { case commit, timer }
+
+    private nonisolated func runAutomaticSync(_ schedule: SyncSchedule, _ output: AsyncStream<SyncPass>.Continuation) async {
+        defer { output.finish() }
+        do {
+            try schedule.validate()
+        } catch {
+            output.yield(.stopped(error as? MedVaultError ?? MedVaultError(.invalidArgument, reason: "an invalid sync schedule")))
+            return
+        }
+        let (wakes, wake) = AsyncStream<Wake>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        // Local commits; the stream ends when the vault locks, and the loop with it.
+        let watcher = Task { [vault] in
+            if let changes = try? await vault.changeNotifications() {
+                for await _ in changes { wake.yield(.commit) }
+            }
+            wake.finish()
+        }
+        let timer = TimerSlot()
+        defer {
+            watcher.cancel()
+            timer.cancel()
+            wake.finish()
+        }
+        var wakeups = wakes.makeAsyncIterator()
+        var failures = 0
+        var next = Wake.timer
+        repeat {
+            if next == .commit {
+                try? await Task.sleep(for: schedule.afterCommit)
+            }
+            if Task.isCancelled { return }
+            let wait: Duration
+            do {
+                output.yield(.synced(try await sync()))
+                failures = 0
+                wait = schedule.interval
+            } catch {
+                let failure = error as? MedVaultError ?? MedVaultError(.storage, reason: "the sync pass failed")
+                if Task.isCancelled || failure.code == .cancelled { return }
+                if SyncPass.isFinal(failure) {
+                    output.yield(.stopped(failure))
+                    return
+                }
+                failures += 1
+                wait = schedule.backoff(afterFailures: failures, retryAfter: failure.retryAfter)
+                output.yield(.failed(failure, retryIn: wait))
+            }
+            timer.start(after: wait) { wake.yield(.timer) }
+            // While backing off, commits wait for the timer.
+            var woken = await wakeups.next()
+            while woken == .commit && failures > 0 { woken = await wakeups.next() }
+            guard let woken else { return }
+            next = woken
+        } while !Task.isCancelled
+    }
+}
+
+/// The loop's one pending timer: starting a new one cancels the previous.
+private final class TimerSlot: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `task` is read and replaced only under `lock`.
+    private let lock = NSLock()
+    private var task: Task<Void, Never>?
+
+    func start(after wait: Duration, _ fire: @escaping @Sendable () -> Void) {
+        let new = Task {
+            try? await Task.sleep(for: wait)
+            if !Task.isCancelled { fire() }
+        }
+        lock.withLock {
+            task?.cancel()
+            task = new
+        }
+    }
+
+    func cancel() {
+        lock.withLock {
+            task?.cancel()
+            task = nil
+        }
+    }
+}
