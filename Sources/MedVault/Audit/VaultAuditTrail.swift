@@ -145,14 +145,23 @@ public final class VaultAuditTrail: Sendable {
     }
 
     /// At unlock (under the keyring lock): records a restore the checkpoint announces,
-    /// the refused unlocks counted since, and this unlock; then checkpoints.
+    /// the refused unlocks counted since, and this unlock.
+    ///
+    /// The checkpoint file is written now only when it must change at once: a new trail
+    /// (a new vault, or the first unlock after the upgrade) and a restored one. Otherwise
+    /// the unlock's entries are checkpointed with the next periodic checkpoint or at
+    /// `lock()`, like any other write: an fsync'd file write at every open cost more than
+    /// the rest of opening (docs/audit.md, "Checkpoint").
     func unlocked() async throws {
         let key = try key
-        let reading = try await readCheckpoint(key)
+        let checkpointURL = layout.auditCheckpoint
         let failuresURL = layout.unlockFailures
-        let failures = try await BlockingWork.run { UnlockFailureFile.read(at: failuresURL) }
-        let hasEntries = try await pool.read { db in try AuditTrailReader.head(db) != nil }
-        try await pool.write { db in
+        // Both small files on one thread of their own.
+        let (reading, failures) = try await BlockingWork.run {
+            (try AuditCheckpoint.read(at: checkpointURL, key: key), UnlockFailureFile.read(at: failuresURL))
+        }
+        let hadEntries = try await pool.write { db in
+            let hadEntries = try AuditTrailReader.head(db) != nil
             if case .valid(let saved) = reading, saved.isRestored {
                 try db.changeLog.appendAuditEvent(.restore, table: nil, id: nil)
             }
@@ -161,15 +170,16 @@ public final class VaultAuditTrail: Sendable {
                 try db.changeLog.appendAuditEvent(.unlockFailed, table: nil, id: nil)
             }
             try db.changeLog.appendAuditEvent(.unlock, table: nil, id: nil)
+            return hadEntries
         }
         if failures.count > 0 { _ = try? await BlockingWork.run { UnlockFailureFile.clear(at: failuresURL) } }
         let creating: Bool
         switch reading {
-        case .missing: creating = !hasEntries
+        case .missing: creating = !hadEntries
         case .valid(let saved): creating = saved.isRestored
         case .invalid: creating = false
         }
-        try await checkpoint(creating: creating)
+        if creating { try await checkpoint(creating: true) }
         startPeriodicCheckpoints()
     }
 
