@@ -2,50 +2,57 @@ import Crypto
 import Foundation
 import MedVault
 import MedVaultCore
+import MedVaultKeys
 import MedVaultSyncWire
 
 extension SyncEngine {
-    /// Brings the keyring in line with the server's, once per sync.
+    /// Brings the keyring's shared slots (password, recovery) in line with the server's,
+    /// once per sync. A device's own database key and platform slots never travel: a
+    /// keyring is published whole, but the others take only its shared slots
+    /// (`Vault.adoptSyncedKeyring`), and a change to those alone (a rotation) is not
+    /// published.
     ///
-    /// - This device's keyring file changed since it was last published or adopted (a
-    ///   password change, a new recovery key): it is published with a compare-and-swap
-    ///   on the generation just read (the newest local change wins over one published
-    ///   meanwhile; the other device adopts it at its next sync).
-    /// - Otherwise, a newer generation on the server is adopted
-    ///   (`Vault.adoptSyncedKeyring`): the new password opens this device after it. A
-    ///   keyring holding another database key (a device rotated its own) is not adopted,
+    /// - Shared slots equal to the server's: nothing to do (the mark is brought up to date).
+    /// - This device's shared slots changed since they were last published or adopted (a
+    ///   password change, a new recovery key): this keyring is published with a
+    ///   compare-and-swap on the generation just read (the newest local change wins over
+    ///   one published meanwhile; the other device adopts it at its next sync).
+    /// - Otherwise the server's shared slots are adopted: the new password opens this
+    ///   device after it. One this device cannot take (other cipher settings) is skipped,
     ///   and records go on syncing.
     ///
     /// - Returns: Whether the keyring was published or adopted.
     @discardableResult
     func syncKeyring(_ credentials: SyncCredentials) async throws -> Bool {
-        let local = try Data(contentsOf: vault.layout.keyring)
-        let localDigest = Data(SHA256.hash(data: local))
+        let local = try KeyringFile.read(at: vault.layout.keyring)
+        let localShared = local.sharedSlotsDigest
         let mark = try await vault.database.read { db in try SyncStateStore.keyringMark(db) }
         let server = try await transport.keyring(as: credentials)
-        if localDigest != mark.sha256 {
-            guard server.keyring != local else {
-                try await remember(generation: server.generation, digest: localDigest)
-                return false
+        let serverShared = try Keyring(serialized: Array(server.keyring)).sharedSlotsDigest
+        if localShared == serverShared {
+            if mark.generation != server.generation || mark.sha256 != localShared {
+                try await remember(generation: server.generation, digest: localShared)
             }
+            return false
+        }
+        if localShared != mark.sha256 {
             let published = try await transport.putKeyring(
                 try SyncKeyringUpdate(expectedGeneration: server.generation,
-                                      keyring: try SyncKeyringBlob(generation: server.generation + 1, keyring: local)),
+                                      keyring: try SyncKeyringBlob(generation: server.generation + 1,
+                                                                   keyring: Data(local.serialized()))),
                 as: credentials)
-            try await remember(generation: published.generation, digest: localDigest)
+            try await remember(generation: published.generation, digest: localShared)
             return true
         }
-        guard server.generation > mark.generation else { return false }
         do {
             try await vault.adoptSyncedKeyring(server.keyring)
         } catch let error as MedVaultError where error.code == .conflict {
-            // A keyring this database cannot use (another device rotated its database
-            // key, or a rotation is in flight): records still sync; the password of
-            // this device stays as it was. Tried again at the next sync.
+            // A keyring this database cannot use (other cipher settings): records still
+            // sync; the password of this device stays as it was. Tried again at the next sync.
             return false
         }
-        let adopted = try Data(contentsOf: vault.layout.keyring)
-        try await remember(generation: server.generation, digest: Data(SHA256.hash(data: adopted)))
+        let adopted = try KeyringFile.read(at: vault.layout.keyring)
+        try await remember(generation: server.generation, digest: adopted.sharedSlotsDigest)
         return true
     }
 

@@ -4,10 +4,11 @@ import MedVaultKeys
 
 extension Vault {
     /// Creates this device's copy of a vault that another device created: the keyring
-    /// the sync server holds (the first device published it) is written to `folder`
-    /// and unlocked with the owner's password, and an empty database is created under
-    /// the keyring's database key. The sync engine (module MedVaultSync) then joins the
-    /// server and pulls every record.
+    /// the sync server holds (another device published it) is unlocked with the owner's
+    /// password, and `folder` gets this device's own keyring — the same vault key in the
+    /// same password and recovery slots, a new database key of its own, none of the
+    /// other device's platform slots — and an empty database under that key. The sync
+    /// engine (module MedVaultSync) then joins the server and pulls every record.
     ///
     /// For example:
     ///
@@ -17,7 +18,8 @@ extension Vault {
     /// ```
     ///
     /// The vault gets its own device id, so its changes are told apart from the other
-    /// devices'. It shares the vault key (and so the sync keys) with them.
+    /// devices'. It shares the vault key (and so the sync keys) with them, not the
+    /// database key: one device's database key opens no other device's database.
     ///
     /// - Parameters:
     ///   - folder: An empty or new folder (as for ``create(at:password:options:)``).
@@ -64,55 +66,46 @@ extension Vault {
                                 reason: "the keyring is in the middle of a key rotation; sync again once it finished")
         }
         try VaultFolder.prepare(layout.folder)
-        let databaseKey = try keyring.databaseKey(vaultKey: vaultKey)
+        // This device's own keyring: the same vault key and slots, a database key of its own.
+        let (local, databaseKey) = try keyring.forNewDevice(vaultKey: vaultKey)
         defer { databaseKey.wipe() }
-        let auditKey = try AuditKey(vaultKey: vaultKey, vaultID: keyring.vaultID)
+        let auditKey = try AuditKey(vaultKey: vaultKey, vaultID: local.vaultID)
         var options = options
-        options.database.cipherSettings = keyring.cipherSettings
-        let files = try await createFiles(in: layout, keyring: keyring, databaseKey: databaseKey, options: options)
+        options.database.cipherSettings = local.cipherSettings
+        let files = try await createFiles(in: layout, keyring: local, databaseKey: databaseKey, options: options)
         handedOver = true
-        return try await auditingUnlock(Vault(layout: layout, keyring: keyring, vaultKey: vaultKey, auditKey: auditKey,
+        return try await auditingUnlock(Vault(layout: layout, keyring: local, vaultKey: vaultKey, auditKey: auditKey,
                                               pool: files.pool, presence: files.presence, options: options))
     }
 }
 
 extension Vault {
-    /// Replaces this vault's keyring file with one another device of the vault published
-    /// (after a password change or a new recovery key there), so the new password opens
-    /// this device too. Package API for the sync engine.
+    /// Takes the password and recovery slots of a keyring another device of the vault
+    /// published (after a password change or a new recovery key there), so the new
+    /// password opens this device too. Package API for the sync engine.
     ///
-    /// Adopted only if it holds the same database key as this device's keyring (a device
-    /// that rotated its database key publishes a keyring that would not open this
-    /// database) and no rotation is pending; written under the keyring lock like any key
-    /// operation (proved, atomically).
+    /// Only the shared slots are taken: this device keeps its own database key (and any
+    /// rotation of it under way) and its own platform slots
+    /// (`Keyring.mergingSharedSlots(of:vaultKey:)`). Written under the keyring lock like
+    /// any key operation (proved, atomically).
     ///
-    /// - Returns: Whether the file changed (`false` when it already was this keyring).
-    /// - Throws: `corrupted` for bytes that are not a keyring of this vault; `conflict`
-    ///   when it holds another database key or other cipher settings; `locked`.
+    /// - Returns: Whether the file changed (`false` when its shared slots already were these).
+    /// - Throws: `corrupted` for bytes that are not an authentic keyring of this vault;
+    ///   `conflict` when it has other cipher settings; `locked`.
     @discardableResult
     package func adoptSyncedKeyring(_ bytes: Data) async throws -> Bool {
         let incoming = try Keyring(serialized: Array(bytes))
         guard incoming.vaultID == vaultID else {
             throw MedVaultError(.corrupted, reason: "the synced keyring belongs to another vault")
         }
-        guard !incoming.hasPendingRotation else {
-            throw MedVaultError(.conflict, reason: "the synced keyring is in the middle of a key rotation")
-        }
         return try await keys.perform { operation in
             let current = await operation.keyring()
-            if current == incoming { return false }
             guard current.cipherSettings == incoming.cipherSettings else {
                 throw MedVaultError(.conflict, reason: "the synced keyring has other cipher settings; not adopted")
             }
-            let theirs = try incoming.databaseKey(vaultKey: operation.vaultKey)
-            defer { theirs.wipe() }
-            let ours = try current.databaseKey(vaultKey: operation.vaultKey)
-            defer { ours.wipe() }
-            guard theirs == ours else {
-                throw MedVaultError(.conflict,
-                                    reason: "the synced keyring holds another database key (a device rotated it); not adopted")
-            }
-            try await operation.commit(incoming)
+            let merged = try current.mergingSharedSlots(of: incoming, vaultKey: operation.vaultKey)
+            if merged == current { return false }
+            try await operation.commit(merged)
             return true
         }
     }

@@ -44,6 +44,17 @@ enum KeyringCodec {
         return writer.bytes
     }
 
+    /// The slots of `slots` in their file encoding, one after the other (what
+    /// `Keyring.sharedSlotsDigest` hashes).
+    static func encoded(_ slots: [KeySlot]) -> [UInt8] {
+        var writer = ByteWriter()
+        for slot in slots {
+            writer.append(raw: slotHeader(kind: slot.kind, id: slot.id, derivation: slot.derivation))
+            append(slot.wrapped, to: &writer)
+        }
+        return writer.bytes
+    }
+
     /// The complete file: body, header MAC, SHA-256 checksum.
     static func file(of keyring: Keyring) -> [UInt8] {
         let bytes = body(of: keyring) + keyring.authenticationTag

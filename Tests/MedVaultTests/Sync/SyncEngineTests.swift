@@ -93,18 +93,73 @@ struct SyncEngineTests {
         }
     }
 
-    @Test("A device that rotated its database key publishes a keyring the other cannot use: it is not adopted, the other keeps its password, records still sync")
-    func rotatedKeyringNotAdopted() async throws {
+    @Test("Each device has a database key of its own: another device's key opens no other database; rotating one device's key still lets password changes flow both ways")
+    func perDeviceDatabaseKeys() async throws {
         try await withTemporaryDirectory { dir in
             let devices = try await SyncDevices.make(2, in: dir)
             defer { Task { await devices.lockAll() } }
-            try await devices.vaults[0].rotateDatabaseKey()
-            let before = try Data(contentsOf: devices.vaults[1].layout.keyring)
+            let old = try VaultFixtures.password()
+            func databaseKey(_ vault: Vault, _ password: Password) throws -> [UInt8] {
+                let keyring = try KeyringFile.read(at: vault.layout.keyring)
+                let key = try keyring.databaseKey(vaultKey: try keyring.unlock(password: password))
+                return try key.withUnsafeBytes { Array($0) }
+            }
+            let keyA = try databaseKey(devices.vaults[0], old)
+            #expect(keyA != (try databaseKey(devices.vaults[1], old)), "the joined device has its own database key")
+            // A's key does not decrypt B's database.
+            let wrongKey = #expect(throws: MedVaultError.self) {
+                let probe = try DatabaseConnection.open(path: devices.vaults[1].layout.database.path,
+                                                        key: SecureBytes(copying: keyA), role: .reader,
+                                                        configuration: DatabaseConfiguration())
+                probe.close()
+            }
+            #expect(wrongKey?.code == .notADatabase || wrongKey?.code == .wrongKey, "\(String(describing: wrongKey))")
+
+            // B rotates its own key; then A changes the password, and later B changes it again.
+            try await devices.vaults[1].rotateDatabaseKey()
             _ = try await SyncFixtures.addRecord(to: devices.vaults[0])
+            let second = try Password("segunda contraseña")
+            try await devices.vaults[0].changePassword(from: old, to: second)
             try await devices.syncAll()
-            #expect(try Data(contentsOf: devices.vaults[1].layout.keyring) == before)
             let exports = try await devices.exports()
             #expect(exports[0] == exports[1])
+            let folderB = devices.vaults[1].layout.folder
+            await devices.vaults[1].lock()
+            let reopenedB = try await Vault.open(at: folderB, password: second, options: VaultFixtures.options)
+            let third = try Password("tercera contraseña")
+            try await reopenedB.changePassword(from: second, to: third)
+            let engineB = SyncEngine(vault: reopenedB, transport: devices.server)
+            _ = try await engineB.sync()
+            _ = try await devices.engines[0].sync()
+            await reopenedB.lock()
+            let folderA = devices.vaults[0].layout.folder
+            await devices.vaults[0].lock()
+            let reopenedA = try await Vault.open(at: folderA, password: third, options: VaultFixtures.options)
+            #expect(try await reopenedA.patients.count() == 1)
+            await reopenedA.lock()
+        }
+    }
+
+    @Test("A device's platform slot stays on it: the other device neither adopts it nor loses its own when a password change arrives")
+    func platformSlotsStayLocal() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let storeA = InMemorySecretStore(), storeB = InMemorySecretStore()
+            _ = try await devices.vaults[0].addPlatformSlot(store: storeA)
+            let slotB = try await devices.vaults[1].addPlatformSlot(store: storeB)
+            try await devices.syncAll()
+            let new = try Password("otra contraseña")
+            try await devices.vaults[0].changePassword(from: try VaultFixtures.password(), to: new)
+            try await devices.syncAll()
+            let keyringB = try KeyringFile.read(at: devices.vaults[1].layout.keyring)
+            #expect(keyringB.slots(ofKind: .platform).map(\.id) == [slotB])
+            let folderB = devices.vaults[1].layout.folder
+            await devices.vaults[1].lock()
+            let byPassword = try await Vault.open(at: folderB, password: new, options: VaultFixtures.options)
+            await byPassword.lock()
+            let byStore = try await Vault.open(at: folderB, secretStore: storeB, options: VaultFixtures.options)
+            await byStore.lock()
         }
     }
 
