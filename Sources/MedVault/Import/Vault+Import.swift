@@ -30,8 +30,9 @@ public struct ImportReport: Sendable, Equatable {
 }
 
 extension Vault {
-    /// Imports export documents (``exportRecord(of:)``, ``exportAllRecords()``, or
-    /// `medvault export`) from this or another vault, keeping every record's identifier,
+    /// Imports export documents (``exportRecord(of:includingAttachmentContent:)``,
+    /// ``exportAllRecords(includingAttachmentContent:)``, or `medvault export`) from this
+    /// or another vault, keeping every record's identifier,
     /// `createdAt`, `updatedAt`, `version` and the patient's deactivation.
     ///
     /// ```swift
