@@ -37,13 +37,12 @@ enum AuditChain {
 
     /// The MAC of `entry` following `previous`.
     static func mac(_ key: AuditKey, previous: [UInt8], _ entry: Columns) throws -> [UInt8] {
-        try key.mac([previous, bytes(entry)])
+        var message = Message()
+        return [UInt8](try message.mac(key, previous: previous, entry))
     }
 
-    /// The canonical bytes of `entry`.
-    static func bytes(_ entry: Columns) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(96)
+    /// Appends the canonical bytes of `entry` to `out`.
+    static func append(_ entry: Columns, to out: inout [UInt8]) {
         append(.integer(entry.seq), to: &out)
         append(entry.time, to: &out)
         append(entry.device, to: &out)
@@ -51,7 +50,30 @@ enum AuditChain {
         append(entry.action, to: &out)
         append(entry.table, to: &out)
         append(entry.entityID, to: &out)
-        return out
+    }
+
+    /// The message of one MAC, `mac_{n-1} ‖ bytes(entry)`, in a buffer reused from entry
+    /// to entry: the writer and the verifier MAC an entry without allocating anything but
+    /// the MAC itself (one `Data`, which is also the value bound to the `mac` column).
+    struct Message {
+        private var bytes: [UInt8] = []
+
+        init() {
+            // The previous MAC (32) and an entry with an actor (87); text columns may grow it.
+            bytes.reserveCapacity(128)
+        }
+
+        /// The MAC of `entry` following `previous`.
+        mutating func mac(_ key: AuditKey, previous: some Sequence<UInt8>, _ entry: Columns) throws -> Data {
+            bytes.removeAll(keepingCapacity: true)
+            bytes.append(contentsOf: previous)
+            AuditChain.append(entry, to: &bytes)
+            var output = Data(count: AuditKey.macLength)
+            try bytes.withUnsafeBytes { message in
+                try output.withUnsafeMutableBytes { try key.mac(message, into: $0) }
+            }
+            return output
+        }
     }
 
     private static func append(_ value: VaultValue, to out: inout [UInt8]) {
@@ -63,13 +85,12 @@ enum AuditChain {
             appendBigEndian(UInt64(bitPattern: integer), to: &out)
         case .text(let text):
             out.append(2)
-            let utf8 = Array(text.utf8)
-            appendLength(utf8.count, to: &out)
-            out += utf8
+            appendLength(text.utf8.count, to: &out)
+            out.append(contentsOf: text.utf8)
         case .blob(let data):
             out.append(3)
             appendLength(data.count, to: &out)
-            out += data
+            out.append(contentsOf: data)
         case .real(let real):
             out.append(4)
             appendBigEndian(real.bitPattern, to: &out)
@@ -97,10 +118,10 @@ enum AuditChain {
     }
 
     /// Compares two MACs in time independent of where they differ.
-    static func equal(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    static func equal(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
         guard lhs.count == rhs.count else { return false }
         var difference: UInt8 = 0
-        for index in lhs.indices { difference |= lhs[index] ^ rhs[index] }
+        for (left, right) in zip(lhs, rhs) { difference |= left ^ right }
         return difference == 0
     }
 }
