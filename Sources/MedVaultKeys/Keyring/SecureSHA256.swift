@@ -1,3 +1,5 @@
+import CSHA256
+
 /// SHA-256 (FIPS 180-4) whose chaining value, schedule and pending block live in a scratch
 /// buffer zeroed on return (the round's working words are ordinary locals: hash state, never
 /// the message), for
@@ -12,7 +14,8 @@
 /// block are in `SecureMemory.withScratch`, zeroed before this returns.
 ///
 /// Output is FIPS 180-4 SHA-256 exactly (tests compare it with swift-crypto's and with
-/// the standard's vectors). Speed is no concern: MedVault hashes keys and short messages.
+/// the standard's vectors). Speed matters for one caller: the audit trail MACs every entry
+/// (``SecureHMACKey``), so the rounds run on the CPU's SHA instructions where it has them.
 enum SecureSHA256 {
     static let digestLength = 32
     static let blockLength = 64
@@ -79,11 +82,28 @@ enum SecureSHA256 {
         }
     }
 
+    /// Whether this CPU runs SHA-256's rounds in hardware (x86-64 SHA extensions).
+    static let hasHardwareRounds = medvault_sha256_hardware_available() == 1
+
     /// One SHA-256 compression of the 64-byte `block` into the 8-word chaining value `state`,
     /// with `schedule` (64 words) as its message schedule. The block is read in place (no
     /// copy), so a caller can compress whole blocks straight from its message.
+    ///
+    /// On a CPU with the SHA extensions the rounds run there (`CSHA256`; the schedule is
+    /// then unused: the words live in registers), else in ``compressPortable(_:_:_:)``.
+    /// Both give the same result (tests compare them).
     static func compress(_ state: UnsafeMutablePointer<UInt32>, _ schedule: UnsafeMutablePointer<UInt32>,
                          _ block: UnsafeRawPointer) {
+        if hasHardwareRounds {
+            medvault_sha256_compress_hardware(state, block.assumingMemoryBound(to: UInt8.self), 1)
+        } else {
+            compressPortable(state, schedule, block)
+        }
+    }
+
+    /// ``compress(_:_:_:)`` in portable Swift.
+    static func compressPortable(_ state: UnsafeMutablePointer<UInt32>, _ schedule: UnsafeMutablePointer<UInt32>,
+                                 _ block: UnsafeRawPointer) {
         for index in 0..<16 {
             schedule[index] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self))
         }
