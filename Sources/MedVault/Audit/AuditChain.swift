@@ -64,9 +64,9 @@ enum AuditChain {
         }
 
         /// The MAC of `entry` following `previous`.
-        mutating func mac(_ key: AuditKey, previous: some Sequence<UInt8>, _ entry: Columns) throws -> Data {
+        mutating func mac(_ key: AuditKey, previous: some ContiguousBytes, _ entry: Columns) throws -> Data {
             bytes.removeAll(keepingCapacity: true)
-            bytes.append(contentsOf: previous)
+            previous.withUnsafeBytes { bytes.append(contentsOf: $0) }
             AuditChain.append(entry, to: &bytes)
             var output = Data(count: AuditKey.macLength)
             try bytes.withUnsafeBytes { message in
@@ -90,7 +90,8 @@ enum AuditChain {
         case .blob(let data):
             out.append(3)
             appendLength(data.count, to: &out)
-            out.append(contentsOf: data)
+            // Through a buffer: copied at once, not byte by byte through Data's iterator.
+            data.withUnsafeBytes { out.append(contentsOf: $0) }
         case .real(let real):
             out.append(4)
             appendBigEndian(real.bitPattern, to: &out)
@@ -98,12 +99,11 @@ enum AuditChain {
     }
 
     private static func appendBigEndian(_ value: UInt64, to out: inout [UInt8]) {
-        for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        withUnsafeBytes(of: value.bigEndian) { out.append(contentsOf: $0) }
     }
 
     private static func appendLength(_ count: Int, to out: inout [UInt8]) {
-        let length = UInt32(truncatingIfNeeded: count)
-        for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: length >> UInt32(shift))) }
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: count).bigEndian) { out.append(contentsOf: $0) }
     }
 
     /// Column `index` of `row` as stored, with its SQLite type.

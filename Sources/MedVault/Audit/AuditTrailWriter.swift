@@ -42,6 +42,8 @@ final class AuditTrailWriter {
                 now: Int64, device: VaultValue) throws {
         guard !isDisabled, let key = keys?.key else { return }
         try load(key)
+        var codedOperation: ChangeOperation?, operationCode = VaultValue.null
+        var codedTable: VaultTable?, tableCode = VaultValue.null
         var start = 0
         while start < changes.count {
             var level = Self.insertSQL.count - 1
@@ -53,10 +55,18 @@ final class AuditTrailWriter {
             var mac = headMAC
             for change in changes[start..<(start + size)] {
                 sequence += 1
+                // A batch is one table and one operation: their stored codes are looked up once.
+                if change.operation != codedOperation {
+                    codedOperation = change.operation
+                    operationCode = AuditCodes.stored(AuditCodes.action(change.operation))
+                }
+                if change.table != codedTable {
+                    codedTable = change.table
+                    tableCode = ChangeLogCodes.stored(change.table)
+                }
                 let columns = AuditChain.Columns(
                     seq: sequence, time: .integer(now), device: device, actor: actor,
-                    action: AuditCodes.stored(AuditCodes.action(change.operation)),
-                    table: ChangeLogCodes.stored(change.table), entityID: change.id.vaultValue)
+                    action: operationCode, table: tableCode, entityID: change.id.vaultValue)
                 mac = try message.mac(key, previous: mac, columns)
                 Self.appendRow(columns, mac: mac, to: &values)
             }
