@@ -53,6 +53,9 @@ let package = Package(
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"]), .brew(["argon2"])]
         ),
+        // SHA-256 rounds on the CPU's SHA instructions, for the audit trail's HMAC (x86-64;
+        // elsewhere SecureSHA256's portable code runs).
+        .target(name: "CSHA256"),
 
         // MARK: - Library modules
 
@@ -68,6 +71,7 @@ let package = Package(
             dependencies: [
                 "MedVaultCore",
                 "CArgon2",
+                "CSHA256",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings

@@ -37,13 +37,12 @@ enum AuditChain {
 
     /// The MAC of `entry` following `previous`.
     static func mac(_ key: AuditKey, previous: [UInt8], _ entry: Columns) throws -> [UInt8] {
-        try key.mac([previous, bytes(entry)])
+        var message = Message()
+        return [UInt8](try message.mac(key, previous: previous, entry))
     }
 
-    /// The canonical bytes of `entry`.
-    static func bytes(_ entry: Columns) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(96)
+    /// Appends the canonical bytes of `entry` to `out`.
+    static func append(_ entry: Columns, to out: inout [UInt8]) {
         append(.integer(entry.seq), to: &out)
         append(entry.time, to: &out)
         append(entry.device, to: &out)
@@ -51,7 +50,30 @@ enum AuditChain {
         append(entry.action, to: &out)
         append(entry.table, to: &out)
         append(entry.entityID, to: &out)
-        return out
+    }
+
+    /// The message of one MAC, `mac_{n-1} ‖ bytes(entry)`, in a buffer reused from entry
+    /// to entry: the writer and the verifier MAC an entry without allocating anything but
+    /// the MAC itself (one `Data`, which is also the value bound to the `mac` column).
+    struct Message {
+        private var bytes: [UInt8] = []
+
+        init() {
+            // The previous MAC (32) and an entry with an actor (87); text columns may grow it.
+            bytes.reserveCapacity(128)
+        }
+
+        /// The MAC of `entry` following `previous`.
+        mutating func mac(_ key: AuditKey, previous: some ContiguousBytes, _ entry: Columns) throws -> Data {
+            bytes.removeAll(keepingCapacity: true)
+            previous.withUnsafeBytes { bytes.append(contentsOf: $0) }
+            AuditChain.append(entry, to: &bytes)
+            var output = Data(count: AuditKey.macLength)
+            try bytes.withUnsafeBytes { message in
+                try output.withUnsafeMutableBytes { try key.mac(message, into: $0) }
+            }
+            return output
+        }
     }
 
     private static func append(_ value: VaultValue, to out: inout [UInt8]) {
@@ -63,13 +85,13 @@ enum AuditChain {
             appendBigEndian(UInt64(bitPattern: integer), to: &out)
         case .text(let text):
             out.append(2)
-            let utf8 = Array(text.utf8)
-            appendLength(utf8.count, to: &out)
-            out += utf8
+            appendLength(text.utf8.count, to: &out)
+            out.append(contentsOf: text.utf8)
         case .blob(let data):
             out.append(3)
             appendLength(data.count, to: &out)
-            out += data
+            // Through a buffer: copied at once, not byte by byte through Data's iterator.
+            data.withUnsafeBytes { out.append(contentsOf: $0) }
         case .real(let real):
             out.append(4)
             appendBigEndian(real.bitPattern, to: &out)
@@ -77,12 +99,11 @@ enum AuditChain {
     }
 
     private static func appendBigEndian(_ value: UInt64, to out: inout [UInt8]) {
-        for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        withUnsafeBytes(of: value.bigEndian) { out.append(contentsOf: $0) }
     }
 
     private static func appendLength(_ count: Int, to out: inout [UInt8]) {
-        let length = UInt32(truncatingIfNeeded: count)
-        for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: length >> UInt32(shift))) }
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: count).bigEndian) { out.append(contentsOf: $0) }
     }
 
     /// Column `index` of `row` as stored, with its SQLite type.
@@ -97,10 +118,10 @@ enum AuditChain {
     }
 
     /// Compares two MACs in time independent of where they differ.
-    static func equal(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    static func equal(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
         guard lhs.count == rhs.count else { return false }
         var difference: UInt8 = 0
-        for index in lhs.indices { difference |= lhs[index] ^ rhs[index] }
+        for (left, right) in zip(lhs, rhs) { difference |= left ^ right }
         return difference == 0
     }
 }

@@ -23,8 +23,10 @@ final class AuditTrailWriter {
     var isDisabled = false
     private var isLoaded = false
     private var headSequence: Int64 = 0
-    private var headMAC: [UInt8] = []
+    private var headMAC = Data()
     private var actor: VaultValue = .null
+    /// The message buffer every entry's MAC reuses.
+    private var message = AuditChain.Message()
 
     init(connection: DatabaseConnection) {
         self.connection = connection
@@ -40,6 +42,8 @@ final class AuditTrailWriter {
                 now: Int64, device: VaultValue) throws {
         guard !isDisabled, let key = keys?.key else { return }
         try load(key)
+        var codedOperation: ChangeOperation?, operationCode = VaultValue.null
+        var codedTable: VaultTable?, tableCode = VaultValue.null
         var start = 0
         while start < changes.count {
             var level = Self.insertSQL.count - 1
@@ -51,12 +55,20 @@ final class AuditTrailWriter {
             var mac = headMAC
             for change in changes[start..<(start + size)] {
                 sequence += 1
+                // A batch is one table and one operation: their stored codes are looked up once.
+                if change.operation != codedOperation {
+                    codedOperation = change.operation
+                    operationCode = AuditCodes.stored(AuditCodes.action(change.operation))
+                }
+                if change.table != codedTable {
+                    codedTable = change.table
+                    tableCode = ChangeLogCodes.stored(change.table)
+                }
                 let columns = AuditChain.Columns(
                     seq: sequence, time: .integer(now), device: device, actor: actor,
-                    action: AuditCodes.stored(AuditCodes.action(change.operation)),
-                    table: ChangeLogCodes.stored(change.table), entityID: change.id.vaultValue)
-                mac = try AuditChain.mac(key, previous: mac, columns)
-                values += Self.row(columns, mac: mac)
+                    action: operationCode, table: tableCode, entityID: change.id.vaultValue)
+                mac = try message.mac(key, previous: mac, columns)
+                Self.appendRow(columns, mac: mac, to: &values)
             }
             try connection.execute(Self.insertSQL[level], values)
             // Only once the rows are in: a failed insert leaves the cached head as it was.
@@ -74,15 +86,25 @@ final class AuditTrailWriter {
             seq: headSequence + 1, time: .integer(now), device: device, actor: actor,
             action: AuditCodes.stored(action), table: table.map(ChangeLogCodes.stored) ?? .null,
             entityID: id?.vaultValue ?? .null)
-        let mac = try AuditChain.mac(key, previous: headMAC, columns)
-        try connection.execute(Self.insertSQL[0], Self.row(columns, mac: mac))
+        let mac = try message.mac(key, previous: headMAC, columns)
+        var values: [VaultValue] = []
+        values.reserveCapacity(8)
+        Self.appendRow(columns, mac: mac, to: &values)
+        try connection.execute(Self.insertSQL[0], values)
         headSequence = columns.seq
         headMAC = mac
     }
 
-    private static func row(_ columns: AuditChain.Columns, mac: [UInt8]) -> [VaultValue] {
-        [.integer(columns.seq), columns.time, columns.device, columns.actor, columns.action,
-         columns.table, columns.entityID, .blob(Data(mac))]
+    /// Appends the 8 arguments of one row (no array per entry).
+    private static func appendRow(_ columns: AuditChain.Columns, mac: Data, to values: inout [VaultValue]) {
+        values.append(.integer(columns.seq))
+        values.append(columns.time)
+        values.append(columns.device)
+        values.append(columns.actor)
+        values.append(columns.action)
+        values.append(columns.table)
+        values.append(columns.entityID)
+        values.append(.blob(mac))
     }
 
     /// Reads the head and the actor once per transaction.
@@ -90,12 +112,12 @@ final class AuditTrailWriter {
         guard !isLoaded else { return }
         let row = try connection.fetchOne(Self.loadSQL) { row in
             (sequence: row.isNull(at: 0) ? 0 : row.int64(at: 0),
-             mac: row.isNull(at: 1) ? nil : [UInt8](row.blob(at: 1)),
+             mac: row.isNull(at: 1) ? nil : row.blob(at: 1),
              actor: AuditChain.storedValue(row, 2))
         }
         guard let row else { throw MedVaultError(.corrupted, reason: "the audit trail's head could not be read") }
         if row.sequence == 0 {
-            headMAC = try AuditChain.genesis(key)
+            headMAC = Data(try AuditChain.genesis(key))
         } else {
             guard let mac = row.mac, mac.count == AuditKey.macLength else {
                 throw MedVaultError(.corrupted, reason: "the audit trail's newest entry has no valid MAC")

@@ -15,13 +15,14 @@ enum AuditVerifier {
         var expected: Int64 = 1
         var failure: AuditVerification?
         var failedPrevious: [UInt8] = []
+        var message = AuditChain.Message()
         try db.forEachRow(AuditTrailReader.selectForVerify, [.integer(0)]) { row in
             let (columns, mac) = AuditTrailReader.columns(row)
             if columns.seq != expected {
                 failure = .tampered(sequence: expected, problem: .missing)
                 return false
             }
-            let computed = try AuditChain.mac(key, previous: previous, columns)
+            let computed = try message.mac(key, previous: previous, columns)
             guard AuditChain.equal(computed, mac) else {
                 failure = .tampered(sequence: expected, problem: .edited)
                 failedPrevious = previous
@@ -65,10 +66,11 @@ enum AuditVerifier {
                                      key: AuditKey) throws -> Bool {
         var found = false
         var seen = 0
+        var message = AuditChain.Message()
         try db.forEachRow(AuditTrailReader.selectForVerify, [.integer(sequence)]) { row in
             var (columns, mac) = AuditTrailReader.columns(row)
             columns.seq = sequence
-            if AuditChain.equal(try AuditChain.mac(key, previous: previous, columns), mac) {
+            if AuditChain.equal(try message.mac(key, previous: previous, columns), mac) {
                 found = true
                 return false
             }

@@ -23,7 +23,8 @@ public struct AuditKey: Sendable {
     /// HKDF info string of the audit key, never used for anything else.
     static let label = Array("MedVault audit trail key v1".utf8)
 
-    private let key: SecureBytes
+    /// The key as HMAC pad states (the derived key itself is wiped once they are computed).
+    private let key: SecureHMACKey
 
     /// Derives the audit key of a vault.
     ///
@@ -38,9 +39,11 @@ public struct AuditKey: Sendable {
         }
         var salt = ByteWriter()
         salt.append(vaultID)
-        key = try vaultKey.withUnsafeBytes { ikm in
+        let derived = try vaultKey.withUnsafeBytes { ikm in
             SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt.bytes, info: Self.label)
         }
+        defer { derived.wipe() }
+        key = try derived.withUnsafeBytes { SecureHMACKey(key: $0) }
     }
 
     /// Zeroes the key. ``mac(_:)`` then throws `MedVaultError.Code.locked`.
@@ -49,29 +52,31 @@ public struct AuditKey: Sendable {
     }
 
     /// Whether ``wipe()`` was called.
-    public var isWiped: Bool { key.wasWiped }
+    public var isWiped: Bool { key.isWiped }
 
     /// HMAC-SHA256 of the concatenated `parts` under the audit key.
     ///
     /// - Returns: 32 bytes.
     /// - Throws: `MedVaultError.Code.locked` after ``wipe()``.
     public func mac(_ parts: [[UInt8]]) throws -> [UInt8] {
+        let message = parts.count == 1 ? parts[0] : Array(parts.joined())
         var output = [UInt8](repeating: 0, count: Self.macLength)
-        try key.withUnsafeBytes { keyBytes in
-            try Self.withBuffers(parts[...]) { buffers in
-                output.withUnsafeMutableBytes { SecureHKDF.hmac(key: keyBytes, buffers, into: $0) }
-            }
+        try message.withUnsafeBytes { message in
+            try output.withUnsafeMutableBytes { try key.authenticate(message, into: $0) }
         }
         return output
     }
 
-    /// Calls `body` with raw buffers over every part (recursive pinning of each array).
-    private static func withBuffers(_ parts: ArraySlice<[UInt8]>,
-                                    _ collected: [UnsafeRawBufferPointer] = [],
-                                    _ body: ([UnsafeRawBufferPointer]) throws -> Void) throws {
-        guard let first = parts.first else { return try body(collected) }
-        try first.withUnsafeBytes { bytes in
-            try withBuffers(parts.dropFirst(), collected + [bytes], body)
+    /// HMAC-SHA256 of `message` under the audit key, written into `output` (32 bytes):
+    /// ``mac(_:)`` without allocating, for the audit trail's writer and verifier (one MAC
+    /// per entry).
+    ///
+    /// - Throws: `MedVaultError.Code.locked` after ``wipe()``; `invalidArgument` when
+    ///   `output` is not 32 bytes.
+    package func mac(_ message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws {
+        guard output.count == Self.macLength else {
+            throw MedVaultError(.invalidArgument, reason: "an audit MAC is 32 bytes")
         }
+        try key.authenticate(message, into: output)
     }
 }

@@ -1,3 +1,5 @@
+import CSHA256
+
 /// SHA-256 (FIPS 180-4) whose chaining value, schedule and pending block live in a scratch
 /// buffer zeroed on return (the round's working words are ordinary locals: hash state, never
 /// the message), for
@@ -12,7 +14,8 @@
 /// block are in `SecureMemory.withScratch`, zeroed before this returns.
 ///
 /// Output is FIPS 180-4 SHA-256 exactly (tests compare it with swift-crypto's and with
-/// the standard's vectors). Speed is no concern: MedVault hashes keys and short messages.
+/// the standard's vectors). Speed matters for one caller: the audit trail MACs every entry
+/// (``SecureHMACKey``), so the rounds run on the CPU's SHA instructions where it has them.
 enum SecureSHA256 {
     static let digestLength = 32
     static let blockLength = 64
@@ -34,7 +37,7 @@ enum SecureSHA256 {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
 
-    private static let initialState: [UInt32] = [
+    static let initialState: [UInt32] = [
         0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
     ]
 
@@ -55,7 +58,7 @@ enum SecureSHA256 {
                     block[pending] = byte
                     pending += 1
                     if pending == blockLength {
-                        compress(state, schedule, block)
+                        compress(state, schedule, UnsafeRawPointer(block))
                         pending = 0
                     }
                 }
@@ -66,24 +69,43 @@ enum SecureSHA256 {
             pending += 1
             if pending > blockLength - 8 {
                 while pending < blockLength { block[pending] = 0; pending += 1 }
-                compress(state, schedule, block)
+                compress(state, schedule, UnsafeRawPointer(block))
                 pending = 0
             }
             while pending < blockLength - 8 { block[pending] = 0; pending += 1 }
             let bitLength = totalLength &* 8
             for index in 0..<8 { block[blockLength - 8 + index] = UInt8(truncatingIfNeeded: bitLength >> (56 - 8 * index)) }
-            compress(state, schedule, block)
+            compress(state, schedule, UnsafeRawPointer(block))
             for index in 0..<8 {
                 for byte in 0..<4 { output[4 * index + byte] = UInt8(truncatingIfNeeded: state[index] >> (24 - 8 * byte)) }
             }
         }
     }
 
-    private static func compress(_ state: UnsafeMutablePointer<UInt32>, _ schedule: UnsafeMutablePointer<UInt32>,
-                                 _ block: UnsafeMutablePointer<UInt8>) {
+    /// Whether this CPU runs SHA-256's rounds in hardware (x86-64 SHA extensions).
+    static let hasHardwareRounds = medvault_sha256_hardware_available() == 1
+
+    /// One SHA-256 compression of the 64-byte `block` into the 8-word chaining value `state`,
+    /// with `schedule` (64 words) as its message schedule. The block is read in place (no
+    /// copy), so a caller can compress whole blocks straight from its message.
+    ///
+    /// On a CPU with the SHA extensions the rounds run there (`CSHA256`; the schedule is
+    /// then unused: the words live in registers), else in ``compressPortable(_:_:_:)``.
+    /// Both give the same result (tests compare them).
+    static func compress(_ state: UnsafeMutablePointer<UInt32>, _ schedule: UnsafeMutablePointer<UInt32>,
+                         _ block: UnsafeRawPointer) {
+        if hasHardwareRounds {
+            medvault_sha256_compress_hardware(state, block.assumingMemoryBound(to: UInt8.self), 1)
+        } else {
+            compressPortable(state, schedule, block)
+        }
+    }
+
+    /// ``compress(_:_:_:)`` in portable Swift.
+    static func compressPortable(_ state: UnsafeMutablePointer<UInt32>, _ schedule: UnsafeMutablePointer<UInt32>,
+                                 _ block: UnsafeRawPointer) {
         for index in 0..<16 {
-            schedule[index] = UInt32(block[4 * index]) << 24 | UInt32(block[4 * index + 1]) << 16
-                | UInt32(block[4 * index + 2]) << 8 | UInt32(block[4 * index + 3])
+            schedule[index] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self))
         }
         for index in 16..<64 {
             let s0 = rotate(schedule[index - 15], 7) ^ rotate(schedule[index - 15], 18) ^ (schedule[index - 15] >> 3)
@@ -92,21 +114,25 @@ enum SecureSHA256 {
         }
         var a = state[0], b = state[1], c = state[2], d = state[3]
         var e = state[4], f = state[5], g = state[6], h = state[7]
-        for index in 0..<64 {
-            let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-            let choice = (e & f) ^ (~e & g)
-            let temp1 = h &+ sum1 &+ choice &+ roundConstants[index] &+ schedule[index]
-            let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let temp2 = sum0 &+ majority
-            h = g
-            g = f
-            f = e
-            e = d &+ temp1
-            d = c
-            c = b
-            b = a
-            a = temp1 &+ temp2
+        roundConstants.withUnsafeBufferPointer { constants in
+            // 64 words: the loop's bound, so no index leaves the buffer.
+            let constants = constants.baseAddress!
+            for index in 0..<64 {
+                let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+                let choice = (e & f) ^ (~e & g)
+                let temp1 = h &+ sum1 &+ choice &+ constants[index] &+ schedule[index]
+                let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+                let majority = (a & b) ^ (a & c) ^ (b & c)
+                let temp2 = sum0 &+ majority
+                h = g
+                g = f
+                f = e
+                e = d &+ temp1
+                d = c
+                c = b
+                b = a
+                a = temp1 &+ temp2
+            }
         }
         state[0] &+= a
         state[1] &+= b
@@ -118,6 +144,7 @@ enum SecureSHA256 {
         state[7] &+= h
     }
 
+    @inline(__always)
     private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
         (value >> count) | (value << (32 - count))
     }
