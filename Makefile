@@ -7,6 +7,8 @@
 #                     two device vaults through them, stop everything
 #   make bench        run the benchmark suite (release build), write docs/benchmarks.md
 #   make bench-quick  the same at a tenth of the size, for CI smoke runs
+#   make bench-server the sync server's load benchmark, write docs/sync-server-benchmarks.md
+#   make bench-server-quick  its CI smoke run (5 devices, 5 s, a small clone)
 #   make docs         build the DocC catalogs of the library modules, warnings as errors
 #   make readme-app   build and run Tests/Fixtures/ReadmeApp: the README's code, as an app
 #                     that depends on the MedVault product alone
@@ -15,7 +17,7 @@ SWIFT ?= swift
 # Extra flags for every build, e.g. SWIFT_FLAGS="-Xswiftc -warnings-as-errors".
 SWIFT_FLAGS ?=
 
-.PHONY: deps build test server sync-demo demo medication-demo bench bench-quick docs readme-app grdb-coexistence clean
+.PHONY: deps build test server sync-demo demo medication-demo bench bench-quick bench-server bench-server-quick docs readme-app grdb-coexistence clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -57,6 +59,20 @@ bench: deps
 bench-quick: deps
 	$(SWIFT) build --package-path Benchmarks --scratch-path $(BENCH_SCRATCH) -c release $(SWIFT_FLAGS)
 	$(BENCH_RUN) MedVaultBenchmarks --scale 0.1 --output $(BENCH_SCRATCH)/benchmarks-quick.md $(BENCH_ARGS)
+
+# The sync server's load benchmark (Server package, executable medvault-sync-load, release
+# build): 50 devices pushing and pulling for 60 s against the real server executable, and
+# a full clone of 10k patients / 100k sessions / 100k diagnoses through it. It starts its
+# own PostgreSQL. Writes docs/sync-server-benchmarks.md. Scale: SERVER_BENCH_ARGS="--scale 0.3".
+SERVER_BENCH_ARGS ?=
+bench-server: deps
+	$(SWIFT) build --package-path Server --scratch-path $(SERVER_SCRATCH) -c release $(SWIFT_FLAGS)
+	$(SERVER_SCRATCH)/release/medvault-sync-load --output docs/sync-server-benchmarks.md $(SERVER_BENCH_ARGS)
+
+# CI smoke run: 5 devices for 5 s and a 2,100-record clone, on the debug build CI has.
+bench-server-quick: deps
+	$(SWIFT) build --package-path Server --scratch-path $(SERVER_SCRATCH) $(SWIFT_FLAGS)
+	$(SERVER_SCRATCH)/debug/medvault-sync-load --quick --output $(SERVER_SCRATCH)/sync-server-benchmarks-quick.md
 
 # Symbol graphs come from SwiftPM's own extractor over the debug build (the same flags as
 # `build`, so CI reuses its build); `docc` is the toolchain's, so no plugin enters

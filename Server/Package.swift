@@ -12,6 +12,8 @@
 //   MedVaultSyncServer     routes, authentication, limits, PostgreSQL store, migrations
 //        │
 //   MedVaultSyncWire       (../Package.swift) request and response bodies, envelopes
+//
+//   medvault-sync-load     the load benchmark (make bench-server), beside the server
 
 import PackageDescription
 
@@ -56,6 +58,20 @@ let package = Package(
                 "MedVaultSyncServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The load benchmark (make bench-server): an executable target, not a product.
+        // It drives the real server executable with the library's engine and transport.
+        .executableTarget(
+            name: "medvault-sync-load",
+            dependencies: [
+                .product(name: "MedVaultSync", package: "MedVault"),
+                .product(name: "MedVault", package: "MedVault"),
+                .product(name: "MedVaultKeys", package: "MedVault"),
+                .product(name: "MedVaultCore", package: "MedVault"),
+                .product(name: "MedVaultSyncWire", package: "MedVault"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),

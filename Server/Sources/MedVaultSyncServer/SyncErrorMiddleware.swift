@@ -38,6 +38,10 @@ struct SyncErrorMiddleware: RouterMiddleware {
             switch error.code {
             case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown:
                 return .unavailable
+            case .server where error.serverInfo?[.sqlState]?.hasPrefix("57") == true:
+                // Class 57, operator intervention: PostgreSQL is shutting down or
+                // starting up (57P01…57P03). The transaction rolled back; try again soon.
+                return .unavailable
             default:
                 return .internalError
             }

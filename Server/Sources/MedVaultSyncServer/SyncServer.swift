@@ -29,13 +29,20 @@ public enum SyncServer {
         let client = PostgresClient(configuration: configuration.database, backgroundLogger: logger)
         let store = SyncStore(client: client, logger: logger)
         let router = Router(context: SyncRequestContext.self)
+        let metrics = SyncMetrics()
+        router.middlewares.add(SyncMetricsMiddleware(metrics: metrics))
         router.middlewares.add(SyncErrorMiddleware())
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: .init(byteBuffer: ByteBuffer(string: metrics.text())))
+        }
         SyncRoutes(store: store, limits: configuration.limits,
                    limiter: RateLimiter(requestsPerSecond: configuration.limits.requestsPerSecond,
                                         burst: configuration.limits.burst))
             .add(to: router)
         var app = Application(
             router: router,
+            server: .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.limits.idleTimeoutSeconds)))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port),
                                  serverName: "medvault-sync-server"),
             services: [client],

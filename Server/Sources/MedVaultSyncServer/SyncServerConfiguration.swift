@@ -91,6 +91,8 @@ public struct SyncServerConfiguration: Sendable {
         limits.maximumPullBytes = try integer("MEDVAULT_SYNC_MAX_PULL_BYTES", limits.maximumPullBytes)
         limits.requestsPerSecond = try number("MEDVAULT_SYNC_RATE_PER_SECOND", limits.requestsPerSecond)
         limits.burst = try number("MEDVAULT_SYNC_RATE_BURST", limits.burst)
+        limits.idleTimeoutSeconds = try integer("MEDVAULT_SYNC_IDLE_TIMEOUT_SECONDS", limits.idleTimeoutSeconds,
+                                                range: 1...3_600)
         if let level = environment["LOG_LEVEL"] {
             guard let parsed = Logger.Level(rawValue: level) else { throw SyncConfigurationError(variable: "LOG_LEVEL") }
             logLevel = parsed

@@ -22,6 +22,10 @@ public struct SyncServerLimits: Sendable, Hashable {
     public var burst: Double = 200
     /// Seconds a join or register challenge stays valid. Default 120.
     public var challengeLifetimeSeconds: Int = 120
+    /// Seconds a client connection may stay idle before the server closes it. Default 30.
+    /// Also bounds a graceful shutdown (SIGTERM): it waits for open connections, and an
+    /// HTTP client's idle keep-alive connection would otherwise keep it waiting forever.
+    public var idleTimeoutSeconds: Int = 30
 
     /// The default limits.
     public init() {}

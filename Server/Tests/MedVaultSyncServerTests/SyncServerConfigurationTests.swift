@@ -22,7 +22,7 @@ struct SyncServerConfigurationTests {
             "MEDVAULT_SYNC_DATABASE_URL": "postgres://sync:secret@db.internal:6543/vaults",
             "MEDVAULT_SYNC_HOST": "0.0.0.0", "MEDVAULT_SYNC_PORT": "9000",
             "MEDVAULT_SYNC_MAX_PUSH_ENVELOPES": "42", "MEDVAULT_SYNC_RATE_PER_SECOND": "2.5",
-            "PGSSLMODE": "require", "LOG_LEVEL": "debug",
+            "PGSSLMODE": "require", "LOG_LEVEL": "debug", "MEDVAULT_SYNC_IDLE_TIMEOUT_SECONDS": "7",
         ])
         #expect(configuration.database.host == "db.internal")
         #expect(configuration.database.port == 6543)
@@ -32,7 +32,12 @@ struct SyncServerConfigurationTests {
         #expect(configuration.host == "0.0.0.0" && configuration.port == 9000)
         #expect(configuration.limits.maximumEnvelopesPerPush == 42)
         #expect(configuration.limits.requestsPerSecond == 2.5)
+        #expect(configuration.limits.idleTimeoutSeconds == 7)
         #expect(configuration.logLevel == .debug)
+        #expect(try SyncServerConfiguration(environment: [:]).limits.idleTimeoutSeconds == 30)
+        #expect(throws: SyncConfigurationError.self) {
+            try SyncServerConfiguration(environment: ["MEDVAULT_SYNC_IDLE_TIMEOUT_SECONDS": "0"])
+        }
     }
 
     @Test("A socket folder in PGHOST connects through the unix socket")

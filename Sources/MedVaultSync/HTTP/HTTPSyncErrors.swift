@@ -74,11 +74,15 @@ enum HTTPSyncErrors {
             return HTTPSyncFailure(error: offline, retry: .never)
         case .timedOut:
             return HTTPSyncFailure(error: timeout, retry: .ambiguous)
-        case .networkConnectionLost:
+        case .networkConnectionLost, .badServerResponse:
+            // On Linux (FoundationNetworking over libcurl) a server that closes the
+            // connection after the request without answering — killed, restarted,
+            // dropped by a proxy — is `badServerResponse` ("empty reply"): the request
+            // may have been processed, exactly like a lost connection.
             return HTTPSyncFailure(error: connectionLost, retry: .ambiguous)
         case .cancelled:
             return HTTPSyncFailure(error: cancelled, retry: .never)
-        case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData,
+        case .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData,
              .zeroByteResource, .httpTooManyRedirects, .redirectToNonExistentLocation:
             return HTTPSyncFailure(error: badResponse("the HTTP exchange failed"), retry: .never)
         case .dataLengthExceedsMaximum:

@@ -170,6 +170,30 @@ struct HTTPSyncTransportRetryTests {
         }
     }
 
+    @Test("a server that closes the connection without answering (killed mid-request): offline, retried when idempotent, not for register")
+    func closedWithoutAnswer() async throws {
+        // libcurl's "empty reply" (URLError.badServerResponse on Linux): the request may
+        // have been processed, like a lost connection, and a device must retry later.
+        let mapped = HTTPSyncErrors.from(URLError(.badServerResponse))
+        #expect(mapped.error.code == .offline)
+        #expect(mapped.retry == .ambiguous)
+
+        let server = try HangingUpServer()
+        defer { server.stop() }
+        let sleeps = RecordedSleeps()
+        var configuration = HTTPSyncTransport.Configuration(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!,
+                                                            timeout: .seconds(30))
+        configuration.retryPolicy = HTTPSyncRetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(10), jitter: 0)
+        configuration.sleep = { sleeps.record($0) }
+        let transport = try HTTPSyncTransport(configuration: configuration)
+        await expectMedVaultError(.offline) { try await transport.keyring(as: T.credentials) }
+        #expect(sleeps.all == [.milliseconds(10), .milliseconds(20)], "the idempotent read was tried three times")
+        #expect(server.connections == 3)
+        let join = try SyncJoinRequest(deviceID: UUID(), challenge: Data(count: 32), signature: Data(count: 64))
+        await expectMedVaultError(.offline) { try await transport.join(vaultID: UUID(), join) }
+        #expect(server.connections == 4, "a join is not sent twice: its challenge may be spent")
+    }
+
     @Test("Retry-After: delay seconds or an HTTP date, at most a day; nonsense and negative values are ignored")
     func retryAfterParsing() {
         let now = Date(timeIntervalSince1970: 1_445_412_470) // Wed, 21 Oct 2015 07:27:50 GMT
@@ -200,5 +224,60 @@ struct HTTPSyncTransportRetryTests {
         let absurd = HTTPSyncRetryPolicy(initialDelay: .seconds(Int64.max / 4), maximumDelay: .seconds(Int64.max / 2),
                                          multiplier: 1e300, jitter: 0)
         #expect(absurd.delay(after: 1_000, random: 0) > .seconds(86_400 * 365))
+    }
+}
+
+/// A loopback server that reads each request and closes the connection without a byte of
+/// answer: what a client sees of a server killed while it handles the request.
+final class HangingUpServer: @unchecked Sendable {
+    // @unchecked: `listener` is set once in init; `count` and `stopped` are only touched
+    // while holding `lock`.
+    let port: Int
+    private let listener: Int32
+    private let lock = NSLock()
+    private var count = 0
+    private var stopped = false
+
+    var connections: Int { lock.withLock { count } }
+
+    init() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.listener = listener
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+        }
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        guard listener >= 0, bound == 0, named == 0, listen(listener, 16) == 0 else {
+            close(listener)
+            throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "the test server could not listen"])
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread.detachNewThread { [self] in serve() }
+    }
+
+    private func serve() {
+        while !lock.withLock({ stopped }) {
+            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { continue }
+            lock.withLock { count += 1 }
+            // Read the request head (and what body came with it), then hang up.
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            _ = recv(connection, &buffer, buffer.count, 0)
+            usleep(20_000)
+            close(connection)
+        }
+        close(listener)
+    }
+
+    func stop() {
+        lock.withLock { stopped = true }
     }
 }

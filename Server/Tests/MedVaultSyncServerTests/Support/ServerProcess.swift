@@ -63,11 +63,21 @@ final class ServerProcess: @unchecked Sendable {
 
     var client: HTTPTestClient { HTTPTestClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!) }
 
-    /// Sends `signal` and waits for the process to end; returns its exit status.
+    /// Sends `signal` and waits for the process to end; returns its exit status, or -1
+    /// when it was still running after `limit` (it is then killed: a hung shutdown fails
+    /// the test instead of hanging it).
     @discardableResult
-    func stop(_ signal: Int32) async -> Int32 {
+    func stop(_ signal: Int32, within limit: Duration = .seconds(30)) async -> Int32 {
         kill(process.processIdentifier, signal)
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                kill(process.processIdentifier, SIGKILL)
+                while process.isRunning { usleep(20_000) }
+                return -1
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
         return process.terminationStatus
     }
 

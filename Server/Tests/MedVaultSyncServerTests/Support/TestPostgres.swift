@@ -4,7 +4,8 @@ import Testing
 /// A real PostgreSQL server for this test process: `initdb` in a temporary folder,
 /// `pg_ctl start` on a free port of 127.0.0.1 with its socket in that folder.
 ///
-/// One server serves every suite (each test makes its own database). It is stopped and
+/// One server serves every suite (each test makes its own database); a test that stops
+/// and restarts PostgreSQL makes one of its own (``makePrivate()``). Each is stopped and
 /// its folder removed when the process exits (atexit), and, should the process die
 /// without exiting (SIGKILL, a crash), by a watchdog shell that polls for it.
 ///
@@ -49,26 +50,60 @@ final class TestPostgres: Sendable {
         try Self.runAsPostgresUser(bin + "/initdb", ["-D", directory + "/data", "-U", Self.superuser,
                                                       "--auth=trust", "-E", "UTF8", "--no-locale", "-N"])
         startWatchdog()
-        try Self.runAsPostgresUser(bin + "/pg_ctl", [
-            "-D", directory + "/data", "-l", directory + "/postgres.log", "-w", "-t", "60",
+        try start()
+        Self.removeAtExit(stop: [bin + "/pg_ctl", "-D", directory + "/data", "-m", "immediate", "-w", "stop"],
+                          folder: directory)
+    }
+
+    /// A server of its own, for a test that stops and restarts PostgreSQL (the shared
+    /// one serves the other suites meanwhile). ``shutDown()`` it at the end; the process
+    /// exit and the watchdog stop it otherwise.
+    static func makePrivate() throws -> TestPostgres {
+        try TestPostgres()
+    }
+
+    /// Starts the server (again) on its port; waits until it accepts connections.
+    func start() throws {
+        try Self.runAsPostgresUser(binDirectory + "/pg_ctl", [
+            "-D", dataDirectory, "-l", directory + "/postgres.log", "-w", "-t", "60",
             "-o", "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
             "start",
         ])
-        TestPostgres.stopCommand = [bin + "/pg_ctl", "-D", directory + "/data", "-m", "immediate", "-w", "stop"]
-        TestPostgres.folderToRemove = directory
+    }
+
+    /// Stops the server: `mode` is pg_ctl's (`fast` ends sessions and checkpoints,
+    /// `immediate` aborts like a crash).
+    func stop(mode: String = "fast") throws {
+        try Self.runAsPostgresUser(binDirectory + "/pg_ctl", ["-D", dataDirectory, "-m", mode, "-w", "stop"])
+    }
+
+    /// Stops the server for good and removes its folder.
+    func shutDown() {
+        _ = try? stop(mode: "immediate")
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// What the process exit must stop and remove: every server this process started.
+    private static func removeAtExit(stop: [String], folder: String) {
+        cleanupLock.lock()
+        defer { cleanupLock.unlock() }
+        let first = cleanupServers.isEmpty
+        cleanupServers.append((stop, folder))
+        guard first else { return }
         atexit {
-            if let command = TestPostgres.stopCommand {
+            TestPostgres.cleanupLock.lock()
+            let servers = TestPostgres.cleanupServers
+            TestPostgres.cleanupLock.unlock()
+            for (command, folder) in servers {
                 _ = try? TestPostgres.runAsPostgresUser(command[0], Array(command.dropFirst()))
-            }
-            if let folder = TestPostgres.folderToRemove {
                 try? FileManager.default.removeItem(atPath: folder)
             }
         }
     }
 
-    // Written once in init, before atexit can read them.
-    nonisolated(unsafe) private static var stopCommand: [String]?
-    nonisolated(unsafe) private static var folderToRemove: String?
+    private static let cleanupLock = NSLock()
+    // Only read or written while holding `cleanupLock`.
+    nonisolated(unsafe) private static var cleanupServers: [(stop: [String], folder: String)] = []
 
     /// Creates an empty database and returns its name.
     func makeDatabase() throws -> String {

@@ -15,10 +15,11 @@ struct TestServer: Sendable {
     let database: String
     let postgres: TestPostgres
 
-    /// Runs `body` against a new server; stops the server afterwards, also on failure.
-    static func with<T: Sendable>(limits: SyncServerLimits = SyncServerLimits(),
+    /// Runs `body` against a new server (over `postgres`, by default the shared one);
+    /// stops the server afterwards, also on failure.
+    static func with<T: Sendable>(limits: SyncServerLimits = SyncServerLimits(), postgres: TestPostgres? = nil,
                                   _ body: @Sendable (TestServer) async throws -> T) async throws -> T {
-        let postgres = try TestPostgres.get()
+        let postgres = try postgres ?? TestPostgres.get()
         let database = try postgres.makeDatabase()
         var configuration = SyncServerConfiguration(database: postgresConfiguration(postgres, database))
         configuration.port = 0

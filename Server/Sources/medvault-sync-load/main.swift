@@ -1,0 +1,56 @@
+// medvault-sync-load: the sync server's load benchmark (docs/sync-server-benchmarks.md).
+//
+// Starts a throwaway PostgreSQL and the real medvault-sync-server beside it, then
+// 1. N simulated devices push and pull in closed loops for S seconds (requests/s,
+//    p50/p99 latency per route, errors, and the CPU each process used);
+// 2. a full clone of a clinic (10,000 patients, 100,000 sessions, 100,000 diagnoses
+//    × scale) to a new device through the server, with the real sync engine.
+// Its own executable target of the Server package: apps never resolve it.
+
+import Foundation
+
+let options: LoadOptions
+do {
+    options = try LoadOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(2)
+}
+
+@Sendable func log(_ line: String) {
+    FileHandle.standardError.write(Data("[sync-load] \(line)\n".utf8))
+}
+
+do {
+    log("starting PostgreSQL")
+    let postgres = try LoadPostgres()
+    defer { postgres.stop() }
+    let server = try await LoadServer(postgres: postgres, requestsPerSecond: 1_000_000)
+    defer { server.stop() }
+
+    log("device load: \(options.devices) devices for \(options.seconds) s")
+    let processes = CPUWatch(server: server.pid, postmaster: postgres.postmaster())
+    let load = DeviceLoad(baseURL: server.baseURL, devices: options.devices,
+                          duration: .milliseconds(Int(options.seconds * 1_000)),
+                          envelopesPerPush: options.envelopesPerPush, plaintextBytes: options.plaintextBytes)
+    let loadResult = try await load.run()
+    let cpu = processes.sample()
+    let timings = await ServerTimings.scrape(server.baseURL)
+    let serverErrors = server.standardError.split(separator: "\n").filter { $0.contains("error") }.count
+
+    let clone = try await CloneRun(baseURL: server.baseURL, patients: options.clonePatients, sessionsPerPatient: 10,
+                                   log: log).run()
+    let report = LoadReport(options: options, load: loadResult, cpu: cpu, timings: timings, serverErrorLines: serverErrors,
+                            clone: clone, envelopeRows: (try? postgres.psql("SELECT count(*) FROM envelopes")) ?? "?")
+    let text = report.markdown()
+    if let output = options.output {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: output))
+        log("wrote \(output)")
+    } else {
+        print(text)
+    }
+    if !loadResult.errors.isEmpty { log("errors: \(loadResult.errors)") }
+} catch {
+    log("failed: \(error)")
+    exit(1)
+}

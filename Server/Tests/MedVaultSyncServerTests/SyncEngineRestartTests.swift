@@ -1,0 +1,166 @@
+import Foundation
+import MedVault
+import MedVaultCore
+import MedVaultSync
+import MedVaultSyncWire
+import Testing
+
+/// Sync engines on real vaults while the server executable is SIGKILLed and restarted,
+/// and while PostgreSQL itself is stopped and started again under the same executable:
+/// every device converges, and the server holds each change exactly once.
+@Suite("Sync engine across server and database restarts", .serialized, .timeLimit(.minutes(5)))
+struct SyncEngineRestartTests {
+    @Test("The server SIGKILLed during three devices' syncs, 20 rounds: after each restart all converge; every change stored once, none lost")
+    func serverKilledTwentyRounds() async throws {
+        let postgres = try TestPostgres.get()
+        let database = try postgres.makeDatabase()
+        let port = try TestPostgres.freePort()
+        let url = URL(string: "http://127.0.0.1:\(port)")!
+        try await EngineDevices.with { devices in
+            var server = try await ServerProcess(postgres: postgres, database: database, port: port)
+            // Few, quick attempts: a sync gives up `offline` soon and the device syncs again.
+            let transport = try makeTransport(url, attempts: 3, maximumDelay: .milliseconds(100), timeout: .seconds(5))
+            // Batches of 2: every sync is several pushes and pulls, so the kill lands inside one.
+            let a = try await devices.register(transport, batchSize: 2)
+            let b = try await devices.join(a, transport, batchSize: 2)
+            let c = try await devices.join(a, transport, batchSize: 2)
+            let all = [a, b, c]
+            var interrupted = 0
+            var logs = ""
+            var tokens: [String] = []
+            for device in all { tokens.append(try await device.credentials().deviceToken) }
+
+            for round in 0..<20 {
+                for (index, device) in all.enumerated() {
+                    try await EngineRecords.addPatients(4, to: device.vault, prefix: "R\(round)D\(index)")
+                }
+                let syncing = all.map { device in Task { try await device.syncRetrying() } }
+                try await Task.sleep(for: .milliseconds(5 + (round * 13) % 60))
+                await server.stop(SIGKILL)
+                logs += server.standardError
+                // Down longer than one sync's transport retries last (3 attempts, 150 ms of
+                // waits): a sync caught mid-run fails offline and the device tries again.
+                try await Task.sleep(for: .milliseconds(400))
+                server = try await ServerProcess(postgres: postgres, database: database, port: port)
+                for task in syncing {
+                    if try await task.value.failures > 0 { interrupted += 1 }
+                }
+                try await syncAll(all)
+                try await expectConverged(all, patients: (round + 1) * 12)
+            }
+
+            #expect(interrupted > 0, "the kills landed while devices were syncing")
+            // Each patient is one change, sealed once: one envelope each, none twice, none
+            // missing, numbered densely.
+            #expect(try postgres.psql(database, "SELECT count(*) FROM envelopes") == "240")
+            #expect(try postgres.psql(database, "SELECT count(DISTINCT envelope_id) FROM envelopes") == "240")
+            #expect(try postgres.psql(database, "SELECT max(sequence) FROM envelopes") == "240")
+            let pulled = try await transport.pull(after: 0, limit: 500, as: try await a.credentials())
+            #expect(pulled.envelopes.count == 240)
+            #expect(Set(pulled.envelopes.map(\.envelope.id)).count == 240)
+            #expect(await server.stop(SIGTERM) == 0)
+            logs += server.standardError
+            for token in tokens { #expect(!logs.contains(token)) }
+        }
+    }
+
+    @Test("PostgreSQL stopped (fast) and started again twice under three devices' load: syncs retry over 503s and converge")
+    func databaseRestartedUnderLoad() async throws {
+        let postgres = try TestPostgres.makePrivate()
+        defer { postgres.shutDown() }
+        let database = try postgres.makeDatabase()
+        let port = try TestPostgres.freePort()
+        try await EngineDevices.with { devices in
+            // A short idle timeout: the devices' idle keep-alive connections are closed
+            // soon, so the graceful stop at the end does not wait 30 s for them.
+            let server = try await ServerProcess(postgres: postgres, database: database, port: port,
+                                                 extraEnvironment: ["MEDVAULT_SYNC_IDLE_TIMEOUT_SECONDS": "2"])
+            let transport = try makeTransport(URL(string: "http://127.0.0.1:\(port)")!, attempts: 3,
+                                              maximumDelay: .milliseconds(100), timeout: .seconds(5))
+            let a = try await devices.register(transport, batchSize: 5)
+            let b = try await devices.join(a, transport, batchSize: 5)
+            let c = try await devices.join(a, transport, batchSize: 5)
+            let all = [a, b, c]
+            let running = StopSignal()
+            typealias Span = (start: ContinuousClock.Instant, end: ContinuousClock.Instant)
+
+            // Each device: a change, a sync (retried until it succeeds), again, until told
+            // to stop. A request that arrives while PostgreSQL is down either waits in the
+            // server's connection pool until it is back or fails 503 and is retried.
+            let load = all.enumerated().map { index, device in
+                Task { () throws -> (changes: Int, syncs: [Span]) in
+                    var changes = 0
+                    var syncs: [Span] = []
+                    while await !running.stopped || changes == 0 {
+                        try await EngineRecords.addPatients(2, to: device.vault, prefix: "L\(index)-\(changes)")
+                        changes += 2
+                        let start = ContinuousClock.now
+                        try await device.syncRetrying()
+                        syncs.append((start, .now))
+                    }
+                    return (changes, syncs)
+                }
+            }
+            var outages: [Span] = []
+            for _ in 0..<2 {
+                try await Task.sleep(for: .milliseconds(400))
+                let stopping = ContinuousClock.now
+                try await offloaded { try postgres.stop(mode: "fast") }
+                try await Task.sleep(for: .milliseconds(700))
+                try await offloaded { try postgres.start() }
+                outages.append((stopping, .now))
+            }
+            try await Task.sleep(for: .milliseconds(400))
+            await running.stop()
+            var changes = 0
+            var syncs: [Span] = []
+            for task in load {
+                let outcome = try await task.value
+                changes += outcome.changes
+                syncs += outcome.syncs
+            }
+
+            // Load ran through both outages: a sync was under way while the database was
+            // down, and syncs completed after it came back.
+            for outage in outages {
+                #expect(syncs.contains { $0.start < outage.end && $0.end > outage.start }, "a sync met the outage")
+                #expect(syncs.contains { $0.start > outage.end }, "syncs went on after the restart")
+            }
+            try await syncAll(all)
+            try await expectConverged(all, patients: changes)
+            #expect(try postgres.psql(database, "SELECT count(*) FROM envelopes") == "\(changes)")
+            #expect(try postgres.psql(database, "SELECT count(DISTINCT envelope_id) FROM envelopes") == "\(changes)")
+            // What failed while the database was away was 503 (retry soon), never 500:
+            // PostgreSQL's shutdown and startup errors are unavailability, not a fault.
+            let metrics = try await server.client.send("GET", "/metrics").text
+            #expect(metrics.contains("medvault_sync_requests_total"))
+            #expect(!metrics.contains("status=\"500\""))
+            // The same process served throughout. KNOWN ISSUE (docs/sync-server.md,
+            // "Operations"): after PostgreSQL restarts under load, the graceful stop
+            // (SIGTERM) of the server sometimes never ends, although every request was
+            // answered or timed out at the client; the process is then SIGKILLed, which
+            // loses nothing (see the SIGKILL test above).
+            let status = await server.stop(SIGTERM, within: .seconds(10))
+            withKnownIssue("a graceful stop after PostgreSQL restarts under load can hang", isIntermittent: true) {
+                #expect(status == 0)
+            }
+        }
+    }
+}
+
+/// A flag the test raises to end its load loops.
+actor StopSignal {
+    private(set) var stopped = false
+
+    func stop() {
+        stopped = true
+    }
+}
+
+/// Runs blocking work (a `pg_ctl` that waits) on a thread of its own, so the devices'
+/// tasks keep the cooperative pool meanwhile.
+func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+    }
+}
