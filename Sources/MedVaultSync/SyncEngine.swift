@@ -163,12 +163,13 @@ public actor SyncEngine {
             if page.envelopes.isEmpty { return }
             let pulledAfter = after
             let outcome = try await vault.withSyncKeys { keys in
-                var opened: [(sequence: Int64, envelopeID: UUID, record: SyncRecord)] = []
+                var opened: [RemoteChangeApplier.PageItem] = []
                 var errors: [SyncEnvelopeError] = []
                 let sealer = EnvelopeSealer(keys: keys)
                 for pulled in page.envelopes {
                     do {
-                        opened.append((pulled.sequence, pulled.envelope.id, try sealer.open(pulled.envelope)))
+                        opened.append(.init(sequence: pulled.sequence, envelopeID: pulled.envelope.id,
+                                            record: try sealer.open(pulled.envelope)))
                     } catch let error as MedVaultError {
                         errors.append(SyncEnvelopeError(sequence: pulled.sequence, envelopeID: pulled.envelope.id,
                                                         code: error.code, reason: "the envelope does not open with this vault's keys"))
@@ -181,22 +182,13 @@ public actor SyncEngine {
                     // it, and go on from the cursor it left (never move it back).
                     guard try SyncStateStore.state(db).pulledThrough == pulledAfter else { return nil }
                     try PendingChangeSealer.sealPending(keys: keys, localDevice: credentials.deviceID, db)
-                    var outcome = RemoteChangeApplier.Outcome()
-                    var refusedByApply = refused
-                    for item in records where item.record.deviceID != credentials.deviceID {
-                        do {
-                            try RemoteChangeApplier.apply(item.record, localDevice: credentials.deviceID, now: now, db,
-                                                          into: &outcome)
-                        } catch let error as MedVaultError where error.code == .corrupted || error.code == .invalidArgument {
-                            refusedByApply.append(SyncEnvelopeError(sequence: item.sequence, envelopeID: item.envelopeID,
-                                                                    code: error.code, reason: "the record cannot be applied"))
-                        }
-                    }
+                    let (outcome, refusedByApply) = try RemoteChangeApplier.applyPage(
+                        records, localDevice: credentials.deviceID, now: now, db)
                     // What applying wrote is in the log as this device's entries: mark
                     // it sealed so it is never echoed back.
                     try SyncStateStore.setSealedThrough(try SyncRecordStore.latestSequence(db), db)
                     try SyncStateStore.setPulledThrough(page.lastSequence, db)
-                    return (outcome.applied, outcome.conflicts, refusedByApply)
+                    return (outcome.applied, outcome.conflicts, refused + refusedByApply)
                 }
             }
             guard let outcome else {
