@@ -29,6 +29,10 @@ public actor SyncEngine {
     public let transport: any SyncTransport
     /// Envelopes per push and per pull page.
     public let batchSize: Int
+    /// The most pulled envelopes applied in one transaction: consecutive pages are
+    /// pulled until this many (or the end), then opened and applied together with the
+    /// last page's cursor.
+    public static let maximumEnvelopesPerApply = 2_000
 
     /// Creates an engine.
     ///
@@ -159,8 +163,17 @@ public actor SyncEngine {
         let now = vault.options.clock.now()
         var after = try await database.read { db in try SyncStateStore.state(db).pulledThrough }
         while true {
-            let page = try await transport.pull(after: after, limit: batchSize, as: credentials)
-            if page.envelopes.isEmpty { return }
+            // Several server pages are applied in one transaction (a clone's pages of
+            // 500 would otherwise each re-encrypt the same index pages at commit).
+            var pulled = try await transport.pull(after: after, limit: batchSize, as: credentials)
+            if pulled.envelopes.isEmpty { return }
+            while pulled.hasMore, pulled.envelopes.count + batchSize <= Self.maximumEnvelopesPerApply {
+                let next = try await transport.pull(after: pulled.lastSequence, limit: batchSize, as: credentials)
+                if next.envelopes.isEmpty { break }
+                pulled = SyncPullResponse(envelopes: pulled.envelopes + next.envelopes, lastSequence: next.lastSequence,
+                                          hasMore: next.hasMore)
+            }
+            let page = pulled
             let pulledAfter = after
             let outcome = try await vault.withSyncKeys { keys in
                 var opened: [RemoteChangeApplier.PageItem] = []

@@ -238,10 +238,43 @@ struct SyncJSONScanner {
         return value
     }
 
-    /// A UUID in its string form.
+    /// A UUID in its string form (`UUID(uuidString:)`'s: 8-4-4-4-12 hex digits of
+    /// either case), read in place; any other string goes through `UUID(uuidString:)`.
     mutating func uuid() throws(GiveUp) -> UUID {
+        skipWhitespace()
+        let start = position + 1
+        if start + 37 <= bytes.count, bytes[position] == UInt8(ascii: "\""), bytes[start + 36] == UInt8(ascii: "\"") {
+            var raw = [UInt8](repeating: 0, count: 16)
+            var index = start
+            var parsed = true
+            for byteIndex in 0..<16 {
+                if byteIndex == 4 || byteIndex == 6 || byteIndex == 8 || byteIndex == 10 {
+                    guard bytes[index] == UInt8(ascii: "-") else { parsed = false; break }
+                    index += 1
+                }
+                guard let high = Self.hexValue(bytes[index]), let low = Self.hexValue(bytes[index + 1]) else {
+                    parsed = false
+                    break
+                }
+                raw[byteIndex] = high << 4 | low
+                index += 2
+            }
+            if parsed, index == start + 36 {
+                position = start + 37
+                return raw.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+            }
+        }
         guard let uuid = UUID(uuidString: try string()) else { throw GiveUp() }
         return uuid
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// Bytes in standard base64 (`JSONDecoder`'s default data strategy).

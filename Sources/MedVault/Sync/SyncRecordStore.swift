@@ -175,10 +175,17 @@ package enum SyncRecordStore {
 
     private static func insertRow(_ state: SyncRowState, table: VaultTable, columns names: [String],
                                   _ db: DatabaseConnection) throws {
-        let present = names.filter { state.columns[$0] != nil }
+        var present: [String] = []
+        var values: [VaultValue] = []
+        present.reserveCapacity(names.count)
+        values.reserveCapacity(names.count)
+        for name in names {
+            guard let value = state.columns[name] else { continue }
+            present.append(name)
+            values.append(value.vaultValue)
+        }
         let placeholders = Array(repeating: "?", count: present.count).joined(separator: ", ")
-        try db.execute("INSERT INTO \(table.rawValue) (\(present.joined(separator: ", "))) VALUES (\(placeholders))",
-                       present.map { state.columns[$0]!.vaultValue })
+        try db.execute("INSERT INTO \(table.rawValue) (\(present.joined(separator: ", "))) VALUES (\(placeholders))", values)
     }
 
     /// Rebuilds a patient's search-index rows from its stored row.
