@@ -55,13 +55,12 @@ extension RemoteChangeApplier {
         for case .success(let record) in prepared { idsByTable[record.table, default: []].append(record.record.recordID) }
         var clocks: [VaultTable: [UUID: SyncStateStore.Clock]] = [:]
         var existing: [VaultTable: Set<UUID>] = [:]
-        var columns: [VaultTable: (names: [String], known: Set<String>)] = [:]
+        var columns: [VaultTable: [String]] = [:]
         for (table, ids) in idsByTable {
             let held = try SyncStateStore.clocks(table, ids, db)
             clocks[table] = held
             existing[table] = try SyncRecordStore.existingIDs(table, among: ids.filter { held[$0] == nil }, db)
-            let names = try SyncRecordStore.columns(of: table, db)
-            columns[table] = (names, Set(names))
+            columns[table] = try SyncRecordStore.columns(of: table, db)
         }
 
         var seen = Set<RecordKey>()
@@ -87,15 +86,14 @@ extension RemoteChangeApplier {
                 record = value
             }
             let id = record.record.recordID
-            let tableColumns = columns[record.table] ?? ([], [])
+            let tableColumns = columns[record.table] ?? []
             let firstInPage = seen.insert(RecordKey(table: record.table, id: id)).inserted
             if firstInPage, clocks[record.table]?[id] == nil, existing[record.table]?.contains(id) == false,
                let state = record.state {
                 // New to this device: the fast-forward of `apply` for an absent record.
                 outcome.applied += 1
                 do {
-                    try SyncRecordStore.insertNew(state, table: record.table, id: id, columns: tableColumns.names,
-                                                  known: tableColumns.known, db)
+                    try SyncRecordStore.insertNew(state, table: record.table, id: id, columns: tableColumns, db)
                     pendingLog.append((record.table, id, state.version))
                     pendingClocks.append((record.remote, record.table, id))
                 } catch let error as MedVaultError where refusals.contains(error.code) {
@@ -109,7 +107,7 @@ extension RemoteChangeApplier {
             }
             try flush()
             do {
-                try apply(record, localDevice: localDevice, now: now, columns: tableColumns.names, db, into: &outcome)
+                try apply(record, localDevice: localDevice, now: now, columns: tableColumns, db, into: &outcome)
             } catch let error as MedVaultError where error.code == .corrupted || error.code == .invalidArgument {
                 refuse(item, error)
             }

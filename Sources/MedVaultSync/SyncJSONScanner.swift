@@ -57,7 +57,8 @@ struct SyncJSONScanner {
     }
 
     /// Calls `body` with each key of an object, positioned before its value; `body`
-    /// must read the value. A repeated key gives up (`JSONDecoder` decides those).
+    /// must read the value, and give up on a key it already read (`JSONDecoder`
+    /// decides repeated keys).
     mutating func forEachMember(_ body: (inout SyncJSONScanner, String) throws(GiveUp) -> Void) throws(GiveUp) {
         try expect(UInt8(ascii: "{"))
         skipWhitespace()
@@ -65,10 +66,8 @@ struct SyncJSONScanner {
             position += 1
             return
         }
-        var seen = Set<String>()
         while true {
             let key = try string()
-            guard seen.insert(key).inserted else { throw GiveUp() }
             try expect(UInt8(ascii: ":"))
             try body(&self, key)
             skipWhitespace()

@@ -24,8 +24,11 @@ enum SyncRecordDecoding {
         var scanner = SyncJSONScanner(bytes)
         var table: String?, recordID: UUID?, version: Int64?, operation: String?, timestamp: UInt64?, deviceID: UUID?
         var state: Data?, baseTimestamp: UInt64?, baseDeviceID: UUID?
+        var seen = KeySet()
         do throws(SyncJSONScanner.GiveUp) {
             try scanner.forEachMember { scanner, key throws(SyncJSONScanner.GiveUp) in
+                // Each key once: a repeated one is left to JSONDecoder.
+                guard seen.insert(key) else { throw SyncJSONScanner.GiveUp() }
                 switch key {
                 case "table": table = try scanner.string()
                 case "recordID": recordID = try scanner.uuid()
@@ -53,10 +56,12 @@ enum SyncRecordDecoding {
         var columns: [String: SyncColumnValue]?
         do throws(SyncJSONScanner.GiveUp) {
             try scanner.forEachMember { scanner, key throws(SyncJSONScanner.GiveUp) in
-                guard key == "columns" else { throw SyncJSONScanner.GiveUp() }
+                guard key == "columns", columns == nil else { throw SyncJSONScanner.GiveUp() }
                 var read: [String: SyncColumnValue] = [:]
                 try scanner.forEachMember { scanner, name throws(SyncJSONScanner.GiveUp) in
-                    read[name] = try columnValue(&scanner)
+                    guard read.updateValue(try columnValue(&scanner), forKey: name) == nil else {
+                        throw SyncJSONScanner.GiveUp()
+                    }
                 }
                 columns = read
             }
@@ -83,5 +88,21 @@ enum SyncRecordDecoding {
         }
         guard let value else { throw SyncJSONScanner.GiveUp() }
         return value
+    }
+
+    /// The record's keys already read: nine known names, one bit each.
+    private struct KeySet {
+        private var bits: UInt16 = 0
+        private static let names = ["table", "recordID", "version", "operation", "timestamp", "deviceID", "state",
+                                    "baseTimestamp", "baseDeviceID"]
+
+        /// Records `key`; `false` when it was read already. An unknown key is
+        /// accepted here and refused by the caller's `switch`.
+        mutating func insert(_ key: String) -> Bool {
+            guard let index = Self.names.firstIndex(of: key) else { return true }
+            let bit: UInt16 = 1 << index
+            defer { bits |= bit }
+            return bits & bit == 0
+        }
     }
 }

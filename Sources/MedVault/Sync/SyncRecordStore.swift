@@ -100,7 +100,8 @@ package enum SyncRecordStore {
                                     version: state.version)
             outcome = .updated
         } else {
-            try insertRow(state, table: table, columns: names, db)
+            let present = names.filter { state.columns[$0] != nil }
+            try insertRow(table, columns: present, values: present.map { state.columns[$0]!.vaultValue }, db)
             try db.changeLog.append(table: table, id: id, operation: .insert, version: state.version)
             outcome = .inserted
         }
@@ -120,23 +121,32 @@ package enum SyncRecordStore {
     ///
     /// - Throws: `invalidArgument` for a column this schema lacks or another record's
     ///   id (before writing); a rule's or constraint's error (the row is not written).
-    ///
-    /// - Parameter known: `names` as a set.
     package static func insertNew(_ state: SyncRowState, table: VaultTable, id: UUID, columns names: [String],
-                                  known: Set<String>, _ db: DatabaseConnection) throws {
+                                  _ db: DatabaseConnection) throws {
         let key = keyColumn(table)
-        guard state.columns.keys.allSatisfy(known.contains) else {
+        var present: [String] = []
+        var values: [VaultValue] = []
+        present.reserveCapacity(names.count)
+        values.reserveCapacity(names.count)
+        for name in names {
+            guard let value = state.columns[name] else { continue }
+            present.append(name)
+            values.append(value.vaultValue)
+        }
+        // `names` are distinct: fewer found than the state holds means a column this
+        // schema does not know.
+        guard present.count == state.columns.count else {
             throw MedVaultError(.invalidArgument, field: "state",
                                 reason: "the synced record has a column this vault's schema does not know")
         }
         guard state.columns[key] == SyncColumnValue(id.vaultValue) else {
             throw MedVaultError(.invalidArgument, field: "state", reason: "the synced record carries another id")
         }
-        try insertRow(state, table: table, columns: names, db)
+        try insertRow(table, columns: present, values: values, db)
         if table == .patient { try reindexPatient(id, db) }
     }
 
-    /// Logs records inserted by ``insertNew(_:table:id:columns:known:_:)``, in order, with the
+    /// Logs records inserted by ``insertNew(_:table:id:columns:_:)``, in order, with the
     /// change log's multi-row appends (one `insert` entry each, as ``write(_:table:id:operation:columns:_:)``).
     package static func logInserts(_ inserted: [(table: VaultTable, id: UUID, version: Int64?)],
                                    _ db: DatabaseConnection) throws {
@@ -173,17 +183,8 @@ package enum SyncRecordStore {
         }
     }
 
-    private static func insertRow(_ state: SyncRowState, table: VaultTable, columns names: [String],
+    private static func insertRow(_ table: VaultTable, columns present: [String], values: [VaultValue],
                                   _ db: DatabaseConnection) throws {
-        var present: [String] = []
-        var values: [VaultValue] = []
-        present.reserveCapacity(names.count)
-        values.reserveCapacity(names.count)
-        for name in names {
-            guard let value = state.columns[name] else { continue }
-            present.append(name)
-            values.append(value.vaultValue)
-        }
         let placeholders = Array(repeating: "?", count: present.count).joined(separator: ", ")
         try db.execute("INSERT INTO \(table.rawValue) (\(present.joined(separator: ", "))) VALUES (\(placeholders))", values)
     }
