@@ -31,8 +31,12 @@ public actor SyncEngine {
     public let batchSize: Int
     /// The most pulled envelopes applied in one transaction: consecutive pages are
     /// pulled until this many (or the end), then opened and applied together with the
-    /// last page's cursor.
-    public static let maximumEnvelopesPerApply = 2_000
+    /// last page's cursor. A kill leaves all of them applied with that cursor, or none.
+    public let envelopesPerApply: Int
+    /// The default ``envelopesPerApply``: ten server pages of 500. A clone applied in
+    /// transactions of 500 re-encrypted the same random index pages four times as often
+    /// (docs/benchmarks-method.md, "Y"); 5,000 opened records hold a few MiB.
+    public static let defaultEnvelopesPerApply = 5_000
 
     /// Creates an engine.
     ///
@@ -40,10 +44,14 @@ public actor SyncEngine {
     ///   - vault: An open vault.
     ///   - transport: The server (``InMemorySyncTransport`` in tests).
     ///   - batchSize: Envelopes per push and pull (1…500).
-    public init(vault: Vault, transport: any SyncTransport, batchSize: Int = 200) {
+    ///   - envelopesPerApply: The most pulled envelopes applied in one transaction (at
+    ///     least one page: `batchSize`).
+    public init(vault: Vault, transport: any SyncTransport, batchSize: Int = 200,
+                envelopesPerApply: Int = SyncEngine.defaultEnvelopesPerApply) {
         self.vault = vault
         self.transport = transport
         self.batchSize = min(max(batchSize, 1), InMemorySyncTransport.maximumPushEnvelopes)
+        self.envelopesPerApply = max(envelopesPerApply, self.batchSize)
     }
 
     // MARK: - Devices
@@ -167,7 +175,7 @@ public actor SyncEngine {
             // 500 would otherwise each re-encrypt the same index pages at commit).
             var pulled = try await transport.pull(after: after, limit: batchSize, as: credentials)
             if pulled.envelopes.isEmpty { return }
-            while pulled.hasMore, pulled.envelopes.count + batchSize <= Self.maximumEnvelopesPerApply {
+            while pulled.hasMore, pulled.envelopes.count + batchSize <= envelopesPerApply {
                 let next = try await transport.pull(after: pulled.lastSequence, limit: batchSize, as: credentials)
                 if next.envelopes.isEmpty { break }
                 pulled = SyncPullResponse(envelopes: pulled.envelopes + next.envelopes, lastSequence: next.lastSequence,

@@ -56,7 +56,8 @@
 //
 //   CrashProbe sync-clone <vault folder> <server state file>
 //       Opens a joined vault (password "probe", fast test KDF), prints "opened", syncs
-//       once through the in-memory server saved in <server state file> (pages of 100),
+//       once through the in-memory server saved in <server state file> (pages of 100,
+//       1,000 envelopes a transaction),
 //       and prints "synced" (see SyncClone.swift).
 //
 //   CrashProbe medication-fixture <vault folder> <expected json>

@@ -12,7 +12,7 @@ import Darwin
 #endif
 
 /// A new device killed with SIGKILL while it clones (CrashProbe `sync-clone`: pages of
-/// 100, applied up to `SyncEngine.maximumEnvelopesPerApply` at a time): what it kept is
+/// 100, applied 1,000 envelopes a transaction): what it kept is
 /// whole transactions — the cursor and exactly the records before it — and the next
 /// sync completes the clone. The first round clones uninterrupted to time a clone; the
 /// others kill at a random moment within that time. `MEDVAULT_SYNC_CLONE_KILL_ROUNDS`
@@ -40,7 +40,7 @@ struct SyncCloneCrashTests {
         let setup = try InMemorySyncTransport(persistingTo: serverFile)
         let engineA = SyncEngine(vault: first, transport: setup, batchSize: 500)
         try await engineA.register()
-        // Enough records for two apply transactions (2,000 + 800).
+        // Three apply transactions in the probe: 1,000 + 1,000 + 800.
         let patients = try await first.patients.create((0..<1_400).map { ClinicalFixtures.patient("P\($0)", "Clon") })
         _ = try await first.sessions.create(patients.map {
             ClinicalSession(patientID: $0.id, date: ClinicalFixtures.now, type: .video, durationMinutes: 50, notes: "n",
@@ -51,7 +51,7 @@ struct SyncCloneCrashTests {
         #expect(total == 2_800)
         let blob = try await setup.keyring(as: try #require(try await engineA.credentials()))
         let exportA = try await SyncFixtures.export(first)
-        let boundaries: Set<Int64> = [0, Int64(SyncEngine.maximumEnvelopesPerApply), total]
+        let boundaries: Set<Int64> = [0, 1_000, 2_000, total]
 
         var killedMidClone = 0
         var cloneDuration: Int?
@@ -67,9 +67,11 @@ struct SyncCloneCrashTests {
             #expect(try await child.waitForLines(1), "round \(round): the probe never opened the vault")
             if let cloneDuration {
                 // Within the clone's time (as long as an uninterrupted one took here),
-                // mostly in its second half, where the first transaction has committed.
-                let from = cloneDuration * 2 / 5
-                try await Task.sleep(for: .milliseconds(Int.random(in: from...max(cloneDuration, from + 1), using: &random)))
+                // early enough that it has not finished, late enough for a committed
+                // transaction or two.
+                let from = cloneDuration / 5
+                try await Task.sleep(for: .milliseconds(Int.random(in: from...max(cloneDuration * 3 / 4, from + 1),
+                                                                   using: &random)))
                 kill(child.process.processIdentifier, SIGKILL)
                 child.process.waitUntilExit()
             } else {
