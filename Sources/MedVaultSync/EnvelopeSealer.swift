@@ -41,7 +41,7 @@ struct EnvelopeSealer {
                                       associatedData: associatedData(envelopeID: envelope.id, recordKey: recordKey))
         let record: SyncRecord
         do {
-            record = try JSONDecoder().decode(SyncRecord.self, from: Data(plaintext))
+            record = try SyncRecordDecoding.record(plaintext)
         } catch {
             throw MedVaultError(.corrupted, reason: "a sync envelope opened but its content is not a record")
         }

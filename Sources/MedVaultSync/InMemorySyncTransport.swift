@@ -190,7 +190,23 @@ public actor InMemorySyncTransport: SyncTransport {
 
     public func push(_ request: SyncPushRequest, as credentials: SyncCredentials) async throws -> SyncPushResponse {
         try enter(request)
-        var vault = try authenticate(credentials)
+        let (sequences, added, batchIDs) = try plan(request, as: credentials)
+        // Appended in place: a copy of the vault's state alive here would make every
+        // push copy all the envelopes stored so far.
+        vaults[credentials.vaultID]?.envelopes += added
+        vaults[credentials.vaultID]?.sequenceByEnvelopeID.merge(batchIDs) { first, _ in first }
+        try save()
+        if dropPushResponses > 0 {
+            dropPushResponses -= 1
+            throw MedVaultError(.offline, reason: "the connection to the sync server was lost")
+        }
+        return SyncPushResponse(sequences: sequences)
+    }
+
+    /// A push's sequences and new envelopes, checked against what the vault holds.
+    private func plan(_ request: SyncPushRequest, as credentials: SyncCredentials) throws
+        -> (sequences: [Int64], added: [StoredEnvelope], batchIDs: [UUID: Int64]) {
+        let vault = try authenticate(credentials)
         guard request.envelopes.count <= Self.maximumPushEnvelopes else {
             throw MedVaultError(.limitExceeded, reason: "a push carries at most 500 envelopes")
         }
@@ -213,15 +229,7 @@ public actor InMemorySyncTransport: SyncTransport {
             batchIDs[envelope.id] = next
             sequences.append(next)
         }
-        vault.envelopes += added
-        vault.sequenceByEnvelopeID.merge(batchIDs) { first, _ in first }
-        vaults[credentials.vaultID] = vault
-        try save()
-        if dropPushResponses > 0 {
-            dropPushResponses -= 1
-            throw MedVaultError(.offline, reason: "the connection to the sync server was lost")
-        }
-        return SyncPushResponse(sequences: sequences)
+        return (sequences, added, batchIDs)
     }
 
     public func pull(after: Int64, limit: Int, as credentials: SyncCredentials) async throws -> SyncPullResponse {

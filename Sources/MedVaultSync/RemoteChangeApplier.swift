@@ -19,15 +19,27 @@ enum RemoteChangeApplier {
         var conflicts = 0
     }
 
-    static func apply(_ record: SyncRecord, localDevice: UUID, now: Date, _ db: DatabaseConnection,
-                      into outcome: inout Outcome) throws {
+    /// A record decoded and checked, ready to apply.
+    struct Prepared {
+        let record: SyncRecord
+        let table: VaultTable
+        let state: SyncRowState?
+        let remote: SyncStateStore.Clock
+        let base: SyncStateStore.Clock?
+    }
+
+    /// Decodes and checks `record` without touching storage.
+    ///
+    /// - Throws: `invalidArgument` for a table this build does not sync; `corrupted`
+    ///   for a state that does not decode or a clock out of range.
+    static func prepare(_ record: SyncRecord) throws -> Prepared {
         let table = VaultTable(record.table)
         guard VaultTable.recordTables.contains(table) else {
             throw MedVaultError(.invalidArgument, field: "table", reason: "a synced record of a table this build does not sync")
         }
         let state: SyncRowState?
         do {
-            state = try record.state.map { try JSONDecoder().decode(SyncRowState.self, from: $0) }
+            state = try record.state.map { try SyncRecordDecoding.rowState($0) }
         } catch {
             throw MedVaultError(.corrupted, reason: "a sync envelope's record state is not readable")
         }
@@ -35,24 +47,35 @@ enum RemoteChangeApplier {
               record.baseTimestamp.map({ Int64(exactly: $0) != nil }) ?? true else {
             throw MedVaultError(.corrupted, reason: "a sync envelope's clock is out of range")
         }
-        let remote = SyncStateStore.Clock(timestamp: stamp, deviceID: record.deviceID)
         let base = record.baseTimestamp.flatMap { baseStamp in
             record.baseDeviceID.map { SyncStateStore.Clock(timestamp: Int64(baseStamp), deviceID: $0) }
         }
+        return Prepared(record: record, table: table, state: state,
+                        remote: SyncStateStore.Clock(timestamp: stamp, deviceID: record.deviceID), base: base)
+    }
+
+    /// Applies one prepared record, reading its clock and row state first.
+    static func apply(_ prepared: Prepared, localDevice: UUID, now: Date, columns: [String], _ db: DatabaseConnection,
+                      into outcome: inout Outcome) throws {
+        let record = prepared.record
+        let table = prepared.table
+        let state = prepared.state
+        let remote = prepared.remote
+        let base = prepared.base
         let current = try SyncStateStore.clock(table, record.recordID, db)
         outcome.applied += 1
         if current == remote { return }
         let operation = ChangeOperation(rawValue: record.operation)
         if current == nil || current == base {
             try write(state, record: record, table: table, operation: operation, remote: remote,
-                      refusedAgainst: current ?? remote, now: now, db, &outcome)
+                      refusedAgainst: current ?? remote, now: now, columns: columns, db, &outcome)
             return
         }
         guard let current else { return }
         if current < remote {
-            let localState = try SyncRecordStore.read(table, id: record.recordID, db)
+            let localState = try SyncRecordStore.read(table, id: record.recordID, columns: columns, db)
             if try write(state, record: record, table: table, operation: operation, remote: remote,
-                         refusedAgainst: current, now: now, db, &outcome) {
+                         refusedAgainst: current, now: now, columns: columns, db, &outcome) {
                 if try SyncStateStore.addConflict(kind: .concurrentChange, table: table, id: record.recordID,
                                                   loser: current, loserIsLocal: current.deviceID == localDevice,
                                                   loserState: try encode(localState), winner: remote, now: now, db) {
@@ -72,9 +95,9 @@ enum RemoteChangeApplier {
     @discardableResult
     private static func write(_ state: SyncRowState?, record: SyncRecord, table: VaultTable, operation: ChangeOperation,
                               remote: SyncStateStore.Clock, refusedAgainst winner: SyncStateStore.Clock, now: Date,
-                              _ db: DatabaseConnection, _ outcome: inout Outcome) throws -> Bool {
+                              columns: [String], _ db: DatabaseConnection, _ outcome: inout Outcome) throws -> Bool {
         do {
-            try SyncRecordStore.write(state, table: table, id: record.recordID, operation: operation, db)
+            try SyncRecordStore.write(state, table: table, id: record.recordID, operation: operation, columns: columns, db)
         } catch let error as MedVaultError where refusals.contains(error.code) {
             if try SyncStateStore.addConflict(kind: .refused, table: table, id: record.recordID, loser: remote,
                                               loserIsLocal: false, loserState: record.state, winner: winner, now: now, db) {

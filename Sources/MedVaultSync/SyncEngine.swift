@@ -29,6 +29,14 @@ public actor SyncEngine {
     public let transport: any SyncTransport
     /// Envelopes per push and per pull page.
     public let batchSize: Int
+    /// The most pulled envelopes applied in one transaction: consecutive pages are
+    /// pulled until this many (or the end), then opened and applied together with the
+    /// last page's cursor. A kill leaves all of them applied with that cursor, or none.
+    public let envelopesPerApply: Int
+    /// The default ``envelopesPerApply``: ten server pages of 500. A clone applied in
+    /// transactions of 500 re-encrypted the same random index pages four times as often
+    /// (docs/benchmarks-method.md, "Y"); 5,000 opened records hold a few MiB.
+    public static let defaultEnvelopesPerApply = 5_000
 
     /// Creates an engine.
     ///
@@ -36,10 +44,14 @@ public actor SyncEngine {
     ///   - vault: An open vault.
     ///   - transport: The server (``InMemorySyncTransport`` in tests).
     ///   - batchSize: Envelopes per push and pull (1…500).
-    public init(vault: Vault, transport: any SyncTransport, batchSize: Int = 200) {
+    ///   - envelopesPerApply: The most pulled envelopes applied in one transaction (at
+    ///     least one page: `batchSize`).
+    public init(vault: Vault, transport: any SyncTransport, batchSize: Int = 200,
+                envelopesPerApply: Int = SyncEngine.defaultEnvelopesPerApply) {
         self.vault = vault
         self.transport = transport
         self.batchSize = min(max(batchSize, 1), InMemorySyncTransport.maximumPushEnvelopes)
+        self.envelopesPerApply = max(envelopesPerApply, self.batchSize)
     }
 
     // MARK: - Devices
@@ -159,16 +171,26 @@ public actor SyncEngine {
         let now = vault.options.clock.now()
         var after = try await database.read { db in try SyncStateStore.state(db).pulledThrough }
         while true {
-            let page = try await transport.pull(after: after, limit: batchSize, as: credentials)
-            if page.envelopes.isEmpty { return }
+            // Several server pages are applied in one transaction (a clone's pages of
+            // 500 would otherwise each re-encrypt the same index pages at commit).
+            var pulled = try await transport.pull(after: after, limit: batchSize, as: credentials)
+            if pulled.envelopes.isEmpty { return }
+            while pulled.hasMore, pulled.envelopes.count + batchSize <= envelopesPerApply {
+                let next = try await transport.pull(after: pulled.lastSequence, limit: batchSize, as: credentials)
+                if next.envelopes.isEmpty { break }
+                pulled = SyncPullResponse(envelopes: pulled.envelopes + next.envelopes, lastSequence: next.lastSequence,
+                                          hasMore: next.hasMore)
+            }
+            let page = pulled
             let pulledAfter = after
             let outcome = try await vault.withSyncKeys { keys in
-                var opened: [(sequence: Int64, envelopeID: UUID, record: SyncRecord)] = []
+                var opened: [RemoteChangeApplier.PageItem] = []
                 var errors: [SyncEnvelopeError] = []
                 let sealer = EnvelopeSealer(keys: keys)
                 for pulled in page.envelopes {
                     do {
-                        opened.append((pulled.sequence, pulled.envelope.id, try sealer.open(pulled.envelope)))
+                        opened.append(.init(sequence: pulled.sequence, envelopeID: pulled.envelope.id,
+                                            record: try sealer.open(pulled.envelope)))
                     } catch let error as MedVaultError {
                         errors.append(SyncEnvelopeError(sequence: pulled.sequence, envelopeID: pulled.envelope.id,
                                                         code: error.code, reason: "the envelope does not open with this vault's keys"))
@@ -181,22 +203,13 @@ public actor SyncEngine {
                     // it, and go on from the cursor it left (never move it back).
                     guard try SyncStateStore.state(db).pulledThrough == pulledAfter else { return nil }
                     try PendingChangeSealer.sealPending(keys: keys, localDevice: credentials.deviceID, db)
-                    var outcome = RemoteChangeApplier.Outcome()
-                    var refusedByApply = refused
-                    for item in records where item.record.deviceID != credentials.deviceID {
-                        do {
-                            try RemoteChangeApplier.apply(item.record, localDevice: credentials.deviceID, now: now, db,
-                                                          into: &outcome)
-                        } catch let error as MedVaultError where error.code == .corrupted || error.code == .invalidArgument {
-                            refusedByApply.append(SyncEnvelopeError(sequence: item.sequence, envelopeID: item.envelopeID,
-                                                                    code: error.code, reason: "the record cannot be applied"))
-                        }
-                    }
+                    let (outcome, refusedByApply) = try RemoteChangeApplier.applyPage(
+                        records, localDevice: credentials.deviceID, now: now, db)
                     // What applying wrote is in the log as this device's entries: mark
                     // it sealed so it is never echoed back.
                     try SyncStateStore.setSealedThrough(try SyncRecordStore.latestSequence(db), db)
                     try SyncStateStore.setPulledThrough(page.lastSequence, db)
-                    return (outcome.applied, outcome.conflicts, refusedByApply)
+                    return (outcome.applied, outcome.conflicts, refused + refusedByApply)
                 }
             }
             guard let outcome else {

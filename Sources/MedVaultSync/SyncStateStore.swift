@@ -106,6 +106,44 @@ enum SyncStateStore {
         }
     }
 
+    /// The clocks held for `ids` of `table` (absent: never synced here), one indexed
+    /// lookup per 64 ids.
+    static func clocks(_ table: VaultTable, _ ids: [UUID], _ db: DatabaseConnection) throws -> [UUID: Clock] {
+        var clocks: [UUID: Clock] = [:]
+        let sql = "SELECT record_id, hlc, device_id FROM sync_record_clock WHERE table_name = ? AND record_id IN (\(SyncRecordStore.inList))"
+        for values in SyncRecordStore.inListArguments(ids) {
+            try db.forEachRow(sql, [.text(table.rawValue)] + values) { row in
+                clocks[try row[0]] = Clock(timestamp: row.int64(at: 1), deviceID: try row[2])
+                return true
+            }
+        }
+        return clocks
+    }
+
+    /// Sets several records' clocks with multi-row statements (up to 64 rows each).
+    static func setClocks(_ clocks: [(clock: Clock, table: VaultTable, id: UUID)], _ db: DatabaseConnection) throws {
+        var start = 0
+        while start < clocks.count {
+            var level = setClocksSQL.count - 1
+            while (1 << level) > clocks.count - start { level -= 1 }
+            let size = 1 << level
+            var values: [VaultValue] = []
+            values.reserveCapacity(size * 4)
+            for item in clocks[start..<(start + size)] {
+                values += [.text(item.table.rawValue), item.id.vaultValue, .integer(item.clock.timestamp),
+                           item.clock.deviceID.vaultValue]
+            }
+            try db.execute(setClocksSQL[level], values)
+            start += size
+        }
+    }
+
+    /// `INSERT OR REPLACE` statements of 1, 2, 4, … 64 clocks.
+    static let setClocksSQL: [String] = (0...6).map { level in
+        let rows = Array(repeating: "(?, ?, ?, ?)", count: 1 << level).joined(separator: ", ")
+        return "INSERT OR REPLACE INTO sync_record_clock (table_name, record_id, hlc, device_id) VALUES \(rows)"
+    }
+
     static func setClock(_ clock: Clock, _ table: VaultTable, _ id: UUID, _ db: DatabaseConnection) throws {
         try db.execute("INSERT OR REPLACE INTO sync_record_clock (table_name, record_id, hlc, device_id) VALUES (?, ?, ?, ?)",
                        [.text(table.rawValue), id.vaultValue, .integer(clock.timestamp), clock.deviceID.vaultValue])

@@ -54,6 +54,12 @@
 //       through an in-memory server saved in <server state file>, and prints "synced"
 //       (see SyncLoop.swift).
 //
+//   CrashProbe sync-clone <vault folder> <server state file>
+//       Opens a joined vault (password "probe", fast test KDF), prints "opened", syncs
+//       once through the in-memory server saved in <server state file> (pages of 100,
+//       1,000 envelopes a transaction),
+//       and prints "synced" (see SyncClone.swift).
+//
 //   CrashProbe medication-fixture <vault folder> <expected json>
 //       Creates the medication fixture vault of the migration test (password "probe",
 //       fast test KDF, fixed clock) and writes what it read back to <expected json>
@@ -242,6 +248,8 @@ do {
     switch arguments.count >= 2 ? arguments[1] : "" {
     case "sync-loop" where arguments.count == 4:
         try await syncLoop(folder: arguments[2], serverFile: arguments[3])
+    case "sync-clone" where arguments.count == 4:
+        try await syncClone(folder: arguments[2], serverFile: arguments[3])
     case "add-patients" where arguments.count == 3:
         try await addPatients(folder: arguments[2])
     case "unit-hold" where arguments.count == 3:

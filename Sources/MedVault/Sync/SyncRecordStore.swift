@@ -37,8 +37,12 @@ package enum SyncRecordStore {
     }
 
     /// The stored state of one record, or `nil` when the row does not exist.
-    package static func read(_ table: VaultTable, id: UUID, _ db: DatabaseConnection) throws -> SyncRowState? {
-        let names = try columns(of: table, db)
+    ///
+    /// - Parameter columns: The table's synced columns when the caller has them
+    ///   (``columns(of:_:)``, read once per page), else they are read here.
+    package static func read(_ table: VaultTable, id: UUID, columns: [String]? = nil,
+                             _ db: DatabaseConnection) throws -> SyncRowState? {
+        let names = try columns ?? Self.columns(of: table, db)
         let sql = "SELECT \(names.joined(separator: ", ")) FROM \(table.rawValue) WHERE \(keyColumn(table)) = ?"
         return try db.fetchOne(sql, [id.vaultValue]) { row in
             var columns: [String: SyncColumnValue] = [:]
@@ -61,15 +65,16 @@ package enum SyncRecordStore {
     /// - Parameters:
     ///   - operation: The change-log operation to record for an update (a remote
     ///     `deactivate`, `cancel`…); an insert logs `insert`, a removal `delete`.
+    ///   - columns: The table's synced columns, when the caller read them already.
     /// - Throws: `invalidArgument` when the state names a column this vault's table
     ///   does not have or another record's id; `immutable` when a medical-record rule
     ///   refuses the change; constraint errors. Nothing is written on error.
     @discardableResult
     package static func write(_ state: SyncRowState?, table: VaultTable, id: UUID, operation: ChangeOperation,
-                              _ db: DatabaseConnection) throws -> WriteOutcome {
-        let names = try columns(of: table, db)
+                              columns: [String]? = nil, _ db: DatabaseConnection) throws -> WriteOutcome {
+        let names = try columns ?? Self.columns(of: table, db)
         let key = keyColumn(table)
-        let current = try read(table, id: id, db)
+        let current = try read(table, id: id, columns: names, db)
         guard let state else {
             guard let current else { return .unchanged }
             try db.execute("DELETE FROM \(table.rawValue) WHERE \(key) = ?", [id.vaultValue])
@@ -96,14 +101,92 @@ package enum SyncRecordStore {
             outcome = .updated
         } else {
             let present = names.filter { state.columns[$0] != nil }
-            let placeholders = Array(repeating: "?", count: present.count).joined(separator: ", ")
-            try db.execute("INSERT INTO \(table.rawValue) (\(present.joined(separator: ", "))) VALUES (\(placeholders))",
-                           present.map { state.columns[$0]!.vaultValue })
+            try insertRow(table, columns: present, values: present.map { state.columns[$0]!.vaultValue }, db)
             try db.changeLog.append(table: table, id: id, operation: .insert, version: state.version)
             outcome = .inserted
         }
         if table == .patient { try reindexPatient(id, db) }
         return outcome
+    }
+
+    // MARK: - Batch of new records (a clone's common case)
+
+    /// Inserts the state of record `id`, which this database does not hold (the caller
+    /// checked with ``existingIDs(_:among:_:)`` in this transaction), without logging
+    /// it: the caller logs a run of inserts at once with ``logInserts(_:_:)``, before
+    /// any other change, in the same transaction.
+    ///
+    /// The same checks and the same `INSERT` as ``write(_:table:id:operation:columns:_:)``
+    /// for a new record; a patient gets its search-index rows.
+    ///
+    /// - Throws: `invalidArgument` for a column this schema lacks or another record's
+    ///   id (before writing); a rule's or constraint's error (the row is not written).
+    package static func insertNew(_ state: SyncRowState, table: VaultTable, id: UUID, columns names: [String],
+                                  _ db: DatabaseConnection) throws {
+        let key = keyColumn(table)
+        var present: [String] = []
+        var values: [VaultValue] = []
+        present.reserveCapacity(names.count)
+        values.reserveCapacity(names.count)
+        for name in names {
+            guard let value = state.columns[name] else { continue }
+            present.append(name)
+            values.append(value.vaultValue)
+        }
+        // `names` are distinct: fewer found than the state holds means a column this
+        // schema does not know.
+        guard present.count == state.columns.count else {
+            throw MedVaultError(.invalidArgument, field: "state",
+                                reason: "the synced record has a column this vault's schema does not know")
+        }
+        guard state.columns[key] == SyncColumnValue(id.vaultValue) else {
+            throw MedVaultError(.invalidArgument, field: "state", reason: "the synced record carries another id")
+        }
+        try insertRow(table, columns: present, values: values, db)
+        if table == .patient { try reindexPatient(id, db) }
+    }
+
+    /// Logs records inserted by ``insertNew(_:table:id:columns:_:)``, in order, with the
+    /// change log's multi-row appends (one `insert` entry each, as ``write(_:table:id:operation:columns:_:)``).
+    package static func logInserts(_ inserted: [(table: VaultTable, id: UUID, version: Int64?)],
+                                   _ db: DatabaseConnection) throws {
+        try db.changeLog.append(inserted.map { ChangeRecord(table: $0.table, id: $0.id, operation: .insert, version: $0.version) })
+    }
+
+    /// Which of `ids` have a row in `table`: one indexed lookup per 64 ids.
+    package static func existingIDs(_ table: VaultTable, among ids: [UUID], _ db: DatabaseConnection) throws -> Set<UUID> {
+        guard VaultTable.recordTables.contains(table) else {
+            throw MedVaultError(.invalidArgument, field: "table", reason: "not a record table sync carries")
+        }
+        var found = Set<UUID>()
+        let sql = "SELECT \(keyColumn(table)) FROM \(table.rawValue) WHERE \(keyColumn(table)) IN (\(inList))"
+        for values in inListArguments(ids) {
+            try db.forEachRow(sql, values) { row in
+                found.insert(try UUID(row: row, column: 0))
+                return true
+            }
+        }
+        return found
+    }
+
+    /// The placeholders of a fixed-size `IN` list (one prepared statement per table).
+    package static let inListSize = 64
+    package static let inList = Array(repeating: "?", count: inListSize).joined(separator: ", ")
+
+    /// `ids` as arguments for ``inList``, in chunks of ``inListSize``, the last chunk
+    /// padded with its first id (a repeated value changes nothing in an `IN` list).
+    package static func inListArguments(_ ids: [UUID]) -> [[VaultValue]] {
+        stride(from: 0, to: ids.count, by: inListSize).map { start in
+            var chunk = ids[start..<min(start + inListSize, ids.count)].map(\.vaultValue)
+            chunk += Array(repeating: chunk[0], count: inListSize - chunk.count)
+            return chunk
+        }
+    }
+
+    private static func insertRow(_ table: VaultTable, columns present: [String], values: [VaultValue],
+                                  _ db: DatabaseConnection) throws {
+        let placeholders = Array(repeating: "?", count: present.count).joined(separator: ", ")
+        try db.execute("INSERT INTO \(table.rawValue) (\(present.joined(separator: ", "))) VALUES (\(placeholders))", values)
     }
 
     /// Rebuilds a patient's search-index rows from its stored row.
