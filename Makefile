@@ -31,7 +31,7 @@ SERVER_SCRATCH ?= .build-server
 
 test: deps
 	$(SWIFT) test $(SWIFT_FLAGS)
-	$(SWIFT) test --package-path Server --scratch-path $(SERVER_SCRATCH) $(SWIFT_FLAGS)
+	./scripts/server-tests.sh "$(SWIFT)" "$(SERVER_SCRATCH)" $(SWIFT_FLAGS)
 
 server: deps
 	$(SWIFT) build --package-path Server --scratch-path $(SERVER_SCRATCH) $(SWIFT_FLAGS)

@@ -30,6 +30,7 @@ enum LoadChild {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        try closeInheritedDescriptors(&actions)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -82,4 +83,24 @@ enum LoadChild {
 struct LoadError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Makes a spawned child close every descriptor above standard error before it runs:
+/// without it, a `pg_ctl start` child leaves a postmaster holding copies of this process's
+/// sockets (a test server's connections, URLSession's), so a connection the process closes
+/// is never shut down and its peer waits forever. glibc ≥ 2.34 has
+/// `posix_spawn_file_actions_addclosefrom_np` but declares it only under `_GNU_SOURCE`:
+/// it is found at run time.
+func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) throws {
+    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard let process = dlopen(nil, RTLD_LAZY),
+          let symbol = dlsym(process, "posix_spawn_file_actions_addclosefrom_np") else {
+        throw SpawnDescriptorsError()
+    }
+    guard unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3) == 0 else { throw SpawnDescriptorsError() }
+}
+
+/// `posix_spawn_file_actions_addclosefrom_np` is missing (glibc < 2.34) or failed.
+struct SpawnDescriptorsError: Error, CustomStringConvertible {
+    var description: String { "cannot make a child close inherited descriptors (glibc 2.34 or later is needed)" }
 }
