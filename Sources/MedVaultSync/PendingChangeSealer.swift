@@ -14,6 +14,8 @@ import MedVaultSyncWire
 /// one, whatever the devices' wall clocks). Its id is derived from the vault, the device
 /// and the change's local sequence under a vault key (HMAC), so a re-seal after a crash
 /// before the commit yields the same id, and the server cannot link ids to sequences.
+/// A complete attachment's content is sealed just before its envelope, one envelope per
+/// 64 KiB chunk (``AttachmentChunkRecord``), with ids derived the same way.
 enum PendingChangeSealer {
     /// Seals everything after `sealed_through`.
     ///
@@ -55,6 +57,12 @@ enum PendingChangeSealer {
             let state = try SyncRecordStore.read(pending.table, id: pending.id, db)
             let base = try SyncStateStore.clock(pending.table, pending.id, db)
             let stamp = max(pending.last.timestamp.rawValue, (base?.timestamp ?? 0) + 1)
+            if pending.table == .attachment, state != nil {
+                // The content first: a receiver normally has every chunk when the
+                // metadata arrives, and completes the attachment in that transaction.
+                try sealChunks(of: pending.id, sequence: pending.firstSequence, stamp: stamp, keys: keys,
+                               sealer: sealer, localDevice: localDevice, db)
+            }
             let record = SyncRecord(
                 table: pending.table.rawValue, recordID: pending.id,
                 version: state?.version ?? pending.last.version ?? 0,
@@ -75,12 +83,35 @@ enum PendingChangeSealer {
     /// The envelope id of the change at local `sequence` of `device`: the first 16 bytes
     /// of an HMAC under the vault's record-key key, as a version-4 UUID.
     static func envelopeID(keys: SyncKeys, device: UUID, sequence: Int64) throws -> UUID {
+        try AttachmentChunkRecord.derivedUUID(keys: keys, label: "medvault.envelope." + device.uuidString,
+                                              sequenceSeed(sequence))
+    }
+
+    /// A local sequence as the 16 bytes an HMAC-derived id is computed from.
+    static func sequenceSeed(_ sequence: Int64) -> UUID {
         var seed = [UInt8](repeating: 0, count: 16)
         withUnsafeBytes(of: sequence.bigEndian) { seed.replaceSubrange(8..<16, with: $0) }
-        let seedID = seed.withUnsafeBytes { UUID(uuid: $0.load(as: uuid_t.self)) }
-        var bytes = Array(try keys.recordKey(table: "medvault.envelope." + device.uuidString, recordID: seedID).prefix(16))
-        bytes[6] = (bytes[6] & 0x0F) | 0x40
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return bytes.withUnsafeBytes { UUID(uuid: $0.load(as: uuid_t.self)) }
+        return seed.withUnsafeBytes { UUID(uuid: $0.load(as: uuid_t.self)) }
+    }
+
+    /// Seals the chunks of the complete attachment `id` into the outbox, in order, one
+    /// chunk in memory at a time, before the attachment's own envelope.
+    ///
+    /// - Returns: How many chunk envelopes were added.
+    @discardableResult
+    static func sealChunks(of id: UUID, sequence: Int64, stamp: Int64, keys: SyncKeys, sealer: EnvelopeSealer,
+                           localDevice: UUID, _ db: DatabaseConnection) throws -> Int64 {
+        try SyncAttachmentStore.forEachChunk(of: id, db) { seq, data in
+            let chunk = AttachmentChunkRecord(attachmentID: id, seq: seq, data: data)
+            let record = SyncRecord(
+                table: AttachmentChunkRecord.table,
+                recordID: try AttachmentChunkRecord.recordID(keys: keys, attachmentID: id, seq: seq),
+                version: 1, operation: ChangeOperation.insert.rawValue, timestamp: UInt64(stamp),
+                deviceID: localDevice, state: chunk.payload)
+            let envelope = try sealer.seal(record, id: try AttachmentChunkRecord.envelopeID(
+                keys: keys, device: localDevice, sequence: sequence, seq: seq))
+            try SyncStateStore.enqueue(.init(id: envelope.id, recordKey: envelope.recordKey,
+                                             ciphertext: envelope.ciphertext), db)
+        }
     }
 }

@@ -4,7 +4,7 @@
 /// calls code that can change later (repository SQL, row mapping, search folding):
 /// each carries its own copy of what it needs. Each change to the schema is a new
 /// migration, appended here under a new name. The names are recorded in each database
-/// (see ``SchemaMigrator``); `PRAGMA user_version` counts them (6 today).
+/// (see ``SchemaMigrator``); `PRAGMA user_version` counts them (12 today).
 public enum MedVaultSchema {
     /// MedVault's own migrations: the schema every `Vault` brings its database to.
     public static let migrator = SchemaMigrator([
@@ -20,6 +20,7 @@ public enum MedVaultSchema {
         .init("change log", apply: ChangeLogSchema.createChangeLog),
         .init("sync state", apply: SyncStateSchema.createSyncState),
         .init("audit trail", apply: AuditSchema.createAuditTrail),
+        .init("sync attachment staging", apply: SyncAttachmentStagingSchema.createStaging),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a
