@@ -19,12 +19,14 @@ import MedVaultSyncWire
 enum PendingChangeSealer {
     /// Seals everything after `sealed_through`.
     ///
-    /// - Returns: How many envelopes were added to the outbox.
+    /// - Returns: How many records were sealed (and attachments whose chunks were sent
+    ///   again, see ``sealResends(keys:localDevice:_:)``); chunk envelopes are not counted.
     @discardableResult
     static func sealPending(keys: SyncKeys, localDevice: UUID, _ db: DatabaseConnection) throws -> Int {
+        let resent = try sealResends(keys: keys, localDevice: localDevice, db)
         let start = try SyncStateStore.state(db).sealedThrough
         let latest = try SyncRecordStore.latestSequence(db)
-        guard latest > start else { return 0 }
+        guard latest > start else { return resent }
         var entries: [ChangeLogEntry] = []
         var after = start
         while after < latest {
@@ -60,8 +62,11 @@ enum PendingChangeSealer {
             if pending.table == .attachment, state != nil {
                 // The content first: a receiver normally has every chunk when the
                 // metadata arrives, and completes the attachment in that transaction.
-                try sealChunks(of: pending.id, sequence: pending.firstSequence, stamp: stamp, keys: keys,
-                               sealer: sealer, localDevice: localDevice, db)
+                try sealChunks(of: pending.id, stamp: stamp, keys: keys, sealer: sealer, localDevice: localDevice,
+                               envelopeID: { seq in
+                                   try AttachmentChunkRecord.envelopeID(keys: keys, device: localDevice,
+                                                                        sequence: pending.firstSequence, seq: seq)
+                               }, db)
             }
             let record = SyncRecord(
                 table: pending.table.rawValue, recordID: pending.id,
@@ -77,7 +82,26 @@ enum PendingChangeSealer {
             try SyncStateStore.setClock(.init(timestamp: stamp, deviceID: localDevice), pending.table, pending.id, db)
         }
         try SyncStateStore.setSealedThrough(latest, db)
-        return order.count
+        return resent + order.count
+    }
+
+    /// Seals the chunks of the attachments this device synced before contents travelled
+    /// (metadata only), once: their receivers complete them from these chunks.
+    ///
+    /// - Returns: How many attachments' chunks were sealed.
+    static func sealResends(keys: SyncKeys, localDevice: UUID, _ db: DatabaseConnection) throws -> Int {
+        let pending = try SyncAttachmentStore.pendingResends(db)
+        guard !pending.isEmpty else { return 0 }
+        let sealer = EnvelopeSealer(keys: keys)
+        for (id, hlc) in pending {
+            try sealChunks(of: id, stamp: hlc, keys: keys, sealer: sealer, localDevice: localDevice,
+                           envelopeID: { seq in
+                               try AttachmentChunkRecord.derivedUUID(
+                                   keys: keys, label: "medvault.envelope.\(localDevice.uuidString).resend.\(seq)", id)
+                           }, db)
+            try SyncAttachmentStore.markResent(id, db)
+        }
+        return pending.count
     }
 
     /// The envelope id of the change at local `sequence` of `device`: the first 16 bytes
@@ -95,21 +119,20 @@ enum PendingChangeSealer {
     }
 
     /// Seals the chunks of the complete attachment `id` into the outbox, in order, one
-    /// chunk in memory at a time, before the attachment's own envelope.
+    /// chunk in memory at a time, each under the envelope id `envelopeID(index)`.
     ///
     /// - Returns: How many chunk envelopes were added.
     @discardableResult
-    static func sealChunks(of id: UUID, sequence: Int64, stamp: Int64, keys: SyncKeys, sealer: EnvelopeSealer,
-                           localDevice: UUID, _ db: DatabaseConnection) throws -> Int64 {
+    static func sealChunks(of id: UUID, stamp: Int64, keys: SyncKeys, sealer: EnvelopeSealer, localDevice: UUID,
+                           envelopeID: (Int64) throws -> UUID, _ db: DatabaseConnection) throws -> Int64 {
         try SyncAttachmentStore.forEachChunk(of: id, db) { seq, data in
             let chunk = AttachmentChunkRecord(attachmentID: id, seq: seq, data: data)
             let record = SyncRecord(
                 table: AttachmentChunkRecord.table,
                 recordID: try AttachmentChunkRecord.recordID(keys: keys, attachmentID: id, seq: seq),
-                version: 1, operation: ChangeOperation.insert.rawValue, timestamp: UInt64(stamp),
+                version: 1, operation: ChangeOperation.insert.rawValue, timestamp: UInt64(max(stamp, 0)),
                 deviceID: localDevice, state: chunk.payload)
-            let envelope = try sealer.seal(record, id: try AttachmentChunkRecord.envelopeID(
-                keys: keys, device: localDevice, sequence: sequence, seq: seq))
+            let envelope = try sealer.seal(record, id: try envelopeID(seq))
             try SyncStateStore.enqueue(.init(id: envelope.id, recordKey: envelope.recordKey,
                                              ciphertext: envelope.ciphertext), db)
         }

@@ -442,6 +442,11 @@ CREATE TABLE sync_attachment_incoming (
 attachment_id BLOB NOT NULL PRIMARY KEY CHECK (length(attachment_id) = 16)
 ) WITHOUT ROWID
 
+-- table sync_attachment_resend on sync_attachment_resend
+CREATE TABLE sync_attachment_resend (
+attachment_id BLOB NOT NULL PRIMARY KEY CHECK (length(attachment_id) = 16)
+) WITHOUT ROWID
+
 -- table sync_conflict on sync_conflict
 CREATE TABLE sync_conflict (
 id BLOB NOT NULL PRIMARY KEY CHECK (length(id) = 16),

@@ -62,8 +62,10 @@ package enum SyncAttachmentStore {
         guard seq >= 0, !data.isEmpty, data.count <= SQLCipherAttachmentRepository.chunkByteCount else {
             throw MedVaultError(.validation, field: "chunk", reason: "an attachment chunk is out of range")
         }
+        // Complete here already: a chunk sent again, ignored; unless the attachment came
+        // before contents travelled (complete, content missing): its chunks are welcome.
         if try db.fetchOne("SELECT 1 FROM attachment WHERE id = ? AND is_complete = 1", [id.vaultValue], { _ in true })
-            != nil { return .none }
+            != nil, try !isMissingContent(id, db) { return .none }
         try db.execute("INSERT OR REPLACE INTO sync_attachment_chunk (attachment_id, seq, data) VALUES (?, ?, ?)",
                        [id.vaultValue, .integer(seq), .blob(data)])
         let completion = try complete(id, db)
@@ -98,11 +100,13 @@ package enum SyncAttachmentStore {
     /// here: checks each chunk's length, the total size and the SHA-256 against the
     /// row, then moves the chunks and sets `is_complete = 1`.
     package static func complete(_ id: UUID, _ db: DatabaseConnection) throws -> Completion {
-        guard try db.fetchOne("SELECT 1 FROM sync_attachment_incoming WHERE attachment_id = ?", [id.vaultValue],
-                              { _ in true }) != nil,
+        let legacy = try isMissingContent(id, db)
+        let incoming = try db.fetchOne("SELECT 1 FROM sync_attachment_incoming WHERE attachment_id = ?",
+                                       [id.vaultValue], { _ in true }) != nil
+        guard legacy || incoming,
               let (byteCount, digest) = try db.fetchOne(
-                "SELECT byte_count, sha256 FROM attachment WHERE id = ? AND is_complete = 0", [id.vaultValue],
-                { ($0.int64(at: 0), $0.blob(at: 1)) })
+                "SELECT byte_count, sha256 FROM attachment WHERE id = ? AND is_complete = ?",
+                [id.vaultValue, .integer(legacy ? 1 : 0)], { ($0.int64(at: 0), $0.blob(at: 1)) })
         else { return .none }
         let count = chunkCount(byteCount: byteCount)
         let staged = try db.fetchOne("SELECT count(*) FROM sync_attachment_chunk WHERE attachment_id = ? AND seq < ?",
@@ -124,6 +128,10 @@ package enum SyncAttachmentStore {
             try db.execute("DELETE FROM sync_attachment_chunk WHERE attachment_id = ?", [id.vaultValue])
             return .corrupted
         }
+        // An attachment synced before contents travelled is complete without chunks:
+        // reopened for the chunks (the `attachment_chunk_sealed` rule) and sealed again,
+        // in this one transaction.
+        if legacy { try db.execute("UPDATE attachment SET is_complete = 0 WHERE id = ?", [id.vaultValue]) }
         try db.execute("""
             INSERT INTO attachment_chunk (attachment_id, seq, data) \
             SELECT attachment_id, seq, data FROM sync_attachment_chunk WHERE attachment_id = ? AND seq < ? ORDER BY seq
@@ -131,6 +139,30 @@ package enum SyncAttachmentStore {
         try db.execute("UPDATE attachment SET is_complete = 1 WHERE id = ? AND is_complete = 0", [id.vaultValue])
         try drop(id, db)
         return .completed
+    }
+
+    /// Whether attachment `id` is complete here with content but without a single
+    /// chunk row: one synced before contents travelled (metadata only).
+    package static func isMissingContent(_ id: UUID, _ db: DatabaseConnection) throws -> Bool {
+        try db.fetchOne("""
+            SELECT 1 FROM attachment a WHERE a.id = ? AND a.is_complete = 1 AND a.byte_count > 0 \
+            AND NOT EXISTS (SELECT 1 FROM attachment_chunk c WHERE c.attachment_id = a.id)
+            """, [id.vaultValue], { _ in true }) != nil
+    }
+
+    /// The attachments this device synced before contents travelled, whose chunks it
+    /// still has to send (migration "sync attachment staging"), with their sync clock.
+    package static func pendingResends(_ db: DatabaseConnection) throws -> [(id: UUID, hlc: Int64)] {
+        try db.fetchAll("""
+            SELECT r.attachment_id, coalesce(c.hlc, 0) FROM sync_attachment_resend r \
+            LEFT JOIN sync_record_clock c ON c.table_name = 'attachment' AND c.record_id = r.attachment_id \
+            ORDER BY r.attachment_id
+            """) { (try UUID(row: $0, column: 0), $0.int64(at: 1)) }
+    }
+
+    /// Marks attachment `id`'s chunks as sent again (see ``pendingResends(_:)``).
+    package static func markResent(_ id: UUID, _ db: DatabaseConnection) throws {
+        try db.execute("DELETE FROM sync_attachment_resend WHERE attachment_id = ?", [id.vaultValue])
     }
 
     /// Drops what is staged for attachment `id`: its chunks and its incoming marker.

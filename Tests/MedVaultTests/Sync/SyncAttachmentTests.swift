@@ -213,6 +213,41 @@ struct SyncAttachmentTests {
         }
     }
 
+    @Test("An attachment synced before contents travelled (metadata only): the device that sealed it sends its chunks once after the upgrade, and the other device completes it in place")
+    func attachmentSyncedBeforeContents() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let (a, b) = (devices.vaults[0], devices.vaults[1])
+            let session = try await F.session(on: a)
+            let content = F.content(130 * 1024, seed: 12)
+            let old = try await F.attach(content, to: session, on: a)
+            try await devices.syncAll()
+            let fromB = try await F.attach(F.content(500, seed: 13), to: session, on: b)
+            try await devices.syncAll()
+            // Play the previous version: B got the metadata only, and A's upgrade lists
+            // what it sealed (the migration's own statement).
+            try await b.database.write { db in
+                try db.execute("DELETE FROM attachment_chunk WHERE attachment_id = ?", [old.id.vaultValue])
+            }
+            #expect(await F.errorCode { _ = try await F.read(old.id, on: b) } == .corrupted)
+            let listed = try await a.database.write { db in
+                try db.execute(SyncAttachmentStagingSchema.listResends)
+                return try db.fetchAll("SELECT attachment_id FROM sync_attachment_resend") { try UUID(row: $0, column: 0) }
+            }
+            #expect(listed == [old.id], "only what A sealed, not B's attachment \(fromB.id)")
+
+            #expect(try await devices.engines[0].sync().uploaded == 3)
+            let pulled = try await devices.engines[1].sync()
+            #expect(pulled.errors.isEmpty && pulled.conflicts == 0)
+            #expect(try await F.read(old.id, on: b) == content)
+            #expect(try await F.chunkRows(old.id, on: b) == 3)
+            #expect(try await F.staged(b) == (0, 0))
+            #expect(try await b.attachments.get(old.id) == old)
+            #expect(try await devices.engines[0].sync().uploaded == 0, "sent once")
+        }
+    }
+
     /// The server sequence of chunk `seq` of attachment `id`, found by opening every
     /// envelope with the vault's keys.
     static func sequence(ofChunk seq: Int64, of id: UUID, devices: SyncDevices) async throws -> Int64 {
