@@ -85,8 +85,7 @@ extension RemoteChangeApplier {
         for (item, preparation) in zip(remoteItems, prepared) {
             if item.record.table == AttachmentChunkRecord.table {
                 try flush()
-                try stageChunk(item, db, refuse: refuse)
-                outcome.applied += 1
+                if try stageChunk(item, db, refuse: refuse) { outcome.applied += 1 }
                 continue
             }
             let record: Prepared
@@ -139,18 +138,23 @@ extension RemoteChangeApplier {
 
     /// Stages one received attachment chunk (completing its attachment when it can);
     /// an unreadable chunk record or a completion that fails its digest is listed.
+    ///
+    /// - Returns: Whether the chunk was applied (staged, or ignored as sent again);
+    ///   `false` for an unreadable one.
     private static func stageChunk(_ item: PageItem, _ db: DatabaseConnection,
-                                   refuse: (PageItem, MedVaultError) -> Void) throws {
+                                   refuse: (PageItem, MedVaultError) -> Void) throws -> Bool {
         guard let state = item.record.state, let chunk = AttachmentChunkRecord(payload: state) else {
             refuse(item, MedVaultError(.corrupted, reason: "a sync envelope's attachment chunk is not readable"))
-            return
+            return false
         }
         do {
             if try SyncAttachmentStore.stage(chunk.attachmentID, seq: chunk.seq, data: chunk.data, db) == .corrupted {
                 refuse(item, attachmentMismatch)
             }
+            return true
         } catch let error as MedVaultError where error.code == .validation {
             refuse(item, error)
+            return false
         }
     }
 }

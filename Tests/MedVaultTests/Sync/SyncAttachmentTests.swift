@@ -248,6 +248,42 @@ struct SyncAttachmentTests {
         }
     }
 
+    @Test("Malformed chunk records are refused: a payload without content, over 64 KiB or with a negative index does not parse; staging refuses them with `validation`; an applied page lists an unreadable chunk as `corrupted` and stages nothing")
+    func malformedChunks() async throws {
+        let id = UUID()
+        let chunk = AttachmentChunkRecord(attachmentID: id, seq: 3, data: F.content(100, seed: 14))
+        #expect(AttachmentChunkRecord(payload: chunk.payload) == chunk)
+        #expect(AttachmentChunkRecord(payload: chunk.payload.prefix(AttachmentChunkRecord.headerLength)) == nil)
+        #expect(AttachmentChunkRecord(payload: Data(count: 10)) == nil)
+        let tooLong = AttachmentChunkRecord(attachmentID: id, seq: 0, data: F.content(Self.chunk + 1, seed: 15))
+        #expect(AttachmentChunkRecord(payload: tooLong.payload) == nil)
+        var negative = chunk.payload
+        negative[16] = 0x80
+        #expect(AttachmentChunkRecord(payload: negative) == nil)
+
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(1, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let vault = devices.vaults[0]
+            for (seq, data) in [(Int64(-1), Data([1])), (0, Data()), (0, F.content(Self.chunk + 1, seed: 16))] {
+                let code = await F.errorCode {
+                    try await vault.database.write { db in _ = try SyncAttachmentStore.stage(id, seq: seq, data: data, db) }
+                }
+                #expect(code == .validation)
+            }
+            let record = SyncRecord(table: AttachmentChunkRecord.table, recordID: UUID(), version: 1, operation: "insert",
+                                    timestamp: 1, deviceID: UUID(), state: Data([1, 2, 3]))
+            let (outcome, errors) = try await vault.database.write { db in
+                try RemoteChangeApplier.applyPage([.init(sequence: 7, envelopeID: UUID(), record: record)],
+                                                  localDevice: UUID(), now: Date(), db)
+            }
+            #expect(outcome.applied == 0, "an unreadable chunk is not counted as applied")
+            #expect(errors.map(\.code) == [.corrupted])
+            #expect(errors.first?.sequence == 7)
+            #expect(try await F.staged(vault) == (0, 0))
+        }
+    }
+
     /// The server sequence of chunk `seq` of attachment `id`, found by opening every
     /// envelope with the vault's keys.
     static func sequence(ofChunk seq: Int64, of id: UUID, devices: SyncDevices) async throws -> Int64 {
