@@ -191,12 +191,13 @@ public actor SyncEngine {
         while true {
             // Several server pages are applied in one transaction (a clone's pages of
             // 500 would otherwise each re-encrypt the same index pages at commit).
-            var pulled = try await transport.pull(after: after, limit: batchSize, as: credentials)
+            var pulled = Self.consecutive(try await transport.pull(after: after, limit: batchSize, as: credentials))
             if pulled.envelopes.isEmpty { return }
             var bytes = pulled.envelopes.reduce(0) { $0 + $1.envelope.ciphertext.count }
             while pulled.hasMore, pulled.envelopes.count + batchSize <= envelopesPerApply,
                   bytes < Self.maximumBytesPerApply {
-                let next = try await transport.pull(after: pulled.lastSequence, limit: batchSize, as: credentials)
+                let next = Self.consecutive(try await transport.pull(after: pulled.lastSequence, limit: batchSize,
+                                                                     as: credentials))
                 if next.envelopes.isEmpty { break }
                 bytes += next.envelopes.reduce(0) { $0 + $1.envelope.ciphertext.count }
                 pulled = SyncPullResponse(envelopes: pulled.envelopes + next.envelopes, lastSequence: next.lastSequence,
@@ -243,6 +244,21 @@ public actor SyncEngine {
             after = page.lastSequence
             if !page.hasMore { return }
         }
+    }
+
+    /// The page's leading run of consecutive sequences. A vault's sequences are dense,
+    /// so a gap means the server left envelopes out of the page (a server before the
+    /// fix of its byte cut let a short envelope after the cut slip in): the page ends
+    /// before the gap, with `hasMore`, and the next pull asks for the rest.
+    static func consecutive(_ page: SyncPullResponse) -> SyncPullResponse {
+        guard let first = page.envelopes.first else { return page }
+        var count = 1
+        while count < page.envelopes.count, page.envelopes[count].sequence == first.sequence + Int64(count) {
+            count += 1
+        }
+        guard count < page.envelopes.count else { return page }
+        let kept = Array(page.envelopes.prefix(count))
+        return SyncPullResponse(envelopes: kept, lastSequence: kept[count - 1].sequence, hasMore: true)
     }
 
     // MARK: - Conflicts

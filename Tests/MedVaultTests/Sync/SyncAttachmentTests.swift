@@ -102,6 +102,31 @@ struct SyncAttachmentTests {
         }
     }
 
+    @Test("A server whose byte-cut page lets a later short envelope slip in (a gap in its sequences): the engine keeps the page up to the gap and pulls the rest, so no chunk is skipped")
+    func gappyServerPage() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let a = devices.vaults[0]
+            let session = try await F.session(on: a)
+            let content = F.content(600 * 1024, seed: 17)
+            let attachment = try await F.attach(content, to: session, on: a)
+            _ = try await devices.engines[0].sync()
+            let gappy = GappyPullTransport(devices.server, maximumPullBytes: 300 * 1024)
+            let credentials = try #require(try await devices.engines[1].credentials())
+            let raw = try await gappy.pull(after: 0, limit: 200, as: credentials)
+            #expect(raw.envelopes.last?.sequence == raw.lastSequence)
+            #expect(raw.lastSequence > Int64(raw.envelopes.count), "the stand-in really leaves a gap")
+            #expect(SyncEngine.consecutive(raw).envelopes.count < raw.envelopes.count)
+
+            let engine = SyncEngine(vault: devices.vaults[1], transport: gappy)
+            let result = try await engine.sync()
+            #expect(result.errors.isEmpty)
+            #expect(result.downloaded == 10 + 3)
+            #expect(try await F.read(attachment.id, on: devices.vaults[1]) == content)
+        }
+    }
+
     @Test("One flipped bit in one chunk envelope: that attachment stays unavailable (`notFound`, staged, kept at reopen), listed as `corrupted`; the other attachment and the records apply; its remote deletion drops what was staged")
     func flippedChunk() async throws {
         try await withTemporaryDirectory { dir in
