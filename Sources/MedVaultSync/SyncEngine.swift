@@ -170,12 +170,11 @@ public actor SyncEngine {
         while true {
             // As many envelopes as fit the server's body limit: attachment chunks are
             // ~117 KiB each in a push's JSON.
-            let envelopes = try await vault.database.read { db in
+            let rows = try await vault.database.read { db in
                 try SyncStateStore.outbox(limit: limit, maximumBodyBytes: maximumBytes, db)
             }
-            guard let last = envelopes.last else { return uploaded }
-            let rows = envelopes
-            let response = try await transport.push(SyncPushRequest(envelopes: envelopes.map(\.envelope)), as: credentials)
+            guard let last = rows.last else { return uploaded }
+            let response = try await transport.push(SyncPushRequest(envelopes: rows.map(\.envelope)), as: credentials)
             guard response.sequences.count == rows.count else {
                 throw MedVaultError(.badResponse, reason: "the sync server acknowledged another number of envelopes")
             }

@@ -156,8 +156,9 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
 
     /// Deletes the incomplete attachments a process that stopped while storing one left
     /// behind (invisible to every read). An attachment sync is receiving (its metadata
-    /// here, its chunks still travelling) is incomplete too, but marked: it stays. Call it when the database is opened, before
-    /// any attachment is being stored: it would also remove one in progress.
+    /// here, its chunks still travelling) is incomplete too, but marked: it stays. Call
+    /// it when the database is opened, before any attachment is being stored: it would
+    /// also remove one in progress.
     ///
     /// - Returns: The number of incomplete attachments removed.
     @discardableResult
