@@ -70,3 +70,11 @@ enum SyncAttachmentFixtures {
         }
     }
 }
+
+extension AttachmentRepository {
+    /// Runs the SQLCipher repository's open-time clean-up of incomplete attachments.
+    func removeIncompleteAttachmentsIfSQLCipher() async throws -> Int {
+        let repository = try #require(self as? SQLCipherAttachmentRepository)
+        return try await repository.removeIncompleteAttachments()
+    }
+}

@@ -127,6 +127,54 @@ struct SyncAttachmentTests {
         }
     }
 
+    @Test("Metadata before its chunks (another order than the sealer's): the attachment stays invisible and survives the open-time clean-up until the last chunk completes it, which logs an update for observers")
+    func metadataBeforeChunks() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let a = devices.vaults[0]
+            let session = try await F.session(on: a)
+            let content = F.content(140 * 1024, seed: 18)
+            let attachment = try await F.attach(content, to: session, on: a)
+            _ = try await devices.engines[0].sync()
+            let credentials = try #require(try await devices.engines[0].credentials())
+            let page = try await devices.server.pull(after: 0, limit: 500, as: credentials)
+            let items = try await a.withSyncKeys { keys in
+                let sealer = EnvelopeSealer(keys: keys)
+                return try page.envelopes.map {
+                    RemoteChangeApplier.PageItem(sequence: $0.sequence, envelopeID: $0.envelope.id,
+                                                 record: try sealer.open($0.envelope))
+                }
+            }
+            let chunks = items.filter { $0.record.table == AttachmentChunkRecord.table }
+            #expect(chunks.count == 3)
+            let others = items.filter { $0.record.table != AttachmentChunkRecord.table }
+
+            let b = devices.vaults[1]
+            let device = try #require(try await devices.engines[1].credentials()).deviceID
+            let first = try await b.database.write { db in
+                try RemoteChangeApplier.applyPage(others, localDevice: device, now: Date(), db)
+            }
+            #expect(first.1.isEmpty)
+            #expect(await F.errorCode { _ = try await b.attachments.get(attachment.id) } == .notFound)
+            #expect(try await F.staged(b) == (1, 0))
+            #expect(try await b.attachments.removeIncompleteAttachmentsIfSQLCipher() == 0)
+
+            let logged = try await b.database.read { db in try SyncRecordStore.latestSequence(db) }
+            let second = try await b.database.write { db in
+                try RemoteChangeApplier.applyPage(Array(chunks.reversed()), localDevice: device, now: Date(), db)
+            }
+            #expect(second.1.isEmpty)
+            #expect(second.0.applied == 3)
+            #expect(try await F.read(attachment.id, on: b) == content)
+            #expect(try await F.staged(b) == (0, 0))
+            let entries = try await b.database.read { db in try SyncRecordStore.changeEntries(after: logged, limit: 10, db) }
+            #expect(entries.map(\.table) == [.attachment])
+            #expect(entries.map(\.recordID) == [attachment.id])
+            #expect(entries.map(\.operation) == [.update])
+        }
+    }
+
     @Test("One flipped bit in one chunk envelope: that attachment stays unavailable (`notFound`, staged, kept at reopen), listed as `corrupted`; the other attachment and the records apply; its remote deletion drops what was staged")
     func flippedChunk() async throws {
         try await withTemporaryDirectory { dir in
