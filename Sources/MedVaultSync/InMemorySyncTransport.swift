@@ -13,7 +13,9 @@ import MedVaultSyncWire
 ///   first attempt to answer them;
 /// - pushes are all or nothing and idempotent by envelope id (same id and bytes: the
 ///   first sequence again; other bytes: `conflict`, nothing stored);
-/// - pulls return envelopes after a sequence, oldest first, with `hasMore`;
+/// - pulls return envelopes after a sequence, oldest first, with `hasMore`, a page
+///   stopping at its envelope count or byte limit ("4 MiB"), as the server's;
+/// - a push body over the byte limit (8 MiB) fails with `limitExceeded`, as the server's 413;
 /// - the keyring is replaced only by a compare-and-swap on its generation;
 /// - a revoked device's token is `unauthorized` on every route; a token of one vault
 ///   gets `notFound` on another vault.
@@ -33,6 +35,17 @@ public actor InMemorySyncTransport: SyncTransport {
     public static let maximumPushEnvelopes = 500
     /// The most envelopes one pull returns (as the server's default).
     public static let maximumPullLimit = 500
+    /// The server's default push body limit, in bytes (`MEDVAULT_SYNC_MAX_PUSH_BYTES`): 8 MiB.
+    public static let defaultMaximumPushBytes = 8 << 20
+    /// The server's default pull page size, in ciphertext bytes (`MEDVAULT_SYNC_MAX_PULL_BYTES`): 4 MiB.
+    public static let defaultMaximumPullBytes = 4 << 20
+
+    /// The largest push body accepted, in bytes (the JSON `SyncWireJSON` writes):
+    /// a larger push fails with `limitExceeded` and stores nothing, as the server's 413.
+    public let maximumPushBytes: Int
+    /// A pull page stops once its ciphertexts reach this many bytes (it always holds at
+    /// least one envelope), as the server's.
+    public let maximumPullBytes: Int
 
     private struct StoredEnvelope: Codable {
         let sequence: Int64
@@ -72,19 +85,34 @@ public actor InMemorySyncTransport: SyncTransport {
     private var dropPushResponses = 0
     private var bytesSeen: [Data] = []
     private var recordsBytes = false
+    private var pushSizes: [Int] = []
 
     /// An empty server.
-    public init() {
+    ///
+    /// - Parameters:
+    ///   - maximumPushBytes: The push body limit (the server's default 8 MiB).
+    ///   - maximumPullBytes: The pull page limit in ciphertext bytes (the server's 4 MiB).
+    public init(maximumPushBytes: Int = InMemorySyncTransport.defaultMaximumPushBytes,
+                maximumPullBytes: Int = InMemorySyncTransport.defaultMaximumPullBytes) {
         file = nil
+        self.maximumPushBytes = maximumPushBytes
+        self.maximumPullBytes = maximumPullBytes
     }
 
     /// A server whose state is saved to `file` (atomically, after every change) and read
     /// back from it when it exists: one process after another can play the same server,
     /// as the crash tests do when a killed device resumes. Not for two processes at once.
     ///
+    /// - Parameters:
+    ///   - file: Where the state is saved.
+    ///   - maximumPushBytes: The push body limit (the server's default 8 MiB).
+    ///   - maximumPullBytes: The pull page limit in ciphertext bytes (the server's 4 MiB).
     /// - Throws: `corrupted` when the file is not a saved state; file errors.
-    public init(persistingTo file: URL) throws {
+    public init(persistingTo file: URL, maximumPushBytes: Int = InMemorySyncTransport.defaultMaximumPushBytes,
+                maximumPullBytes: Int = InMemorySyncTransport.defaultMaximumPullBytes) throws {
         self.file = file
+        self.maximumPushBytes = maximumPushBytes
+        self.maximumPullBytes = maximumPullBytes
         guard let data = try? Data(contentsOf: file) else { return }
         do {
             let snapshot = try JSONDecoder().decode(Snapshot.self, from: data)
@@ -125,6 +153,9 @@ public actor InMemorySyncTransport: SyncTransport {
 
     /// The request bodies kept since ``recordRequestBytes()``.
     public func recordedRequestBytes() -> [Data] { bytesSeen }
+
+    /// The body size in bytes of every push received (accepted or refused), in order.
+    public func pushBodySizes() -> [Int] { pushSizes }
 
     /// How many envelopes the server holds for `vaultID`.
     public func envelopeCount(vaultID: UUID) -> Int { vaults[vaultID]?.envelopes.count ?? 0 }
@@ -190,6 +221,11 @@ public actor InMemorySyncTransport: SyncTransport {
 
     public func push(_ request: SyncPushRequest, as credentials: SyncCredentials) async throws -> SyncPushResponse {
         try enter(request)
+        let size = try SyncWireJSON.encoder().encode(request).count
+        pushSizes.append(size)
+        guard size <= maximumPushBytes else {
+            throw MedVaultError(.limitExceeded, reason: "a push body is larger than the server accepts")
+        }
         let (sequences, added, batchIDs) = try plan(request, as: credentials)
         // Appended in place: a copy of the vault's state alive here would make every
         // push copy all the envelopes stored so far.
@@ -241,10 +277,19 @@ public actor InMemorySyncTransport: SyncTransport {
         let limit = min(limit, Self.maximumPullLimit)
         // Sequences are dense from 1: envelope n sits at index n - 1.
         let start = Int(min(after, Int64(vault.envelopes.count)))
-        let page = vault.envelopes[start..<min(start + limit, vault.envelopes.count)]
-        let envelopes = page.map { SyncPulledEnvelope(sequence: $0.sequence, deviceID: $0.deviceID, envelope: $0.envelope) }
+        var envelopes: [SyncPulledEnvelope] = []
+        var bytes = 0
+        // As the server: the page stops at `limit` envelopes or once the next would
+        // take its ciphertexts past the byte limit (at least one envelope).
+        for stored in vault.envelopes[start...] {
+            let size = stored.envelope.ciphertext.count
+            if envelopes.count == limit || (!envelopes.isEmpty && bytes + size > maximumPullBytes) { break }
+            bytes += size
+            envelopes.append(SyncPulledEnvelope(sequence: stored.sequence, deviceID: stored.deviceID,
+                                                envelope: stored.envelope))
+        }
         return SyncPullResponse(envelopes: envelopes, lastSequence: envelopes.last?.sequence ?? after,
-                                hasMore: start + limit < vault.envelopes.count)
+                                hasMore: start + envelopes.count < vault.envelopes.count)
     }
 
     public func keyring(as credentials: SyncCredentials) async throws -> SyncKeyringBlob {
@@ -289,9 +334,7 @@ public actor InMemorySyncTransport: SyncTransport {
             throw MedVaultError(failureCode, reason: "the sync server could not be reached")
         }
         if recordsBytes, let body {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            bytesSeen.append(try encoder.encode(body))
+            bytesSeen.append(try SyncWireJSON.encoder().encode(body))
         }
     }
 

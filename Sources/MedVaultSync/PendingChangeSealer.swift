@@ -14,15 +14,19 @@ import MedVaultSyncWire
 /// one, whatever the devices' wall clocks). Its id is derived from the vault, the device
 /// and the change's local sequence under a vault key (HMAC), so a re-seal after a crash
 /// before the commit yields the same id, and the server cannot link ids to sequences.
+/// A complete attachment's content is sealed just before its envelope, one envelope per
+/// 64 KiB chunk (``AttachmentChunkRecord``), with ids derived the same way.
 enum PendingChangeSealer {
     /// Seals everything after `sealed_through`.
     ///
-    /// - Returns: How many envelopes were added to the outbox.
+    /// - Returns: How many records were sealed (and attachments whose chunks were sent
+    ///   again, see ``sealResends(keys:localDevice:_:)``); chunk envelopes are not counted.
     @discardableResult
     static func sealPending(keys: SyncKeys, localDevice: UUID, _ db: DatabaseConnection) throws -> Int {
+        let resent = try sealResends(keys: keys, localDevice: localDevice, db)
         let start = try SyncStateStore.state(db).sealedThrough
         let latest = try SyncRecordStore.latestSequence(db)
-        guard latest > start else { return 0 }
+        guard latest > start else { return resent }
         var entries: [ChangeLogEntry] = []
         var after = start
         while after < latest {
@@ -55,6 +59,15 @@ enum PendingChangeSealer {
             let state = try SyncRecordStore.read(pending.table, id: pending.id, db)
             let base = try SyncStateStore.clock(pending.table, pending.id, db)
             let stamp = max(pending.last.timestamp.rawValue, (base?.timestamp ?? 0) + 1)
+            if pending.table == .attachment, state != nil {
+                // The content first: a receiver normally has every chunk when the
+                // metadata arrives, and completes the attachment in that transaction.
+                try sealChunks(of: pending.id, stamp: stamp, keys: keys, sealer: sealer, localDevice: localDevice,
+                               envelopeID: { seq in
+                                   try AttachmentChunkRecord.envelopeID(keys: keys, device: localDevice,
+                                                                        sequence: pending.firstSequence, seq: seq)
+                               }, db)
+            }
             let record = SyncRecord(
                 table: pending.table.rawValue, recordID: pending.id,
                 version: state?.version ?? pending.last.version ?? 0,
@@ -69,18 +82,59 @@ enum PendingChangeSealer {
             try SyncStateStore.setClock(.init(timestamp: stamp, deviceID: localDevice), pending.table, pending.id, db)
         }
         try SyncStateStore.setSealedThrough(latest, db)
-        return order.count
+        return resent + order.count
+    }
+
+    /// Seals the chunks of the attachments this device synced before contents travelled
+    /// (metadata only), once: their receivers complete them from these chunks.
+    ///
+    /// - Returns: How many attachments' chunks were sealed.
+    static func sealResends(keys: SyncKeys, localDevice: UUID, _ db: DatabaseConnection) throws -> Int {
+        let pending = try SyncAttachmentStore.pendingResends(db)
+        guard !pending.isEmpty else { return 0 }
+        let sealer = EnvelopeSealer(keys: keys)
+        for (id, hlc) in pending {
+            try sealChunks(of: id, stamp: hlc, keys: keys, sealer: sealer, localDevice: localDevice,
+                           envelopeID: { seq in
+                               try AttachmentChunkRecord.derivedUUID(
+                                   keys: keys, label: "medvault.envelope.\(localDevice.uuidString).resend.\(seq)", id)
+                           }, db)
+            try SyncAttachmentStore.markResent(id, db)
+        }
+        return pending.count
     }
 
     /// The envelope id of the change at local `sequence` of `device`: the first 16 bytes
     /// of an HMAC under the vault's record-key key, as a version-4 UUID.
     static func envelopeID(keys: SyncKeys, device: UUID, sequence: Int64) throws -> UUID {
+        try AttachmentChunkRecord.derivedUUID(keys: keys, label: "medvault.envelope." + device.uuidString,
+                                              sequenceSeed(sequence))
+    }
+
+    /// A local sequence as the 16 bytes an HMAC-derived id is computed from.
+    static func sequenceSeed(_ sequence: Int64) -> UUID {
         var seed = [UInt8](repeating: 0, count: 16)
         withUnsafeBytes(of: sequence.bigEndian) { seed.replaceSubrange(8..<16, with: $0) }
-        let seedID = seed.withUnsafeBytes { UUID(uuid: $0.load(as: uuid_t.self)) }
-        var bytes = Array(try keys.recordKey(table: "medvault.envelope." + device.uuidString, recordID: seedID).prefix(16))
-        bytes[6] = (bytes[6] & 0x0F) | 0x40
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return bytes.withUnsafeBytes { UUID(uuid: $0.load(as: uuid_t.self)) }
+        return seed.withUnsafeBytes { UUID(uuid: $0.load(as: uuid_t.self)) }
+    }
+
+    /// Seals the chunks of the complete attachment `id` into the outbox, in order, one
+    /// chunk in memory at a time, each under the envelope id `envelopeID(index)`.
+    ///
+    /// - Returns: How many chunk envelopes were added.
+    @discardableResult
+    static func sealChunks(of id: UUID, stamp: Int64, keys: SyncKeys, sealer: EnvelopeSealer, localDevice: UUID,
+                           envelopeID: (Int64) throws -> UUID, _ db: DatabaseConnection) throws -> Int64 {
+        try SyncAttachmentStore.forEachChunk(of: id, db) { seq, data in
+            let chunk = AttachmentChunkRecord(attachmentID: id, seq: seq, data: data)
+            let record = SyncRecord(
+                table: AttachmentChunkRecord.table,
+                recordID: try AttachmentChunkRecord.recordID(keys: keys, attachmentID: id, seq: seq),
+                version: 1, operation: ChangeOperation.insert.rawValue, timestamp: UInt64(max(stamp, 0)),
+                deviceID: localDevice, state: chunk.payload)
+            let envelope = try sealer.seal(record, id: try envelopeID(seq))
+            try SyncStateStore.enqueue(.init(id: envelope.id, recordKey: envelope.recordKey,
+                                             ciphertext: envelope.ciphertext), db)
+        }
     }
 }

@@ -74,7 +74,20 @@ extension RemoteChangeApplier {
             pendingClocks.removeAll(keepingCapacity: true)
         }
 
+        /// After an attachment's metadata was applied, refused or deleted: complete it
+        /// from its staged chunks, or drop them.
+        func settleAttachment(_ item: PageItem, _ id: UUID) throws {
+            if try SyncAttachmentStore.metadataApplied(id, db) == .corrupted {
+                refuse(item, Self.attachmentMismatch)
+            }
+        }
+
         for (item, preparation) in zip(remoteItems, prepared) {
+            if item.record.table == AttachmentChunkRecord.table {
+                try flush()
+                if try stageChunk(item, db, refuse: refuse) { outcome.applied += 1 }
+                continue
+            }
             let record: Prepared
             switch preparation {
             case .failure(let error) where error.code == .corrupted || error.code == .invalidArgument:
@@ -103,6 +116,7 @@ extension RemoteChangeApplier {
                         outcome.conflicts += 1
                     }
                 }
+                if record.table == .attachment { try settleAttachment(item, id) }
                 continue
             }
             try flush()
@@ -111,8 +125,36 @@ extension RemoteChangeApplier {
             } catch let error as MedVaultError where error.code == .corrupted || error.code == .invalidArgument {
                 refuse(item, error)
             }
+            if record.table == .attachment { try settleAttachment(item, id) }
         }
         try flush()
         return (outcome, errors)
+    }
+
+    /// The error listed when an attachment's chunks are all here but do not match its
+    /// recorded size and SHA-256.
+    static let attachmentMismatch = MedVaultError(
+        .corrupted, reason: "an attachment's received content does not match its recorded digest")
+
+    /// Stages one received attachment chunk (completing its attachment when it can);
+    /// an unreadable chunk record or a completion that fails its digest is listed.
+    ///
+    /// - Returns: Whether the chunk was applied (staged, or ignored as sent again);
+    ///   `false` for an unreadable one.
+    private static func stageChunk(_ item: PageItem, _ db: DatabaseConnection,
+                                   refuse: (PageItem, MedVaultError) -> Void) throws -> Bool {
+        guard let state = item.record.state, let chunk = AttachmentChunkRecord(payload: state) else {
+            refuse(item, MedVaultError(.corrupted, reason: "a sync envelope's attachment chunk is not readable"))
+            return false
+        }
+        do {
+            if try SyncAttachmentStore.stage(chunk.attachmentID, seq: chunk.seq, data: chunk.data, db) == .corrupted {
+                refuse(item, attachmentMismatch)
+            }
+            return true
+        } catch let error as MedVaultError where error.code == .validation {
+            refuse(item, error)
+            return false
+        }
     }
 }

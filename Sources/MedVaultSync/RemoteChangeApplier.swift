@@ -37,9 +37,13 @@ enum RemoteChangeApplier {
         guard VaultTable.recordTables.contains(table) else {
             throw MedVaultError(.invalidArgument, field: "table", reason: "a synced record of a table this build does not sync")
         }
-        let state: SyncRowState?
+        var state: SyncRowState?
         do {
             state = try record.state.map { try SyncRecordDecoding.rowState($0) }
+            // An attachment arrives incomplete (invisible) and is completed when its
+            // chunks are all here (`SyncAttachmentStore`): a new row takes the
+            // column's default 0, an existing row keeps its own flag.
+            if table == .attachment { state?.columns.removeValue(forKey: "is_complete") }
         } catch {
             throw MedVaultError(.corrupted, reason: "a sync envelope's record state is not readable")
         }

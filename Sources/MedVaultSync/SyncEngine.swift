@@ -37,6 +37,15 @@ public actor SyncEngine {
     /// transactions of 500 re-encrypted the same random index pages four times as often
     /// (docs/benchmarks-method.md, "Y"); 5,000 opened records hold a few MiB.
     public static let defaultEnvelopesPerApply = 5_000
+    /// The largest push body the engine builds, in bytes (the JSON a push sends).
+    public let maximumPushBytes: Int
+    /// The server's default push body limit (`MEDVAULT_SYNC_MAX_PUSH_BYTES`): 8 MiB,
+    /// about 70 attachment-chunk envelopes.
+    public static let defaultMaximumPushBytes = 8 << 20
+    /// The most ciphertext bytes of pulled envelopes opened and applied in one
+    /// transaction (with ``envelopesPerApply``): 16 MiB, four full server pages of
+    /// attachment chunks, so a batch of chunks is never held in memory by the thousand.
+    public static let maximumBytesPerApply = 16 << 20
 
     /// Creates an engine.
     ///
@@ -46,12 +55,16 @@ public actor SyncEngine {
     ///   - batchSize: Envelopes per push and pull (1…500).
     ///   - envelopesPerApply: The most pulled envelopes applied in one transaction (at
     ///     least one page: `batchSize`).
+    ///   - maximumPushBytes: The largest push body to build: the server's limit. A push
+    ///     holds at least one envelope whatever its size.
     public init(vault: Vault, transport: any SyncTransport, batchSize: Int = 200,
-                envelopesPerApply: Int = SyncEngine.defaultEnvelopesPerApply) {
+                envelopesPerApply: Int = SyncEngine.defaultEnvelopesPerApply,
+                maximumPushBytes: Int = SyncEngine.defaultMaximumPushBytes) {
         self.vault = vault
         self.transport = transport
         self.batchSize = min(max(batchSize, 1), InMemorySyncTransport.maximumPushEnvelopes)
         self.envelopesPerApply = max(envelopesPerApply, self.batchSize)
+        self.maximumPushBytes = max(maximumPushBytes, 1)
     }
 
     // MARK: - Devices
@@ -153,12 +166,16 @@ public actor SyncEngine {
     private func pushOutbox(_ credentials: SyncCredentials) async throws -> Int {
         var uploaded = 0
         let limit = batchSize
+        let maximumBytes = maximumPushBytes
         while true {
-            let rows = try await vault.database.read { db in try SyncStateStore.outbox(limit: limit, db) }
+            // As many envelopes as fit the server's body limit: attachment chunks are
+            // ~117 KiB each in a push's JSON.
+            let rows = try await vault.database.read { db in
+                try SyncStateStore.outbox(limit: limit, maximumBodyBytes: maximumBytes, db)
+            }
             guard let last = rows.last else { return uploaded }
-            let envelopes = try rows.map { try SyncEnvelope(id: $0.id, recordKey: $0.recordKey, ciphertext: $0.ciphertext) }
-            let response = try await transport.push(SyncPushRequest(envelopes: envelopes), as: credentials)
-            guard response.sequences.count == envelopes.count else {
+            let response = try await transport.push(SyncPushRequest(envelopes: rows.map(\.envelope)), as: credentials)
+            guard response.sequences.count == rows.count else {
                 throw MedVaultError(.badResponse, reason: "the sync server acknowledged another number of envelopes")
             }
             try await vault.database.write { db in try SyncStateStore.removeFromOutbox(through: last.position, db) }
@@ -173,11 +190,15 @@ public actor SyncEngine {
         while true {
             // Several server pages are applied in one transaction (a clone's pages of
             // 500 would otherwise each re-encrypt the same index pages at commit).
-            var pulled = try await transport.pull(after: after, limit: batchSize, as: credentials)
+            var pulled = Self.consecutive(try await transport.pull(after: after, limit: batchSize, as: credentials))
             if pulled.envelopes.isEmpty { return }
-            while pulled.hasMore, pulled.envelopes.count + batchSize <= envelopesPerApply {
-                let next = try await transport.pull(after: pulled.lastSequence, limit: batchSize, as: credentials)
+            var bytes = pulled.envelopes.reduce(0) { $0 + $1.envelope.ciphertext.count }
+            while pulled.hasMore, pulled.envelopes.count + batchSize <= envelopesPerApply,
+                  bytes < Self.maximumBytesPerApply {
+                let next = Self.consecutive(try await transport.pull(after: pulled.lastSequence, limit: batchSize,
+                                                                     as: credentials))
                 if next.envelopes.isEmpty { break }
+                bytes += next.envelopes.reduce(0) { $0 + $1.envelope.ciphertext.count }
                 pulled = SyncPullResponse(envelopes: pulled.envelopes + next.envelopes, lastSequence: next.lastSequence,
                                           hasMore: next.hasMore)
             }
@@ -222,6 +243,21 @@ public actor SyncEngine {
             after = page.lastSequence
             if !page.hasMore { return }
         }
+    }
+
+    /// The page's leading run of consecutive sequences. A vault's sequences are dense,
+    /// so a gap means the server left envelopes out of the page (a server before the
+    /// fix of its byte cut let a short envelope after the cut slip in): the page ends
+    /// before the gap, with `hasMore`, and the next pull asks for the rest.
+    static func consecutive(_ page: SyncPullResponse) -> SyncPullResponse {
+        guard let first = page.envelopes.first else { return page }
+        var count = 1
+        while count < page.envelopes.count, page.envelopes[count].sequence == first.sequence + Int64(count) {
+            count += 1
+        }
+        guard count < page.envelopes.count else { return page }
+        let kept = Array(page.envelopes.prefix(count))
+        return SyncPullResponse(envelopes: kept, lastSequence: kept[count - 1].sequence, hasMore: true)
     }
 
     // MARK: - Conflicts

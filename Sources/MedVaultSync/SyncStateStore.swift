@@ -1,6 +1,7 @@
 import Foundation
 import MedVault
 import MedVaultCore
+import MedVaultSyncWire
 
 /// The SQL of the engine's own tables (migration "sync state", see `SyncStateSchema`
 /// in MedVault): credentials and cursors, the outbox, record clocks and conflicts.
@@ -91,6 +92,32 @@ enum SyncStateStore {
                         [.integer(Int64(limit))]) { row in
             SyncEnvelopeRow(position: row.int64(at: 0), id: try row[1], recordKey: row.blob(at: 2), ciphertext: row.blob(at: 3))
         }
+    }
+
+    /// An outbox row ready to push.
+    struct OutboxEnvelope: Sendable {
+        let position: Int64
+        let envelope: SyncEnvelope
+    }
+
+    /// The oldest outbox envelopes, at most `limit`, whose push body (the JSON of
+    /// `SyncPushRequest`, as `SyncWireJSON` writes it) stays within `maximumBodyBytes`;
+    /// always at least one.
+    static func outbox(limit: Int, maximumBodyBytes: Int, _ db: DatabaseConnection) throws -> [OutboxEnvelope] {
+        let encoder = SyncWireJSON.encoder()
+        // `{"envelopes":[` + the envelopes joined by `,` + `]}`.
+        var bodyBytes = 16
+        var found: [OutboxEnvelope] = []
+        try db.forEachRow("SELECT position, envelope_id, record_key, ciphertext FROM sync_outbox ORDER BY position LIMIT ?",
+                          [.integer(Int64(limit))]) { row in
+            let envelope = try SyncEnvelope(id: try row[1], recordKey: row.blob(at: 2), ciphertext: row.blob(at: 3))
+            let size = try encoder.encode(envelope).count + (found.isEmpty ? 0 : 1)
+            guard found.isEmpty || bodyBytes + size <= maximumBodyBytes else { return false }
+            bodyBytes += size
+            found.append(OutboxEnvelope(position: row.int64(at: 0), envelope: envelope))
+            return true
+        }
+        return found
     }
 
     static func removeFromOutbox(through position: Int64, _ db: DatabaseConnection) throws {

@@ -60,6 +60,11 @@
 //       1,000 envelopes a transaction),
 //       and prints "synced" (see SyncClone.swift).
 //
+//   CrashProbe sync-attachment <vault folder> <server state file>
+//       Opens the vault (password "probe", fast test KDF), prints "opened", syncs once
+//       through the in-memory server saved in <server state file> with small push and
+//       pull limits, and prints "synced" (see SyncAttachment.swift).
+//
 //   CrashProbe medication-fixture <vault folder> <expected json>
 //       Creates the medication fixture vault of the migration test (password "probe",
 //       fast test KDF, fixed clock) and writes what it read back to <expected json>
@@ -250,6 +255,8 @@ do {
         try await syncLoop(folder: arguments[2], serverFile: arguments[3])
     case "sync-clone" where arguments.count == 4:
         try await syncClone(folder: arguments[2], serverFile: arguments[3])
+    case "sync-attachment" where arguments.count == 4:
+        try await syncAttachment(folder: arguments[2], serverFile: arguments[3])
     case "add-patients" where arguments.count == 3:
         try await addPatients(folder: arguments[2])
     case "unit-hold" where arguments.count == 3:

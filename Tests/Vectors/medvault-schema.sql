@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -108,6 +108,9 @@ CREATE INDEX session_addendum_by_session ON session_addendum(session_id, positio
 (automatic)
 
 -- index sqlite_autoindex_session_signature_1 on session_signature
+(automatic)
+
+-- index sqlite_autoindex_sync_attachment_chunk_1 on sync_attachment_chunk
 (automatic)
 
 -- index sqlite_autoindex_sync_conflict_1 on sync_conflict
@@ -425,6 +428,24 @@ CREATE TABLE signing_policy (
 id INTEGER PRIMARY KEY CHECK (id = 1),
 require_before_completion INTEGER NOT NULL CHECK (require_before_completion IN (0, 1))
 )
+
+-- table sync_attachment_chunk on sync_attachment_chunk
+CREATE TABLE sync_attachment_chunk (
+attachment_id BLOB NOT NULL CHECK (length(attachment_id) = 16),
+seq INTEGER NOT NULL CHECK (seq >= 0),
+data BLOB NOT NULL,
+PRIMARY KEY (attachment_id, seq)
+)
+
+-- table sync_attachment_incoming on sync_attachment_incoming
+CREATE TABLE sync_attachment_incoming (
+attachment_id BLOB NOT NULL PRIMARY KEY CHECK (length(attachment_id) = 16)
+) WITHOUT ROWID
+
+-- table sync_attachment_resend on sync_attachment_resend
+CREATE TABLE sync_attachment_resend (
+attachment_id BLOB NOT NULL PRIMARY KEY CHECK (length(attachment_id) = 16)
+) WITHOUT ROWID
 
 -- table sync_conflict on sync_conflict
 CREATE TABLE sync_conflict (

@@ -93,7 +93,10 @@ extension SyncStore {
         var bytes = 0
         var hasMore = false
         for try await (sequence, device, id, recordKey, ciphertext) in rows.decode((Int64, UUID, UUID, Data, Data).self) {
-            if page.count == limit || (!page.isEmpty && bytes + ciphertext.count > maximumBytes) {
+            // Once the page is cut, every later row stays out too: a smaller envelope
+            // after a large one (an attachment's metadata after its chunks) must not
+            // slip in, or the cursor would jump over the rows left out.
+            if hasMore || page.count == limit || (!page.isEmpty && bytes + ciphertext.count > maximumBytes) {
                 hasMore = true
                 continue // drain the rows so the connection returns to the pool clean
             }

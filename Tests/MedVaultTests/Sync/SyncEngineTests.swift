@@ -163,8 +163,8 @@ struct SyncEngineTests {
         }
     }
 
-    @Test("An attachment's metadata reaches the other device; its content does not yet, and reading it there is a typed error")
-    func attachmentMetadataOnly() async throws {
+    @Test("An attachment's metadata and content reach the other device")
+    func attachmentMetadataAndContent() async throws {
         try await withTemporaryDirectory { dir in
             let devices = try await SyncDevices.make(2, in: dir)
             defer { Task { await devices.lockAll() } }
@@ -178,13 +178,8 @@ struct SyncEngineTests {
                 data: Data("contenido".utf8))
             try await devices.syncAll()
             #expect(try await devices.vaults[1].attachments.get(attachment.id) == attachment)
-            do {
-                _ = try await devices.vaults[1].attachments.data(of: attachment.id)
-                Issue.record("content that never travelled was read")
-            } catch let error as MedVaultError {
-                // Documented (docs/sync.md, "Not built yet"): no chunk is there.
-                #expect(error.code == .corrupted)
-            }
+            // Its content travels as chunk envelopes (docs/sync.md, "Attachments").
+            #expect(try await devices.vaults[1].attachments.data(of: attachment.id) == Data("contenido".utf8))
         }
     }
 }

@@ -155,8 +155,10 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
     }
 
     /// Deletes the incomplete attachments a process that stopped while storing one left
-    /// behind (invisible to every read). Call it when the database is opened, before
-    /// any attachment is being stored: it would also remove one in progress.
+    /// behind (invisible to every read). An attachment sync is receiving (its metadata
+    /// here, its chunks still travelling) is incomplete too, but marked: it stays. Call
+    /// it when the database is opened, before any attachment is being stored: it would
+    /// also remove one in progress.
     ///
     /// - Returns: The number of incomplete attachments removed.
     @discardableResult
@@ -164,15 +166,22 @@ public struct SQLCipherAttachmentRepository: AttachmentRepository {
         // Usually there is none: a short read says so without a write transaction or a
         // hop to the writer's thread (this runs at every open of a vault).
         let anyIncomplete = try await pool.read { db in
-            try db.fetchOne("SELECT EXISTS (SELECT 1 FROM attachment WHERE is_complete = 0)") { try $0[0] as Bool }
+            try db.fetchOne("SELECT EXISTS (SELECT 1 FROM attachment WHERE \(Self.leftoverCondition))") { try $0[0] as Bool }
         }
         guard anyIncomplete == true else { return 0 }
         // Long: each incomplete attachment takes its chunks (up to the size limit) along.
         return try await pool.write(duration: .long) { db in
-            try db.execute("DELETE FROM attachment WHERE is_complete = 0")
+            try db.execute("DELETE FROM attachment WHERE \(Self.leftoverCondition)")
             return db.changedRowCount
         }
     }
+
+    /// An incomplete attachment that is a crashed local write's leftover: not one that
+    /// sync is receiving (metadata here, chunks still travelling, marked in
+    /// `sync_attachment_incoming`; see `SyncAttachmentStore`).
+    static let leftoverCondition = """
+        is_complete = 0 AND NOT EXISTS (SELECT 1 FROM sync_attachment_incoming i WHERE i.attachment_id = attachment.id)
+        """
 
     public func delete(_ id: UUID) async throws {
         // Long: the attachment's chunks (up to the size limit) are deleted with it.

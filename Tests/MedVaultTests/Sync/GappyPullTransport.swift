@@ -1,0 +1,59 @@
+import Foundation
+import MedVaultCore
+@testable import MedVaultSync
+import MedVaultSyncWire
+
+/// A transport over an `InMemorySyncTransport` whose pulls behave as the server's did
+/// before its byte-cut fix: a page cut by its byte limit still took later envelopes
+/// that fit (a short one after a large one), leaving a gap in its sequences.
+actor GappyPullTransport: SyncTransport {
+    let inner: InMemorySyncTransport
+    let maximumPullBytes: Int
+
+    init(_ inner: InMemorySyncTransport, maximumPullBytes: Int) {
+        self.inner = inner
+        self.maximumPullBytes = maximumPullBytes
+    }
+
+    func pull(after: Int64, limit: Int, as credentials: SyncCredentials) async throws -> SyncPullResponse {
+        // Everything after `after`, then the old server's loop: skip what does not fit,
+        // but keep taking later rows that do.
+        var all: [SyncPulledEnvelope] = []
+        var cursor = after
+        while true {
+            let page = try await inner.pull(after: cursor, limit: 500, as: credentials)
+            all += page.envelopes
+            cursor = page.lastSequence
+            if !page.hasMore || page.envelopes.isEmpty { break }
+        }
+        var page: [SyncPulledEnvelope] = []
+        var bytes = 0
+        var hasMore = false
+        for pulled in all.prefix(limit + 1) {
+            let size = pulled.envelope.ciphertext.count
+            if page.count == limit || (!page.isEmpty && bytes + size > maximumPullBytes) {
+                hasMore = true
+                continue
+            }
+            bytes += size
+            page.append(pulled)
+        }
+        return SyncPullResponse(envelopes: page, lastSequence: page.last?.sequence ?? after, hasMore: hasMore)
+    }
+
+    func challenge(_ request: SyncChallengeRequest) async throws -> SyncChallenge { try await inner.challenge(request) }
+    func register(_ request: SyncRegisterRequest) async throws -> SyncDeviceToken { try await inner.register(request) }
+    func join(vaultID: UUID, _ request: SyncJoinRequest) async throws -> SyncDeviceToken {
+        try await inner.join(vaultID: vaultID, request)
+    }
+    func push(_ request: SyncPushRequest, as credentials: SyncCredentials) async throws -> SyncPushResponse {
+        try await inner.push(request, as: credentials)
+    }
+    func keyring(as credentials: SyncCredentials) async throws -> SyncKeyringBlob { try await inner.keyring(as: credentials) }
+    func putKeyring(_ update: SyncKeyringUpdate, as credentials: SyncCredentials) async throws -> SyncKeyringBlob {
+        try await inner.putKeyring(update, as: credentials)
+    }
+    func revoke(device: UUID, as credentials: SyncCredentials) async throws {
+        try await inner.revoke(device: device, as: credentials)
+    }
+}
