@@ -22,7 +22,7 @@ import MedVaultSyncWire
 ///
 /// Fault injection (``failNextCalls(_:with:)``, ``dropNextPushResponse()``) lets tests
 /// play an unreachable server or a connection lost after the server stored a push;
-/// ``init(persistingTo:)`` saves the state to a file so that a process killed mid-sync
+/// ``init(persistingTo:maximumPushBytes:maximumPullBytes:)`` saves the state to a file so that a process killed mid-sync
 /// and the next one share a server.
 ///
 /// ```swift
