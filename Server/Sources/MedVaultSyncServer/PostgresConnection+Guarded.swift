@@ -17,11 +17,13 @@ import Synchronization
 /// ``SyncServerError/unavailable``, which clients retry. The lost send itself stays
 /// suspended: PostgresNIO holds the only way to complete it.
 extension PostgresConnection {
-    /// How often a pending query looks at its connection.
-    static let closePollInterval = Duration.milliseconds(200)
-    /// How long a query may still answer after its connection closed (PostgresNIO fails
-    /// the queries it did receive within this, with PostgreSQL's own error).
-    static let closeGrace = Duration.seconds(1)
+    /// How often a pending query looks at its connection (a query that answers sooner
+    /// never looks: its watcher is cancelled).
+    static let closePollInterval = Duration.milliseconds(50)
+    /// How long a query may still answer after its connection closed: PostgresNIO fails
+    /// the queries it did receive at once, with PostgreSQL's own error. Short, because a
+    /// request held here is a device's sync held after PostgreSQL is back.
+    static let closeGrace = Duration.milliseconds(250)
 
     /// `query(_:logger:)`, failing with ``SyncServerError/unavailable`` instead of waiting
     /// forever when the connection is closed or closes before the query is sent.
