@@ -14,6 +14,7 @@
 //   MedVaultSyncWire       (../Package.swift) request and response bodies, envelopes
 //
 //   medvault-sync-load     the load benchmark (make bench-server), beside the server
+//   MedVaultChildProcess   posix_spawn helper of the load benchmark and the tests (internal)
 
 import PackageDescription
 
@@ -61,11 +62,18 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Child processes (PostgreSQL's tools, the server executable) through posix_spawn,
+        // for the load benchmark and the tests. Internal: no product exports it to apps.
+        .target(
+            name: "MedVaultChildProcess",
+            swiftSettings: strictSettings
+        ),
         // The load benchmark (make bench-server): an executable target, not a product.
         // It drives the real server executable with the library's engine and transport.
         .executableTarget(
             name: "medvault-sync-load",
             dependencies: [
+                "MedVaultChildProcess",
                 .product(name: "MedVaultSync", package: "MedVault"),
                 .product(name: "MedVault", package: "MedVault"),
                 .product(name: "MedVaultKeys", package: "MedVault"),
@@ -81,6 +89,7 @@ let package = Package(
                 "MedVaultSyncServer",
                 // Built with the tests: the crash test runs it as a child and kills it.
                 "medvault-sync-server",
+                "MedVaultChildProcess",
                 .product(name: "MedVaultSyncWire", package: "MedVault"),
                 // End-to-end tests: a real vault's sync keys, sealed envelopes and the
                 // HTTP transport, against this server.

@@ -82,19 +82,14 @@ public enum SyncMigrator {
     ///
     /// - Throws: ``SyncMigrationError`` when an applied migration was edited or the
     ///   database knows a migration this server does not (a newer server ran); a
-    ///   PostgreSQL error otherwise. Nothing is applied then.
+    ///   PostgreSQL error, or `SyncServerError` (503) when PostgreSQL closed the
+    ///   connection meanwhile, otherwise. Nothing is applied then.
     public static func migrate(_ client: PostgresClient, logger: Logger) async throws {
-        do {
-            try await migrateInTransaction(client, logger: logger)
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
-        }
-    }
-
-    private static func migrateInTransaction(_ client: PostgresClient, logger: Logger) async throws {
-        try await client.withTransaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(advisoryLockKey))", logger: logger)
-            try await connection.query("""
+        // Guarded queries, like every request's (PostgresConnection+Guarded.swift): a
+        // database restart during startup fails the start instead of hanging it.
+        try await SyncStore(client: client, logger: logger).transaction { connection in
+            try await connection.guardedQuery("SELECT pg_advisory_xact_lock(\(advisoryLockKey))", logger: logger)
+            try await connection.guardedQuery("""
                 CREATE TABLE IF NOT EXISTS schema_migrations (
                     name text PRIMARY KEY,
                     checksum text NOT NULL,
@@ -102,7 +97,7 @@ public enum SyncMigrator {
                 )
                 """, logger: logger)
             var applied: [String: String] = [:]
-            for try await (name, checksum) in try await connection.query(
+            for try await (name, checksum) in try await connection.guardedQuery(
                 "SELECT name, checksum FROM schema_migrations", logger: logger
             ).decode((String, String).self) {
                 applied[name] = checksum
@@ -119,9 +114,9 @@ public enum SyncMigrator {
                     continue
                 }
                 for statement in migration.sql {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    try await connection.guardedQuery(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                try await connection.query(
+                try await connection.guardedQuery(
                     "INSERT INTO schema_migrations (name, checksum) VALUES (\(migration.name), \(migration.checksum))",
                     logger: logger)
                 logger.info("applied migration", metadata: ["migration": "\(migration.name)"])

@@ -17,7 +17,7 @@ extension SyncStore {
         guard !envelopes.isEmpty else { return [] }
         return try await transaction { connection in
             // The device must still be active; FOR SHARE holds off a concurrent revoke.
-            let active = try await connection.query("""
+            let active = try await connection.guardedQuery("""
                 SELECT 1 FROM devices WHERE vault_id = \(vaultID) AND device_id = \(deviceID) AND revoked_at IS NULL
                 FOR SHARE
                 """, logger: logger)
@@ -25,7 +25,7 @@ extension SyncStore {
             for try await _ in active.decode(Int32.self) { isActive = true }
             guard isActive else { throw SyncServerError.badToken }
 
-            let locked = try await connection.query(
+            let locked = try await connection.guardedQuery(
                 "SELECT last_sequence FROM vaults WHERE vault_id = \(vaultID) FOR UPDATE", logger: logger)
             var lastSequence: Int64?
             for try await value in locked.decode(Int64.self) { lastSequence = value }
@@ -34,7 +34,7 @@ extension SyncStore {
             // Envelopes already stored under these ids.
             let ids = Array(Set(envelopes.map(\.id)))
             var stored: [UUID: (sequence: Int64, recordKey: Data, ciphertext: Data)] = [:]
-            let existing = try await connection.query("""
+            let existing = try await connection.guardedQuery("""
                 SELECT envelope_id, sequence, record_key, ciphertext FROM envelopes
                 WHERE vault_id = \(vaultID) AND envelope_id = ANY(\(ids))
                 """, logger: logger)
@@ -74,8 +74,8 @@ extension SyncStore {
                 sql += (index == 0 ? "" : ", ")
                     + "($1, $\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5))"
             }
-            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
-            try await connection.query(
+            try await connection.guardedQuery(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+            try await connection.guardedQuery(
                 "UPDATE vaults SET last_sequence = \(next) WHERE vault_id = \(vaultID)", logger: logger)
             return sequences
         }
@@ -84,26 +84,28 @@ extension SyncStore {
     /// One page of envelopes after `after`, in sequence order: a range scan of the
     /// primary key (vault_id, sequence).
     func pull(vaultID: UUID, after: Int64, limit: Int, maximumBytes: Int) async throws -> SyncPullResponse {
-        let rows = try await client.query("""
-            SELECT sequence, device_id, envelope_id, record_key, ciphertext FROM envelopes
-            WHERE vault_id = \(vaultID) AND sequence > \(after)
-            ORDER BY sequence LIMIT \(Int64(limit) + 1)
-            """, logger: logger)
-        var page: [SyncPulledEnvelope] = []
-        var bytes = 0
-        var hasMore = false
-        for try await (sequence, device, id, recordKey, ciphertext) in rows.decode((Int64, UUID, UUID, Data, Data).self) {
-            // Once the page is cut, every later row stays out too: a smaller envelope
-            // after a large one (an attachment's metadata after its chunks) must not
-            // slip in, or the cursor would jump over the rows left out.
-            if hasMore || page.count == limit || (!page.isEmpty && bytes + ciphertext.count > maximumBytes) {
-                hasMore = true
-                continue // drain the rows so the connection returns to the pool clean
+        try await withConnection { connection in
+            let rows = try await connection.guardedQuery("""
+                SELECT sequence, device_id, envelope_id, record_key, ciphertext FROM envelopes
+                WHERE vault_id = \(vaultID) AND sequence > \(after)
+                ORDER BY sequence LIMIT \(Int64(limit) + 1)
+                """, logger: logger)
+            var page: [SyncPulledEnvelope] = []
+            var bytes = 0
+            var hasMore = false
+            for try await (sequence, device, id, recordKey, ciphertext) in rows.decode((Int64, UUID, UUID, Data, Data).self) {
+                // Once the page is cut, every later row stays out too: a smaller envelope
+                // after a large one (an attachment's metadata after its chunks) must not
+                // slip in, or the cursor would jump over the rows left out.
+                if hasMore || page.count == limit || (!page.isEmpty && bytes + ciphertext.count > maximumBytes) {
+                    hasMore = true
+                    continue // drain the rows so the connection returns to the pool clean
+                }
+                bytes += ciphertext.count
+                page.append(SyncPulledEnvelope(sequence: sequence, deviceID: device,
+                                               envelope: try SyncEnvelope(id: id, recordKey: recordKey, ciphertext: ciphertext)))
             }
-            bytes += ciphertext.count
-            page.append(SyncPulledEnvelope(sequence: sequence, deviceID: device,
-                                           envelope: try SyncEnvelope(id: id, recordKey: recordKey, ciphertext: ciphertext)))
+            return SyncPullResponse(envelopes: page, lastSequence: page.last?.sequence ?? after, hasMore: hasMore)
         }
-        return SyncPullResponse(envelopes: page, lastSequence: page.last?.sequence ?? after, hasMore: hasMore)
     }
 }

@@ -16,7 +16,7 @@ struct SyncStore: Sendable {
 
     /// Checks that the database answers.
     func ping() async throws {
-        try await client.query("SELECT 1", logger: logger)
+        _ = try await withConnection { connection in try await connection.guardedQuery("SELECT 1", logger: logger) }
     }
 
     // MARK: - Challenges
@@ -28,10 +28,10 @@ struct SyncStore: Sendable {
         let challenge = Data((0..<SyncDeviceProof.challengeLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         let hash = Self.hash(challenge)
         try await transaction { connection in
-            try await connection.query("DELETE FROM challenges WHERE expires_at < now()", logger: logger)
-            try await connection.query(
+            try await connection.guardedQuery("DELETE FROM challenges WHERE expires_at < now()", logger: logger)
+            try await connection.guardedQuery(
                 "DELETE FROM challenges WHERE vault_id = \(vaultID) AND device_id = \(deviceID)", logger: logger)
-            try await connection.query("""
+            try await connection.guardedQuery("""
                 INSERT INTO challenges (challenge_hash, vault_id, device_id, expires_at)
                 VALUES (\(hash), \(vaultID), \(deviceID), now() + make_interval(secs => \(Double(lifetimeSeconds))))
                 """, logger: logger)
@@ -42,14 +42,16 @@ struct SyncStore: Sendable {
     /// Spends a challenge: true when it existed for these ids and had not expired. It is
     /// deleted either way, in its own statement, so a failed attempt cannot retry it.
     func consumeChallenge(_ challenge: Data, vaultID: UUID, deviceID: UUID) async throws -> Bool {
-        let rows = try await client.query("""
-            DELETE FROM challenges
-            WHERE challenge_hash = \(Self.hash(challenge)) AND vault_id = \(vaultID) AND device_id = \(deviceID)
-            RETURNING expires_at > now()
-            """, logger: logger)
-        var valid = false
-        for try await fresh in rows.decode(Bool.self) { valid = fresh }
-        return valid
+        try await withConnection { connection in
+            let rows = try await connection.guardedQuery("""
+                DELETE FROM challenges
+                WHERE challenge_hash = \(Self.hash(challenge)) AND vault_id = \(vaultID) AND device_id = \(deviceID)
+                RETURNING expires_at > now()
+                """, logger: logger)
+            var valid = false
+            for try await fresh in rows.decode(Bool.self) { valid = fresh }
+            return valid
+        }
     }
 
     // MARK: - Vaults and devices
@@ -59,17 +61,17 @@ struct SyncStore: Sendable {
     /// - Throws: ``SyncServerError/vaultExists`` when the vault id is taken.
     func registerVault(_ request: SyncRegisterRequest, tokenHash: Data) async throws {
         try await transaction { connection in
-            let inserted = try await connection.query("""
+            let inserted = try await connection.guardedQuery("""
                 INSERT INTO vaults (vault_id, verification_key) VALUES (\(request.vaultID), \(request.verificationKey))
                 ON CONFLICT (vault_id) DO NOTHING RETURNING 1
                 """, logger: logger)
             var created = false
             for try await _ in inserted.decode(Int32.self) { created = true }
             guard created else { throw SyncServerError.vaultExists }
-            try await connection.query("""
+            try await connection.guardedQuery("""
                 INSERT INTO devices (vault_id, device_id, token_hash) VALUES (\(request.vaultID), \(request.deviceID), \(tokenHash))
                 """, logger: logger)
-            try await connection.query("""
+            try await connection.guardedQuery("""
                 INSERT INTO keyrings (vault_id, generation, keyring)
                 VALUES (\(request.vaultID), \(request.keyring.generation), \(request.keyring.keyring))
                 """, logger: logger)
@@ -78,85 +80,113 @@ struct SyncStore: Sendable {
 
     /// The vault's device-verification public key, or nil for an unknown vault.
     func verificationKey(vaultID: UUID) async throws -> Data? {
-        let rows = try await client.query(
-            "SELECT verification_key FROM vaults WHERE vault_id = \(vaultID)", logger: logger)
-        var key: Data?
-        for try await value in rows.decode(Data.self) { key = value }
-        return key
+        try await withConnection { connection in
+            let rows = try await connection.guardedQuery(
+                "SELECT verification_key FROM vaults WHERE vault_id = \(vaultID)", logger: logger)
+            var key: Data?
+            for try await value in rows.decode(Data.self) { key = value }
+            return key
+        }
     }
 
     /// Adds a device to a vault.
     ///
     /// - Throws: ``SyncServerError/deviceExists`` when the id is (or was) used there.
     func addDevice(vaultID: UUID, deviceID: UUID, tokenHash: Data) async throws {
-        let rows = try await client.query("""
-            INSERT INTO devices (vault_id, device_id, token_hash) VALUES (\(vaultID), \(deviceID), \(tokenHash))
-            ON CONFLICT (vault_id, device_id) DO NOTHING RETURNING 1
-            """, logger: logger)
-        var added = false
-        for try await _ in rows.decode(Int32.self) { added = true }
-        guard added else { throw SyncServerError.deviceExists }
+        try await withConnection { connection in
+            let rows = try await connection.guardedQuery("""
+                INSERT INTO devices (vault_id, device_id, token_hash) VALUES (\(vaultID), \(deviceID), \(tokenHash))
+                ON CONFLICT (vault_id, device_id) DO NOTHING RETURNING 1
+                """, logger: logger)
+            var added = false
+            for try await _ in rows.decode(Int32.self) { added = true }
+            guard added else { throw SyncServerError.deviceExists }
+        }
     }
 
     /// The active device a token hash belongs to, or nil (unknown or revoked).
     func device(tokenHash: Data) async throws -> AuthenticatedDevice? {
-        let rows = try await client.query("""
-            SELECT vault_id, device_id FROM devices WHERE token_hash = \(tokenHash) AND revoked_at IS NULL
-            """, logger: logger)
-        var device: AuthenticatedDevice?
-        for try await (vaultID, deviceID) in rows.decode((UUID, UUID).self) {
-            device = AuthenticatedDevice(vaultID: vaultID, deviceID: deviceID)
+        try await withConnection { connection in
+            let rows = try await connection.guardedQuery("""
+                SELECT vault_id, device_id FROM devices WHERE token_hash = \(tokenHash) AND revoked_at IS NULL
+                """, logger: logger)
+            var device: AuthenticatedDevice?
+            for try await (vaultID, deviceID) in rows.decode((UUID, UUID).self) {
+                device = AuthenticatedDevice(vaultID: vaultID, deviceID: deviceID)
+            }
+            return device
         }
-        return device
     }
 
     /// Revokes a device of a vault (idempotent).
     ///
     /// - Returns: false when the vault has no such device.
     func revoke(vaultID: UUID, deviceID: UUID, by revoker: UUID) async throws -> Bool {
-        let rows = try await client.query("""
-            UPDATE devices SET revoked_at = COALESCE(revoked_at, now()), revoked_by = COALESCE(revoked_by, \(revoker))
-            WHERE vault_id = \(vaultID) AND device_id = \(deviceID) RETURNING 1
-            """, logger: logger)
-        var found = false
-        for try await _ in rows.decode(Int32.self) { found = true }
-        return found
+        try await withConnection { connection in
+            let rows = try await connection.guardedQuery("""
+                UPDATE devices SET revoked_at = COALESCE(revoked_at, now()), revoked_by = COALESCE(revoked_by, \(revoker))
+                WHERE vault_id = \(vaultID) AND device_id = \(deviceID) RETURNING 1
+                """, logger: logger)
+            var found = false
+            for try await _ in rows.decode(Int32.self) { found = true }
+            return found
+        }
     }
 
     // MARK: - Keyrings
 
     /// The vault's keyring.
     func keyring(vaultID: UUID) async throws -> SyncKeyringBlob? {
-        let rows = try await client.query(
-            "SELECT generation, keyring FROM keyrings WHERE vault_id = \(vaultID)", logger: logger)
-        var blob: SyncKeyringBlob?
-        for try await (generation, keyring) in rows.decode((Int64, Data).self) {
-            blob = try SyncKeyringBlob(generation: generation, keyring: keyring)
+        try await withConnection { connection in
+            let rows = try await connection.guardedQuery(
+                "SELECT generation, keyring FROM keyrings WHERE vault_id = \(vaultID)", logger: logger)
+            var blob: SyncKeyringBlob?
+            for try await (generation, keyring) in rows.decode((Int64, Data).self) {
+                blob = try SyncKeyringBlob(generation: generation, keyring: keyring)
+            }
+            return blob
         }
-        return blob
     }
 
     /// Replaces the keyring if its generation is still the expected one.
     ///
     /// - Returns: false when the generation moved on (nothing changed).
     func updateKeyring(vaultID: UUID, update: SyncKeyringUpdate) async throws -> Bool {
-        let rows = try await client.query("""
-            UPDATE keyrings SET generation = \(update.keyring.generation), keyring = \(update.keyring.keyring),
-                updated_at = now()
-            WHERE vault_id = \(vaultID) AND generation = \(update.expectedGeneration) RETURNING 1
-            """, logger: logger)
-        var replaced = false
-        for try await _ in rows.decode(Int32.self) { replaced = true }
-        return replaced
+        try await withConnection { connection in
+            let rows = try await connection.guardedQuery("""
+                UPDATE keyrings SET generation = \(update.keyring.generation), keyring = \(update.keyring.keyring),
+                    updated_at = now()
+                WHERE vault_id = \(vaultID) AND generation = \(update.expectedGeneration) RETURNING 1
+                """, logger: logger)
+            var replaced = false
+            for try await _ in rows.decode(Int32.self) { replaced = true }
+            return replaced
+        }
     }
 
-    /// Runs `body` in a transaction and rethrows its own error unwrapped (PostgresNIO
-    /// wraps it in `PostgresTransactionError`), so routes can answer it.
+    /// Runs `body` on a pooled connection. Queries go through `guardedQuery`, which never
+    /// waits forever on a connection PostgreSQL closed (PostgresConnection+Guarded.swift).
+    func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in try await body(connection) }
+    }
+
+    /// Runs `body` in a transaction (BEGIN, COMMIT; ROLLBACK when it throws) and rethrows
+    /// its own error, so routes can answer it. BEGIN, COMMIT and ROLLBACK are guarded
+    /// queries too: PostgresNIO's `withTransaction` sends them unguarded.
     func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
+        try await withConnection { connection in
+            try await connection.guardedQuery("BEGIN;", logger: logger)
+            let result: T
+            do {
+                result = try await body(connection)
+            } catch {
+                // The body's error is the answer; a failed ROLLBACK (the connection is
+                // gone) rolls back anyway, as PostgreSQL ends the session's transaction.
+                _ = try? await connection.guardedQuery("ROLLBACK;", logger: logger)
+                throw error
+            }
+            try await connection.guardedQuery("COMMIT;", logger: logger)
+            return result
         }
     }
 

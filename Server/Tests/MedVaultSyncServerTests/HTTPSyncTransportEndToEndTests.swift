@@ -52,12 +52,12 @@ struct HTTPSyncTransportEndToEndTests {
             // A retry of the second batch: the same sequences, nothing stored twice.
             let retry = SyncPushRequest(envelopes: Array(pushed[9..<18]))
             #expect(try await transport.push(retry, as: second).sequences == Array(10...18))
-            #expect(try server.sql("SELECT count(*) FROM envelopes") == "27")
+            #expect(try await server.sql("SELECT count(*) FROM envelopes") == "27")
             #expect(try await transport.pull(after: 27, limit: 10, as: first).envelopes.isEmpty)
 
             // Marker scan: neither what the transport sent nor what PostgreSQL holds
             // shows a field of the sealed records, the keyring or the password.
-            let dump = try server.postgres.dump(server.database)
+            let dump = try await server.postgres.dump(server.database)
             for haystack in bodies + [dump] {
                 #expect(haystack.range(of: Data(TransportVault.marker.utf8)) == nil)
                 #expect(haystack.range(of: Data("patient".utf8)) == nil)
@@ -116,7 +116,7 @@ struct HTTPSyncTransportEndToEndTests {
                 try await transport.push(SyncPushRequest(envelopes: [try await vault.seal(3), forged]), as: first)
             }
             #expect(conflict?.code == .conflict)
-            #expect(try server.sql("SELECT count(*) FROM envelopes") == "1")
+            #expect(try await server.sql("SELECT count(*) FROM envelopes") == "1")
 
             // A token the server never issued.
             let stranger = SyncCredentials(vaultID: vault.id, deviceID: first.deviceID,

@@ -12,8 +12,8 @@ import Testing
 struct HTTPSyncTransportRestartTests {
     @Test("SIGKILL mid-run and restart: retries recover, retried batches keep their sequences, nothing duplicated")
     func killedAndRestarted() async throws {
-        let postgres = try TestPostgres.get()
-        let database = try postgres.makeDatabase()
+        let postgres = try await TestPostgres.get()
+        let database = try await postgres.makeDatabase()
         let port = try TestPostgres.freePort()
         try await TransportVault.with { vault in
             let first = try await ServerProcess(postgres: postgres, database: database, port: port)
@@ -88,7 +88,7 @@ struct HTTPSyncTransportRestartTests {
             }
             #expect(pulled.map(\.envelope) == batches.flatMap { $0 })
             #expect(pulled.map(\.sequence) == Array(1...200))
-            #expect(try postgres.psql(database, "SELECT count(*) FROM envelopes") == "200")
+            #expect(try await postgres.psql(database, "SELECT count(*) FROM envelopes") == "200")
             let logs = first.standardError + second.standardError
             #expect(!logs.contains(device.deviceToken))
             #expect(await second.stop(SIGTERM) == 0)
@@ -120,7 +120,7 @@ struct HTTPSyncTransportRestartTests {
             var terminated = 0
             for _ in 0..<4 {
                 try await Task.sleep(for: .milliseconds(90))
-                let killed = try server.sql("""
+                let killed = try await server.sql("""
                     SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
                     WHERE datname = current_database() AND pid <> pg_backend_pid()
                     """)
@@ -129,7 +129,7 @@ struct HTTPSyncTransportRestartTests {
             let sequences = try await pushing.value
             #expect(terminated > 0, "the server's connections were dropped while it served")
             #expect(sequences == Array(1...60))
-            #expect(try server.sql("SELECT count(*) FROM envelopes") == "60")
+            #expect(try await server.sql("SELECT count(*) FROM envelopes") == "60")
             let page = try await transport.pull(after: 0, limit: 100, as: device)
             #expect(page.envelopes.map(\.envelope) == batches.flatMap { $0 })
         } }

@@ -42,12 +42,12 @@ struct SyncAPITests {
             let retried = try await device.pushOK(batch)
             #expect(first == [1, 2, 3, 4])
             #expect(retried == first)
-            #expect(try server.sql("SELECT count(*) FROM envelopes") == "4")
+            #expect(try await server.sql("SELECT count(*) FROM envelopes") == "4")
 
             let extra = try vault.seal("dose 5", record: "doses/5")
             #expect(try await device.pushOK([batch[2], extra, batch[2]]) == [3, 5, 3])
-            #expect(try server.sql("SELECT count(*) FROM envelopes") == "5")
-            #expect(try server.sql("SELECT last_sequence FROM vaults") == "5")
+            #expect(try await server.sql("SELECT count(*) FROM envelopes") == "5")
+            #expect(try await server.sql("SELECT last_sequence FROM vaults") == "5")
         }
     }
 
@@ -65,7 +65,7 @@ struct SyncAPITests {
             let body = try response.decode(SyncErrorBody.self)
             #expect(body.error == .envelopeConflict)
             #expect(!response.text.contains(forged.ciphertext.base64EncodedString()))
-            #expect(try server.sql("SELECT count(*) FROM envelopes") == "1")
+            #expect(try await server.sql("SELECT count(*) FROM envelopes") == "1")
             let pulled = try await device.pullOK()
             #expect(try device.vault.open(pulled.envelopes[0].envelope) == "original")
         }
@@ -105,7 +105,7 @@ struct SyncAPITests {
             let vault = TestVault()
             let device = try await TestDevice.register(vault, client: server.client)
             _ = try await device.pushOK(try (1...5).map { try vault.seal("x\($0)", record: "r\($0)") })
-            let plan = try server.sql("""
+            let plan = try await server.sql("""
                 SET enable_seqscan = off; EXPLAIN SELECT sequence FROM envelopes
                 WHERE vault_id = '\(vault.id)' AND sequence > 2 ORDER BY sequence LIMIT 10
                 """)

@@ -46,9 +46,9 @@ struct SyncEngineEndToEndTests {
             try await syncAll([a, b, c])
             try await expectConverged([a, b, c], patients: 5)
             #expect(try await b.vault.patients.get(luis.id).email == "luis@example.org")
-            let envelopes = try server.sql("SELECT count(*) FROM envelopes")
+            let envelopes = try await server.sql("SELECT count(*) FROM envelopes")
             #expect(envelopes == "32", "every change pushed once: 18 + 1 + 6 + 6 + 1, no echo")
-            #expect(try server.sql("""
+            #expect(try await server.sql("""
                 SELECT count(*) FROM (SELECT envelope_id FROM envelopes GROUP BY envelope_id HAVING count(*) > 1) d
                 """) == "0")
 
@@ -65,7 +65,7 @@ struct SyncEngineEndToEndTests {
             #expect(try raw.decode(SyncErrorBody.self).error.rawValue == "unauthorized")
             try await syncAll([a, b])
             try await expectConverged([a, b], patients: 5)
-            #expect(try server.sql("SELECT count(*) FROM envelopes") == envelopes, "nothing of C's after revocation")
+            #expect(try await server.sql("SELECT count(*) FROM envelopes") == envelopes, "nothing of C's after revocation")
 
             // Another vault's device, through its own engine credentials, on A's vault:
             // notFound, the very bytes an unknown vault gets, and nothing of A's data.
@@ -127,7 +127,7 @@ struct SyncEngineEndToEndTests {
             _ = try await a.engine.sync()
             try await expectConverged([a, b], patients: 931)
             #expect(try await b.vault.patients.get(edited[0].id).address == "Moved")
-            #expect(try server.sql("SELECT count(*) FROM envelopes") == "\(6 + 1_030)")
+            #expect(try await server.sql("SELECT count(*) FROM envelopes") == "\(6 + 1_030)")
         } }
     }
 
@@ -146,9 +146,9 @@ struct SyncEngineEndToEndTests {
                                              to: try Password("nueva Vbengmarkerpw"))
             try await syncAll([a, b])
             try await expectConverged([a, b], patients: 3)
-            #expect(try server.sql("SELECT generation FROM keyrings") == "2")
+            #expect(try await server.sql("SELECT generation FROM keyrings") == "2")
 
-            let dump = try server.postgres.dump(server.database)
+            let dump = try await server.postgres.dump(server.database)
             let text = String(decoding: dump, as: UTF8.self)
             #expect(text.contains("COPY public.envelopes"))
             let recovery = try #require(await devices.recoveryKeys[a.vault.vaultID])

@@ -37,7 +37,7 @@ struct SyncSecurityTests {
                 #expect(response.status == 401)
                 #expect(try response.decode(SyncErrorBody.self).error == .unauthorized)
             }
-            #expect(try server.sql("SELECT count(*) FROM envelopes") == "1")
+            #expect(try await server.sql("SELECT count(*) FROM envelopes") == "1")
             #expect(try await keeper.pullOK().envelopes.count == 1)
             // The revoked id cannot come back by joining again.
             let rejoin = try await TestDevice.joinResponse(vault, deviceID: lost.id, client: server.client)
@@ -90,9 +90,9 @@ struct SyncSecurityTests {
                 #expect(!response.text.contains(secret.ciphertext.base64EncodedString()))
                 #expect(!response.text.contains(deviceA.id.uuidString))
             }
-            #expect(try server.sql("SELECT count(*) FROM envelopes WHERE vault_id = '\(vaultA.id)'") == "1")
-            #expect(try server.sql("SELECT generation FROM keyrings WHERE vault_id = '\(vaultA.id)'") == "1")
-            #expect(try server.sql("SELECT count(*) FROM devices WHERE revoked_at IS NOT NULL") == "0")
+            #expect(try await server.sql("SELECT count(*) FROM envelopes WHERE vault_id = '\(vaultA.id)'") == "1")
+            #expect(try await server.sql("SELECT generation FROM keyrings WHERE vault_id = '\(vaultA.id)'") == "1")
+            #expect(try await server.sql("SELECT count(*) FROM devices WHERE revoked_at IS NOT NULL") == "0")
             // B's own pull sees nothing of A.
             #expect(try await deviceB.pullOK().envelopes.isEmpty)
         }
@@ -140,7 +140,7 @@ struct SyncSecurityTests {
             let unknown = try await TestDevice.joinResponse(ghost, deviceID: UUID(), client: server.client)
             #expect(unknown.status == 403)
             #expect(unknown.body == wrongKey.body)
-            #expect(try server.sql("SELECT count(*) FROM devices") == "2")
+            #expect(try await server.sql("SELECT count(*) FROM devices") == "2")
         }
     }
 
@@ -178,10 +178,10 @@ struct SyncSecurityTests {
             let response = try await server.client.send("POST", "/v1/vaults", json: request)
             #expect(response.status == 409)
             #expect(try response.decode(SyncErrorBody.self).error == .vaultExists)
-            #expect(try server.sql("SELECT generation FROM keyrings") == "1")
-            #expect(try server.sql("SELECT count(*) FROM devices") == "1")
+            #expect(try await server.sql("SELECT generation FROM keyrings") == "1")
+            #expect(try await server.sql("SELECT count(*) FROM devices") == "1")
             #expect(try await first.pullOK().envelopes.isEmpty)
-            #expect(try server.sql("SELECT encode(verification_key, 'hex') FROM vaults")
+            #expect(try await server.sql("SELECT encode(verification_key, 'hex') FROM vaults")
                 == vault.signingKey.publicKey.rawRepresentation.map { String(format: "%02x", $0) }.joined())
         }
     }
@@ -202,13 +202,13 @@ struct SyncSecurityTests {
             let many = try (1...4).map { try vault.seal("n\($0)", record: "n\($0)") }
             let tooMany = try await device.push(many)
             #expect(tooMany.status == 413)
-            #expect(try server.sql("SELECT count(*) FROM envelopes") == "0")
+            #expect(try await server.sql("SELECT count(*) FROM envelopes") == "0")
 
             let hugeKeyring = Data(repeating: 7, count: SyncKeyringBlob.maximumLength + 1).base64EncodedString()
             let keyring = try await device.client.send("PUT", "/v1/vaults/\(vault.id)/keyring", token: device.token, body:
                 Data(#"{"expectedGeneration":1,"keyring":{"generation":2,"keyring":"\#(hugeKeyring)"}}"#.utf8))
             #expect([400, 413].contains(keyring.status))
-            #expect(try server.sql("SELECT generation FROM keyrings") == "1")
+            #expect(try await server.sql("SELECT generation FROM keyrings") == "1")
         }
     }
 
@@ -228,7 +228,7 @@ struct SyncSecurityTests {
             let invalid = try await server.client.send("POST", path, token: device.token, body: Data(shortKey.utf8))
             #expect(invalid.status == 400)
             #expect(invalid.text.contains("recordKey"))
-            #expect(try server.sql("SELECT count(*) FROM envelopes") == "0")
+            #expect(try await server.sql("SELECT count(*) FROM envelopes") == "0")
 
             let badChallenge = try await server.client.send("POST", "/v1/challenges", body: Data(#"{"vaultId":1}"#.utf8))
             #expect(badChallenge.status == 400)

@@ -8,8 +8,8 @@ import Testing
 struct SyncServerProcessTests {
     @Test("SIGKILL during pushes, 5 rounds: after restarts and retries, every envelope is stored once, none lost")
     func killedDuringPushes() async throws {
-        let postgres = try TestPostgres.get()
-        let database = try postgres.makeDatabase()
+        let postgres = try await TestPostgres.get()
+        let database = try await postgres.makeDatabase()
         let port = try TestPostgres.freePort()
         let vault = TestVault()
         var server = try await ServerProcess(postgres: postgres, database: database, port: port)
@@ -69,7 +69,7 @@ struct SyncServerProcessTests {
         #expect(Set(pulled.map(\.envelope)) == Set(allEnvelopes), "none lost, byte for byte")
         #expect(pulled.map(\.sequence) == Array(1...Int64(allEnvelopes.count)), "dense, in order")
         #expect(pulled.allSatisfy { answered[$0.envelope.id] == $0.sequence })
-        #expect(try postgres.psql(database, "SELECT count(*) FROM envelopes") == "\(allEnvelopes.count)")
+        #expect(try await postgres.psql(database, "SELECT count(*) FROM envelopes") == "\(allEnvelopes.count)")
         #expect(try pulled.allSatisfy { try vault.open($0.envelope).hasPrefix("round ") })
 
         logs += server.standardError
@@ -85,8 +85,8 @@ struct SyncServerProcessTests {
 
     @Test("SIGTERM stops the server gracefully with status 0; a malformed variable exits 2 naming it")
     func gracefulShutdownAndBadConfiguration() async throws {
-        let postgres = try TestPostgres.get()
-        let database = try postgres.makeDatabase()
+        let postgres = try await TestPostgres.get()
+        let database = try await postgres.makeDatabase()
         let server = try await ServerProcess(postgres: postgres, database: database, port: try TestPostgres.freePort())
         #expect(try await server.client.send("GET", "/v1/health").status == 200)
         #expect(await server.stop(SIGTERM) == 0)
@@ -104,8 +104,8 @@ struct SyncServerProcessTests {
     }
 
     @Test("PostgreSQL runs as an unprivileged user when the tests run as root")
-    func postgresNotRoot() throws {
-        let postgres = try TestPostgres.get()
+    func postgresNotRoot() async throws {
+        let postgres = try await TestPostgres.get()
         let pid = try postgres.postmasterPID()
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         let uidLine = try #require(status.split(separator: "\n").first { $0.hasPrefix("Uid:") })

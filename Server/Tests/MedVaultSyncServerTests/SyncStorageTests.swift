@@ -42,7 +42,7 @@ struct SyncStorageTests {
                 Data(first.token.utf8), Data(second.token.utf8),
             ]
             secrets += Self.markers.map { Data($0.utf8) }
-            return (try server.postgres.dump(server.database), secrets)
+            return (try await server.postgres.dump(server.database), secrets)
         }
         #expect(dump.count > 1_000)
         let dumpText = String(decoding: dump, as: UTF8.self)
@@ -64,8 +64,8 @@ struct SyncStorageTests {
 
     @Test("Migrations: several instances starting together apply each once; a second start changes nothing")
     func concurrentMigrations() async throws {
-        let postgres = try TestPostgres.get()
-        let database = try postgres.makeDatabase()
+        let postgres = try await TestPostgres.get()
+        let database = try await postgres.makeDatabase()
         try await withClient(postgres, database) { client, logger in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<4 { group.addTask { try await SyncMigrator.migrate(client, logger: logger) } }
@@ -73,27 +73,27 @@ struct SyncStorageTests {
             }
             try await SyncMigrator.migrate(client, logger: logger)
         }
-        #expect(try postgres.psql(database, "SELECT string_agg(name, ',') FROM schema_migrations") == "v1-core")
-        #expect(try postgres.psql(database, """
+        #expect(try await postgres.psql(database, "SELECT string_agg(name, ',') FROM schema_migrations") == "v1-core")
+        #expect(try await postgres.psql(database, """
             SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'
             """) == "6")
     }
 
     @Test("An edited or unknown migration stops the server before it changes anything")
     func frozenMigrations() async throws {
-        let postgres = try TestPostgres.get()
-        let edited = try postgres.makeDatabase()
-        let unknown = try postgres.makeDatabase()
+        let postgres = try await TestPostgres.get()
+        let edited = try await postgres.makeDatabase()
+        let unknown = try await postgres.makeDatabase()
         try await withClient(postgres, edited) { client, logger in
             try await SyncMigrator.migrate(client, logger: logger)
         }
-        _ = try postgres.psql(edited, "UPDATE schema_migrations SET checksum = 'x'")
+        _ = try await postgres.psql(edited, "UPDATE schema_migrations SET checksum = 'x'")
         try await withClient(postgres, edited) { client, logger in
             await #expect(throws: SyncMigrationError(kind: .editedMigration, migration: "v1-core")) {
                 try await SyncMigrator.migrate(client, logger: logger)
             }
         }
-        _ = try postgres.psql(unknown, """
+        _ = try await postgres.psql(unknown, """
             CREATE TABLE schema_migrations (name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
             INSERT INTO schema_migrations (name, checksum) VALUES ('v9-future', 'y')
             """)
@@ -102,7 +102,7 @@ struct SyncStorageTests {
                 try await SyncMigrator.migrate(client, logger: logger)
             }
         }
-        #expect(try postgres.psql(unknown, "SELECT count(*) FROM pg_tables WHERE tablename = 'envelopes'") == "0")
+        #expect(try await postgres.psql(unknown, "SELECT count(*) FROM pg_tables WHERE tablename = 'envelopes'") == "0")
     }
 
     func withClient(_ postgres: TestPostgres, _ database: String,

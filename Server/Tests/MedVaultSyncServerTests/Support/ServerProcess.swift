@@ -73,7 +73,7 @@ final class ServerProcess: @unchecked Sendable {
         while process.isRunning {
             guard ContinuousClock.now < deadline else {
                 kill(process.processIdentifier, SIGKILL)
-                while process.isRunning { usleep(20_000) }
+                while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
                 return -1
             }
             try? await Task.sleep(for: .milliseconds(20))

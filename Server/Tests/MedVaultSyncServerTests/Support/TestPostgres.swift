@@ -1,4 +1,5 @@
 import Foundation
+import MedVaultChildProcess
 import Testing
 
 /// A real PostgreSQL server for this test process: `initdb` in a temporary folder,
@@ -30,8 +31,11 @@ final class TestPostgres: Sendable {
         }
     }()
 
-    static func get() throws -> TestPostgres {
-        try shared.get()
+    /// The shared server; the first call starts it (initdb, pg_ctl: seconds) on a thread
+    /// of its own, like every call here that waits for a child process: a blocked thread
+    /// of Swift's cooperative pool (2 on a 2-core machine) would stall every other test.
+    static func get() async throws -> TestPostgres {
+        try await ChildProcess.onOwnThread { try shared.get() }
     }
 
     private init() throws {
@@ -50,7 +54,7 @@ final class TestPostgres: Sendable {
         try Self.runAsPostgresUser(bin + "/initdb", ["-D", directory + "/data", "-U", Self.superuser,
                                                       "--auth=trust", "-E", "UTF8", "--no-locale", "-N"])
         startWatchdog()
-        try start()
+        try startNow()
         Self.removeAtExit(stop: [bin + "/pg_ctl", "-D", directory + "/data", "-m", "immediate", "-w", "stop"],
                           folder: directory)
     }
@@ -58,12 +62,16 @@ final class TestPostgres: Sendable {
     /// A server of its own, for a test that stops and restarts PostgreSQL (the shared
     /// one serves the other suites meanwhile). ``shutDown()`` it at the end; the process
     /// exit and the watchdog stop it otherwise.
-    static func makePrivate() throws -> TestPostgres {
-        try TestPostgres()
+    static func makePrivate() async throws -> TestPostgres {
+        try await ChildProcess.onOwnThread { try TestPostgres() }
     }
 
     /// Starts the server (again) on its port; waits until it accepts connections.
-    func start() throws {
+    func start() async throws {
+        try await ChildProcess.onOwnThread { [self] in try startNow() }
+    }
+
+    private func startNow() throws {
         try Self.runAsPostgresUser(binDirectory + "/pg_ctl", [
             "-D", dataDirectory, "-l", directory + "/postgres.log", "-w", "-t", "60",
             "-o", "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
@@ -73,13 +81,17 @@ final class TestPostgres: Sendable {
 
     /// Stops the server: `mode` is pg_ctl's (`fast` ends sessions and checkpoints,
     /// `immediate` aborts like a crash).
-    func stop(mode: String = "fast") throws {
+    func stop(mode: String = "fast") async throws {
+        try await ChildProcess.onOwnThread { [self] in try stopNow(mode: mode) }
+    }
+
+    private func stopNow(mode: String) throws {
         try Self.runAsPostgresUser(binDirectory + "/pg_ctl", ["-D", dataDirectory, "-m", mode, "-w", "stop"])
     }
 
     /// Stops the server for good and removes its folder.
     func shutDown() {
-        _ = try? stop(mode: "immediate")
+        _ = try? stopNow(mode: "immediate")
         try? FileManager.default.removeItem(atPath: directory)
     }
 
@@ -106,20 +118,20 @@ final class TestPostgres: Sendable {
     nonisolated(unsafe) private static var cleanupServers: [(stop: [String], folder: String)] = []
 
     /// Creates an empty database and returns its name.
-    func makeDatabase() throws -> String {
+    func makeDatabase() async throws -> String {
         let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        _ = try Self.run(binDirectory + "/createdb", ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.superuser, name])
+        _ = try await Self.runOnOwnThread(binDirectory + "/createdb", ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.superuser, name])
         return name
     }
 
     /// The output of `pg_dump` of a database (plain SQL, data included).
-    func dump(_ database: String) throws -> Data {
-        try Self.run(binDirectory + "/pg_dump", ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.superuser, database])
+    func dump(_ database: String) async throws -> Data {
+        try await Self.runOnOwnThread(binDirectory + "/pg_dump", ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.superuser, database])
     }
 
     /// The output of `psql -At -c sql`.
-    func psql(_ database: String, _ sql: String) throws -> String {
-        let data = try Self.run(binDirectory + "/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.superuser,
+    func psql(_ database: String, _ sql: String) async throws -> String {
+        let data = try await Self.runOnOwnThread(binDirectory + "/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.superuser,
                                                          "-At", "-v", "ON_ERROR_STOP=1", "-c", sql, database])
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -191,50 +203,22 @@ final class TestPostgres: Sendable {
         return try run(executable, arguments)
     }
 
-    /// Runs a command to completion; throws with its output when it fails.
-    ///
-    /// posix_spawn and waitpid, not Foundation's `Process`: `Process` learns that a child
-    /// ended when a socket the child inherits closes, and `pg_ctl start` leaves the
-    /// postmaster running with that socket, so `waitUntilExit()` would never return.
-    /// Output goes through files for the same reason (a pipe would never end either).
+    /// Runs a command to completion on the calling thread; throws with its standard
+    /// error when it fails (`ChildProcess`: posix_spawn, output in files, inherited
+    /// descriptors closed).
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> Data {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("medvault-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let outputPath = folder.appendingPathComponent("out").path
-        let errorPath = folder.appendingPathComponent("err").path
+        do {
+            return try ChildProcess.run(executable, arguments)
+        } catch let error as ChildProcessError {
+            throw TestPostgresError(error.description)
+        }
+    }
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        try closeInheritedDescriptors(&actions)
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else {
-            throw TestPostgresError("cannot start \((executable as NSString).lastPathComponent): errno \(spawned)")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let exited = (status & 0x7f) == 0
-        let code = (status >> 8) & 0xff
-        let data = (try? Data(contentsOf: URL(fileURLWithPath: outputPath))) ?? Data()
-        guard exited && code == 0 else {
-            let errorText = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
-            throw TestPostgresError("\((executable as NSString).lastPathComponent) failed (status \(status)): "
-                + errorText)
-        }
-        return data
+    /// ``run(_:_:)`` waiting on a thread of its own, not on the caller's cooperative thread.
+    @discardableResult
+    static func runOnOwnThread(_ executable: String, _ arguments: [String]) async throws -> Data {
+        try await ChildProcess.onOwnThread { try run(executable, arguments) }
     }
 }
 
@@ -242,24 +226,4 @@ final class TestPostgres: Sendable {
 struct TestPostgresError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Makes a spawned child close every descriptor above standard error before it runs:
-/// without it, a `pg_ctl start` child leaves a postmaster holding copies of this process's
-/// sockets (a test server's connections, URLSession's), so a connection the process closes
-/// is never shut down and its peer waits forever. glibc ≥ 2.34 has
-/// `posix_spawn_file_actions_addclosefrom_np` but declares it only under `_GNU_SOURCE`:
-/// it is found at run time.
-func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) throws {
-    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    guard let process = dlopen(nil, RTLD_LAZY),
-          let symbol = dlsym(process, "posix_spawn_file_actions_addclosefrom_np") else {
-        throw SpawnDescriptorsError()
-    }
-    guard unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3) == 0 else { throw SpawnDescriptorsError() }
-}
-
-/// `posix_spawn_file_actions_addclosefrom_np` is missing (glibc < 2.34) or failed.
-struct SpawnDescriptorsError: Error, CustomStringConvertible {
-    var description: String { "cannot make a child close inherited descriptors (glibc 2.34 or later is needed)" }
 }

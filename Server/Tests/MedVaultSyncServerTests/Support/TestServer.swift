@@ -17,10 +17,11 @@ struct TestServer: Sendable {
 
     /// Runs `body` against a new server (over `postgres`, by default the shared one);
     /// stops the server afterwards, also on failure.
-    static func with<T: Sendable>(limits: SyncServerLimits = SyncServerLimits(), postgres: TestPostgres? = nil,
+    static func with<T: Sendable>(limits: SyncServerLimits = SyncServerLimits(), postgres given: TestPostgres? = nil,
                                   _ body: @Sendable (TestServer) async throws -> T) async throws -> T {
-        let postgres = try postgres ?? TestPostgres.get()
-        let database = try postgres.makeDatabase()
+        let postgres: TestPostgres
+        if let given { postgres = given } else { postgres = try await TestPostgres.get() }
+        let database = try await postgres.makeDatabase()
         var configuration = SyncServerConfiguration(database: postgresConfiguration(postgres, database))
         configuration.port = 0
         configuration.limits = limits
@@ -58,8 +59,8 @@ struct TestServer: Sendable {
     var client: HTTPTestClient { HTTPTestClient(baseURL: baseURL) }
 
     /// `psql -At -c sql` on this server's database.
-    func sql(_ sql: String) throws -> String {
-        try postgres.psql(database, sql)
+    func sql(_ sql: String) async throws -> String {
+        try await postgres.psql(database, sql)
     }
 }
 
