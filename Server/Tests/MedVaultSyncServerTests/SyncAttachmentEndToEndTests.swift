@@ -47,8 +47,8 @@ struct SyncAttachmentEndToEndTests {
             #expect(pulled.downloaded == 147)
             #expect(try await b.vault.attachments.get(attachment.id) == attachment)
             #expect(try await b.vault.attachments.data(of: attachment.id) == content)
-            #expect(try server.sql("SELECT count(*) FROM envelopes") == "147")
-            #expect(try server.sql("""
+            #expect(try await server.sql("SELECT count(*) FROM envelopes") == "147")
+            #expect(try await server.sql("""
                 SELECT count(*) FROM (SELECT envelope_id FROM envelopes GROUP BY envelope_id HAVING count(*) > 1) d
                 """) == "0")
             try await expectConverged([a, b], patients: 1)
