@@ -20,6 +20,7 @@ public enum MedVaultSchema {
         .init("change log", apply: ChangeLogSchema.createChangeLog),
         .init("sync state", apply: SyncStateSchema.createSyncState),
         .init("audit trail", apply: AuditSchema.createAuditTrail),
+        .init("medication stock ledger", apply: MedicationStockLedgerSchema.createStockLedger),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a

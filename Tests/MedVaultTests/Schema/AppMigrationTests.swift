@@ -94,7 +94,7 @@ struct AppMigrationTests {
                                     "parent checks without statement journals",
                                     "medication strength, dose corrections and refills",
                                     "medication schedule lifecycle and reminders", "session signatures and addenda",
-                                    "change log", "sync state", "audit trail",
+                                    "change log", "sync state", "audit trail", "medication stock ledger",
                                     "app:reminder due date"])
             #expect(try await SQLCipherPatientRepository(pool: pool).search("ana").map(\.id) == [ana.id])
             try await pool.write { db in

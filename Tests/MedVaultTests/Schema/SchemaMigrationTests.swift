@@ -12,7 +12,8 @@ struct SchemaMigrationTests {
                            "parent checks without statement journals",
                            "medication strength, dose corrections and refills",
                            "medication schedule lifecycle and reminders",
-                           "session signatures and addenda", "change log", "sync state", "audit trail"]
+                           "session signatures and addenda", "change log", "sync state", "audit trail",
+                           "medication stock ledger"]
 
     @Test("A new database records MedVault's migrations by name, in order, and user_version counts them")
     func newDatabaseRecordsNames() async throws {
