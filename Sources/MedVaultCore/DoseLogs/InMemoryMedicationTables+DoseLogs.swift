@@ -69,8 +69,15 @@ extension InMemoryMedicationTables {
         tables.revisions.filter { $0.doseLogID == id }
     }
 
+    /// Oldest first: instant, then log, then the order written (the SQL store's order).
     func logHistory(medicationID: UUID) -> [DoseLogRevision] {
-        tables.revisions.filter { $0.previous.medicationID == medicationID }
+        tables.revisions.enumerated()
+            .filter { $0.element.previous.medicationID == medicationID }
+            .sorted {
+                ($0.element.recordedAt, $0.element.doseLogID.uuidString, $0.offset)
+                    < ($1.element.recordedAt, $1.element.doseLogID.uuidString, $1.offset)
+            }
+            .map(\.element)
     }
 
     /// Writes one log and its inventory change into `working`; the caller commits.
