@@ -166,4 +166,68 @@ struct SyncInventoryTests {
             #expect(exports[0] == exports[1])
         }
     }
+
+    @Test("Concurrent recounts: the loser is listed, and keeping it on its device brings back its recount everywhere, the stock recomputed from the ledger")
+    func concurrentRecountsResolved() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let medication = try await Self.setUp(devices)
+            for (index, vault) in devices.vaults.enumerated() {
+                var copy = try await vault.medications.get(medication.id)
+                copy.inventory?.current = index == 0 ? 20 : 25
+                copy.instructions = "device \(index)"
+                _ = try await vault.medications.update(copy)
+            }
+            _ = try await Self.logDoses(1, of: medication, on: devices.vaults[1], device: 1)
+            try await devices.syncAll()
+            // Both recounts are adjustments (−10 and −5 against 30): both count, with B's dose.
+            #expect(try await Self.stocks(devices, medication) == [14, 14])
+            let exports = try await devices.exports()
+            #expect(exports[0] == exports[1])
+            // The medication rows were concurrent versions (a genuine edit conflict): listed once per device.
+            let listedA = try await devices.engines[0].conflicts()
+            #expect(listedA.count == 1 && listedA.first?.table == "medication")
+            let loserIndex = listedA.first?.loser == .local ? 0 : 1
+            let conflict = try #require(try await devices.engines[loserIndex].conflicts().first)
+            try await devices.engines[loserIndex].resolve(conflict.id, keep: .keepLocal)
+            // The kept version carried its device's cached stock: recomputed, not restored.
+            #expect(try await devices.vaults[loserIndex].medications.get(medication.id).inventory?.current == 14)
+            try await devices.syncAll()
+            #expect(try await Self.stocks(devices, medication) == [14, 14])
+            for vault in devices.vaults {
+                #expect(try await vault.medications.get(medication.id).instructions == "device \(loserIndex)")
+            }
+        }
+    }
+
+    @Test("A forged remote stock adjustment of an unknown medication is refused and listed; the stock does not move")
+    func forgedAdjustmentRefused() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let medication = try await Self.setUp(devices)
+            let credentials = try #require(try await devices.engines[0].credentials())
+            let state = SyncRowState(columns: [
+                "id": .blob(Data(repeating: 7, count: 16)), "medication_id": .blob(Data(repeating: 9, count: 16)),
+                "patient_id": .blob(Data(repeating: 9, count: 16)), "delta": .integer(1_000_000),
+                "recorded_at": .integer(0), "version": .integer(1),
+            ])
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            let forged = SyncRecord(table: "medication_stock_adjustment", recordID: UUID(uuid: (7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7)),
+                                    version: 1, operation: "insert", timestamp: UInt64(Date().millisecondsSince1970) << 16,
+                                    deviceID: credentials.deviceID, state: try encoder.encode(state))
+            let envelope = try await devices.vaults[0].withSyncKeys { keys in try EnvelopeSealer(keys: keys).seal(forged) }
+            _ = try await devices.server.push(SyncPushRequest(envelopes: [envelope]), as: credentials)
+            let onB = try await devices.engines[1].sync()
+            #expect(onB.conflicts == 1 && onB.errors.isEmpty)
+            #expect(try await devices.engines[1].conflicts().map(\.kind) == [.refused])
+            #expect(try await devices.vaults[1].medications.get(medication.id).inventory?.current == 30)
+            let count = try await devices.vaults[1].database.read { db in
+                try db.fetchOne("SELECT count(*) FROM medication_stock_adjustment") { $0.int64(at: 0) }
+            }
+            #expect(count == 1)   // the medication's own starting stock only
+        }
+    }
 }
