@@ -20,6 +20,8 @@ enum PendingChangeSealer {
     /// - Returns: How many envelopes were added to the outbox.
     @discardableResult
     static func sealPending(keys: SyncKeys, localDevice: UUID, _ db: DatabaseConnection) throws -> Int {
+        // Adjustments the upgrade seeded are logged first, so they are sealed with the rest.
+        try MedicationStockStore.logSeeds(db)
         let start = try SyncStateStore.state(db).sealedThrough
         let latest = try SyncRecordStore.latestSequence(db)
         guard latest > start else { return 0 }

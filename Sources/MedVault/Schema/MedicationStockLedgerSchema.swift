@@ -10,8 +10,11 @@
 ///   a dose logged since). `inventory_current` stays, as a cache of the stock.
 /// - Seeding: every medication with an inventory gets one adjustment that makes
 ///   Σ adjustments + Σ refills − Σ taken doses equal its stored stock, so nothing shown
-///   changes. Its id is the medication's (another table, so another record), and it is
-///   not change-logged: a device's seed stays on that device.
+///   changes. Its id is the medication's (another table, so another record). A migration
+///   cannot append to the (audit-chained) change log, so it leaves the mark
+///   `stock ledger seeds unlogged` in `medvault_metadata`; the sync engine's next seal
+///   logs the seeds first (`MedicationStockStore.logSeeds`), so they travel like any
+///   adjustment.
 ///
 /// Frozen: its SQL is a literal.
 enum MedicationStockLedgerSchema {
@@ -49,6 +52,8 @@ enum MedicationStockLedgerSchema {
                           WHERE d.medication_id = m.id AND d.status IN ('taken', 'late')) AS delta
                 FROM medication m WHERE m.inventory_current IS NOT NULL
             ) WHERE delta <> 0;
+            INSERT INTO medvault_metadata (key, value)
+            SELECT 'stock ledger seeds unlogged', 1 WHERE EXISTS (SELECT 1 FROM medication_stock_adjustment);
             """)
     }
 }

@@ -230,4 +230,46 @@ struct SyncInventoryTests {
             #expect(count == 1)   // the medication's own starting stock only
         }
     }
+
+    @Test("Adjustments seeded by the upgrade travel at the first sync: the other device shows the same stock")
+    func upgradeSeedsAreSynced() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            // A vault upgraded from before the ledger: a medication whose stock (25) the old
+            // library kept in its row after 5 doses, and the seed the migration wrote for it
+            // (its SQL, replayed here), with the mark it leaves.
+            let vault = devices.vaults[0]
+            let patient = try await vault.patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
+            let medication = try await vault.medications.create(Medication(
+                patientID: patient.id, name: "Metformina", dosage: Dosage(amount: 1, unit: .tablets),
+                frequency: .asNeeded, startDate: ClinicalFixtures.date("2026-01-01")))
+            _ = try await Self.logDoses(5, of: medication, on: vault, device: 0)
+            try await vault.database.write { db in
+                try db.execute("""
+                    UPDATE medication SET inventory_current = 25000, inventory_minimum = 0, inventory_declared = 25000
+                    WHERE id = ?
+                    """, [medication.id.vaultValue])
+                try db.execute("""
+                    INSERT INTO medication_stock_adjustment (id, medication_id, patient_id, delta, recorded_at, version)
+                    VALUES (?, ?, ?, 30000, 0, 1)
+                    """, [medication.id.vaultValue, medication.id.vaultValue, patient.id.vaultValue])
+                try db.execute("INSERT INTO medvault_metadata (key, value) VALUES ('stock ledger seeds unlogged', 1)")
+            }
+            #expect(try await vault.medications.get(medication.id).inventory?.current == 25)
+            try await devices.syncAll()
+            // Without the seed, B would compute max(0, −5) = 0.
+            #expect(try await Self.stocks(devices, medication) == [25, 25])
+            try await Self.expectNoConflicts(devices)
+            // Logged once: the mark is gone and later seals log nothing more.
+            let marks = try await vault.database.read { db in
+                try db.fetchOne("SELECT count(*) FROM medvault_metadata WHERE key = 'stock ledger seeds unlogged'") {
+                    $0.int64(at: 0)
+                }
+            }
+            #expect(marks == 0)
+            let results = try await devices.syncAll()
+            #expect(results.allSatisfy { $0.uploaded == 0 })
+        }
+    }
 }

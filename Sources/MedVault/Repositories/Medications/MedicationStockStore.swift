@@ -68,6 +68,31 @@ package enum MedicationStockStore {
         try db.execute(updateCache, [.integer(inventory.current.thousandths), .integer(rowID)])
     }
 
+    /// The mark the migration "medication stock ledger" leaves when it seeded adjustments.
+    static let seedsUnloggedKey = "stock ledger seeds unlogged"
+
+    /// Appends the change-log entries of the adjustments the migration seeded (its SQL
+    /// cannot append to the audit-chained log), once, so that sync carries them: a
+    /// device that syncs after the upgrade would otherwise send a stocked medication's
+    /// logs and refills without the adjustment that makes them add up to its stock.
+    /// Called by the sync engine before it seals, in the same transaction.
+    ///
+    /// - Returns: How many entries were appended.
+    @discardableResult
+    package static func logSeeds(_ db: DatabaseConnection) throws -> Int {
+        let marked = try db.fetchOne("SELECT 1 FROM medvault_metadata WHERE key = ?", [.text(seedsUnloggedKey)]) { _ in true }
+        guard marked == true else { return 0 }
+        // A seed's id is its medication's (the migration's deterministic choice).
+        let ids = try db.fetchAll("SELECT id FROM medication_stock_adjustment WHERE id = medication_id ORDER BY rowid") {
+            try UUID(row: $0, column: 0)
+        }
+        try db.changeLog.append(ids.map {
+            ChangeRecord(table: .medicationStockAdjustment, id: $0, operation: .insert, version: 1)
+        })
+        try db.execute("DELETE FROM medvault_metadata WHERE key = ?", [.text(seedsUnloggedKey)])
+        return ids.count
+    }
+
     /// Recomputes the cached stock of each medication from its ledger, after a sync
     /// applied remote records: a remote medication row carries its sender's cache,
     /// and remote logs, revisions, refills and adjustments change the balance. Not
