@@ -23,6 +23,8 @@ enum PendingChangeSealer {
     ///   again, see ``sealResends(keys:localDevice:_:)``); chunk envelopes are not counted.
     @discardableResult
     static func sealPending(keys: SyncKeys, localDevice: UUID, _ db: DatabaseConnection) throws -> Int {
+        // Adjustments the upgrade seeded are logged first, so they are sealed with the rest.
+        try MedicationStockStore.logSeeds(db)
         let resent = try sealResends(keys: keys, localDevice: localDevice, db)
         let start = try SyncStateStore.state(db).sealedThrough
         let latest = try SyncRecordStore.latestSequence(db)

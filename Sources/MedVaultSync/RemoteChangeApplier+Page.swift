@@ -63,6 +63,11 @@ extension RemoteChangeApplier {
             columns[table] = try SyncRecordStore.columns(of: table, db)
         }
 
+        // Read before applying: a voided log's medication is only in its stored row.
+        var preparedRecords: [Prepared] = []
+        for case .success(let record) in prepared { preparedRecords.append(record) }
+        let stock = try stockMedications(of: preparedRecords, db)
+
         var seen = Set<RecordKey>()
         var pendingLog: [(table: VaultTable, id: UUID, version: Int64?)] = []
         var pendingClocks: [(clock: SyncStateStore.Clock, table: VaultTable, id: UUID)] = []
@@ -128,6 +133,7 @@ extension RemoteChangeApplier {
             if record.table == .attachment { try settleAttachment(item, id) }
         }
         try flush()
+        try MedicationStockStore.recomputeCaches(stock.all, rowsApplied: stock.rows, db)
         return (outcome, errors)
     }
 

@@ -291,7 +291,15 @@ public actor SyncEngine {
                     kept.columns["version"] = (current.version ?? kept.version).map { .integer(max($0, kept.version ?? 0) + 1) }
                     state = kept
                 }
+                let medication = RemoteChangeApplier.stockTables.contains(conflict.table)
+                    ? try RemoteChangeApplier.medicationID(of: conflict.table, id: conflict.recordID, state: state, db)
+                        ?? (conflict.table == .medication ? conflict.recordID : nil)
+                    : nil
                 try SyncRecordStore.write(state, table: conflict.table, id: conflict.recordID, operation: .update, db)
+                // The kept version carries its device's cached stock: recompute it here.
+                if let medication {
+                    try MedicationStockStore.recomputeCaches([medication], rowsApplied: [medication], db)
+                }
             }
             try SyncStateStore.markResolved(conflictID, now: now, db)
         }

@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -40,6 +40,10 @@ CREATE INDEX medication_schedule_by_medication ON medication_schedule(medication
 
 -- index medication_schedule_by_series on medication_schedule
 CREATE INDEX medication_schedule_by_series ON medication_schedule(series_id)
+
+-- index medication_stock_adjustment_by_medication on medication_stock_adjustment
+CREATE INDEX medication_stock_adjustment_by_medication
+ON medication_stock_adjustment(medication_id)
 
 -- index patient_list on patient
 CREATE INDEX patient_list ON patient(deleted_at IS NULL, sort_key, id)
@@ -87,6 +91,9 @@ CREATE INDEX session_addendum_by_session ON session_addendum(session_id, positio
 (automatic)
 
 -- index sqlite_autoindex_medication_search_segdir_1 on medication_search_segdir
+(automatic)
+
+-- index sqlite_autoindex_medication_stock_adjustment_1 on medication_stock_adjustment
 (automatic)
 
 -- index sqlite_autoindex_medvault_device_1 on medvault_device
@@ -268,7 +275,7 @@ inventory_expiration_date TEXT,
 created_at INTEGER NOT NULL,
 updated_at INTEGER NOT NULL,
 version INTEGER NOT NULL CHECK (version >= 1), strength_amount INTEGER CHECK (strength_amount > 0), strength_unit TEXT, maximum_doses_per_24h INTEGER
-CHECK (maximum_doses_per_24h IS NULL OR maximum_doses_per_24h >= 1), deactivated_at INTEGER,
+CHECK (maximum_doses_per_24h IS NULL OR maximum_doses_per_24h >= 1), deactivated_at INTEGER, inventory_declared INTEGER,
 CHECK ((inventory_current IS NULL) = (inventory_minimum IS NULL))
 )
 
@@ -319,6 +326,17 @@ CREATE TABLE 'medication_search_segments'(blockid INTEGER PRIMARY KEY, block BLO
 
 -- table medication_search_stat on medication_search_stat
 CREATE TABLE 'medication_search_stat'(id INTEGER PRIMARY KEY, value BLOB)
+
+-- table medication_stock_adjustment on medication_stock_adjustment
+CREATE TABLE medication_stock_adjustment (
+rowid INTEGER PRIMARY KEY,
+id BLOB NOT NULL UNIQUE CHECK (length(id) = 16),
+medication_id BLOB NOT NULL REFERENCES medication(id),
+patient_id BLOB NOT NULL,
+delta INTEGER NOT NULL,
+recorded_at INTEGER NOT NULL,
+version INTEGER NOT NULL CHECK (version >= 1)
+)
 
 -- table medvault_audit on medvault_audit
 CREATE TABLE medvault_audit (
@@ -626,6 +644,18 @@ CREATE TRIGGER medication_search_update AFTER UPDATE OF name, generic_name ON me
 BEGIN
 UPDATE medication_search SET name = NEW.name, generic_name = NEW.generic_name
 WHERE docid = NEW.rowid;
+END
+
+-- trigger medication_stock_adjustment_no_delete on medication_stock_adjustment
+CREATE TRIGGER medication_stock_adjustment_no_delete BEFORE DELETE ON medication_stock_adjustment
+BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a stock adjustment cannot be deleted');
+END
+
+-- trigger medication_stock_adjustment_no_update on medication_stock_adjustment
+CREATE TRIGGER medication_stock_adjustment_no_update BEFORE UPDATE ON medication_stock_adjustment
+BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a stock adjustment cannot change');
 END
 
 -- trigger medvault_audit_no_delete on medvault_audit

@@ -59,7 +59,8 @@ enum AuditTrailReader {
         UNION SELECT id FROM dose_log WHERE patient_id = \(id) \
         UNION SELECT r.id FROM dose_log_revision r JOIN medication m ON m.id = r.medication_id WHERE m.patient_id = \(id) \
         UNION SELECT r.dose_log_id FROM dose_log_revision r JOIN medication m ON m.id = r.medication_id WHERE m.patient_id = \(id) \
-        UNION SELECT id FROM medication_refill WHERE patient_id = \(id)
+        UNION SELECT id FROM medication_refill WHERE patient_id = \(id) \
+        UNION SELECT id FROM medication_stock_adjustment WHERE patient_id = \(id)
         """
     }
 

@@ -11,6 +11,7 @@ enum ChangeLogCodes {
         .professional: 1, .patient: 2, .clinicalSession: 3, .diagnosis: 4, .attachment: 5,
         .medication: 6, .medicationSchedule: 7, .doseLog: 8,
         .doseLogRevision: 9, .medicationRefill: 10, .sessionSignature: 11, .sessionAddendum: 12,
+        .medicationStockAdjustment: 13,
     ]
     static let operations: [ChangeOperation: Int64] = [
         .insert: 1, .update: 2, .deactivate: 3, .reactivate: 4, .cancel: 5, .delete: 6,

@@ -44,6 +44,8 @@ public struct VaultTable: RawRepresentable, Hashable, Sendable, Codable, Express
     public static let doseLogRevision = VaultTable("dose_log_revision")
     /// Refill events (append-only).
     public static let medicationRefill = VaultTable("medication_refill")
+    /// Explicit changes of a medication's stock (append-only; docs/medications.md, "Inventory").
+    public static let medicationStockAdjustment = VaultTable("medication_stock_adjustment")
     /// Session signatures (one per signed session, keyed by the session's id).
     public static let sessionSignature = VaultTable("session_signature")
     /// Addenda of signed sessions (append-only).
@@ -53,5 +55,6 @@ public struct VaultTable: RawRepresentable, Hashable, Sendable, Codable, Express
     public static let recordTables: Set<VaultTable> = [
         .professional, .patient, .clinicalSession, .diagnosis, .attachment, .medication,
         .medicationSchedule, .doseLog, .doseLogRevision, .medicationRefill, .sessionSignature, .sessionAddendum,
+        .medicationStockAdjustment,
     ]
 }

@@ -95,6 +95,14 @@ enum RecordImport {
                     }
                     logged.append(refill.change(.insert))
                 }
+                // The export carries the stock, not its adjustments: one adjustment makes
+                // the imported ledger (refills, taken doses) show exactly that stock.
+                if let inventory = entry.medication.inventory,
+                   let delta = MedicationStockLedger.adjustment(
+                       setting: inventory.current, balance: try MedicationStockStore.balance(of: entry.medication, db)) {
+                    logged.append(try MedicationStockStore.insertAdjustment(delta, of: entry.medication,
+                                                                            at: entry.medication.updatedAt, db))
+                }
             }
             if let deletedAt {
                 try db.execute("UPDATE patient SET deleted_at = ? WHERE id = ?", [deletedAt.vaultValue, patient.id.vaultValue])

@@ -21,6 +21,7 @@ public enum MedVaultSchema {
         .init("sync state", apply: SyncStateSchema.createSyncState),
         .init("audit trail", apply: AuditSchema.createAuditTrail),
         .init("sync attachment staging", apply: SyncAttachmentStagingSchema.createStaging),
+        .init("medication stock ledger", apply: MedicationStockLedgerSchema.createStockLedger),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a

@@ -49,7 +49,7 @@ extension Vault {
     static let countedTables = [
         "professional", "patient", "clinical_session", "diagnosis", "attachment",
         "medication", "medication_schedule", "dose_log", "dose_log_revision", "medication_refill",
-        "session_signature", "session_addendum",
+        "session_signature", "session_addendum", "medication_stock_adjustment",
     ]
 
     /// Formats, settings and record counts; no record content.

@@ -8,8 +8,9 @@
 public struct DoseLogReceipt: Sendable, Hashable {
     /// The stored log (version 1).
     public var log: DoseLog
-    /// The medication after the write: with its decremented inventory and new
-    /// version when the dose consumed stock, unchanged otherwise.
+    /// The medication after the write: with its decremented inventory when the dose
+    /// consumed stock, unchanged otherwise. Its version stays: the stock is derived
+    /// from the logs, so a dose is not a new version of the medication.
     public var medication: Medication
     /// How much of the dose the inventory could not cover; zero when it could (or
     /// when nothing was consumed).

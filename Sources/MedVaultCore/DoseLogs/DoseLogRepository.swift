@@ -78,7 +78,8 @@ public protocol DoseLogRepository: Sendable {
     func history(of id: UUID) async throws -> [DoseLogRevision]
 
     /// Every revision of a medication's logs, voided logs included, oldest first
-    /// (exports carry them).
+    /// (exports carry them): by instant, then log identifier, then the order written,
+    /// so synced devices list them alike.
     func history(medicationID: UUID) async throws -> [DoseLogRevision]
 
     /// A medication's logs with `scheduledAt` in `range` (half-open), oldest first.

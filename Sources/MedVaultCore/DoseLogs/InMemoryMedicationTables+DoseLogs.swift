@@ -37,10 +37,13 @@ extension InMemoryMedicationTables {
         let now = clock.now()
         let next = try MedicationRecordRule.corrected(current, with: correction, expectedVersion: expectedVersion,
                                                       of: medication, now: now)
-        let (changed, shortfall) = MedicationRecordRule.adjusting(medication, replacing: current, with: next, now: now)
         tables.revisions.append(MedicationRecordRule.revision(of: current, kind: .correction,
                                                               reason: correction.reason, now: now))
         tables.logs[id] = next
+        let balance = MedicationRecordRule.needsBalance(medication, replacing: current, with: next)
+            ? tables.balance(of: medication) : nil
+        let (changed, shortfall) = MedicationRecordRule.adjusting(medication, replacing: current, with: next,
+                                                                  balanceAfter: balance)
         tables.medications[changed.id] = changed
         return DoseLogReceipt(log: next, medication: changed, shortfall: shortfall)
     }
@@ -50,11 +53,14 @@ extension InMemoryMedicationTables {
         let medication = try getMedication(current.medicationID)
         try MedicationRecordRule.checkVoid(current, reason: reason, expectedVersion: expectedVersion)
         let now = clock.now()
-        let (changed, shortfall) = MedicationRecordRule.adjusting(medication, replacing: current, with: nil, now: now)
         tables.revisions.append(MedicationRecordRule.revision(of: current, kind: .void, reason: reason, now: now))
         tables.logs[id] = nil
         tables.logIDsByDose[ScheduledDose.ID(medicationID: current.medicationID,
                                              scheduledAtMilliseconds: current.scheduledAt.millisecondsSince1970)] = nil
+        let balance = MedicationRecordRule.needsBalance(medication, replacing: current, with: nil)
+            ? tables.balance(of: medication) : nil
+        let (changed, shortfall) = MedicationRecordRule.adjusting(medication, replacing: current, with: nil,
+                                                                  balanceAfter: balance)
         tables.medications[changed.id] = changed
         return DoseLogReceipt(log: current, medication: changed, shortfall: shortfall)
     }
@@ -63,8 +69,15 @@ extension InMemoryMedicationTables {
         tables.revisions.filter { $0.doseLogID == id }
     }
 
+    /// Oldest first: instant, then log, then the order written (the SQL store's order).
     func logHistory(medicationID: UUID) -> [DoseLogRevision] {
-        tables.revisions.filter { $0.previous.medicationID == medicationID }
+        tables.revisions.enumerated()
+            .filter { $0.element.previous.medicationID == medicationID }
+            .sorted {
+                ($0.element.recordedAt, $0.element.doseLogID.uuidString, $0.offset)
+                    < ($1.element.recordedAt, $1.element.doseLogID.uuidString, $1.offset)
+            }
+            .map(\.element)
     }
 
     /// Writes one log and its inventory change into `working`; the caller commits.

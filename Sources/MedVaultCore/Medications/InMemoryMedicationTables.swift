@@ -17,6 +17,10 @@ actor InMemoryMedicationTables {
         /// Every dose-log revision, in the order written.
         var revisions: [DoseLogRevision] = []
         var refills: [UUID: MedicationRefill] = [:]
+        /// Explicit stock changes, in the order written (``MedicationStockLedger``).
+        var adjustments: [MedicationStockAdjustment] = []
+        /// Per medication, the stock its stored version was written with.
+        var declaredStock: [UUID: MedicationQuantity] = [:]
         var snoozes: [ScheduledDose.ID: DoseSnooze] = [:]
     }
 
@@ -51,13 +55,24 @@ actor InMemoryMedicationTables {
         guard tables.medications[stored.id] == nil else { throw MedVaultError.duplicateRecord }
         guard patientKnown else { throw MedVaultError.recordNotFound("patientID") }
         tables.medications[stored.id] = stored
+        if let inventory = stored.inventory {
+            tables.recordAdjustment(of: stored, setting: inventory.current, now: stored.createdAt)
+        }
+        tables.declaredStock[stored.id] = stored.inventory?.current
         return stored
     }
 
     func updateMedication(_ medication: Medication) throws -> Medication {
         let current = try getMedication(medication.id)
-        let stored = try MedicationUpdateRule.updated(medication, replacing: current, now: clock.now())
+        let stamped = try MedicationUpdateRule.updated(medication, replacing: current, now: clock.now())
+        let (stored, adjustment) = MedicationStockLedger.updated(
+            stamped, replacing: current, declared: tables.declaredStock[current.id]) { tables.balance(of: current) }
+        if let adjustment {
+            tables.adjustments.append(MedicationStockAdjustment(medicationID: stored.id, delta: adjustment,
+                                                                recordedAt: stored.updatedAt))
+        }
         tables.medications[stored.id] = stored
+        tables.declaredStock[stored.id] = stored.inventory?.current
         return stored
     }
 
@@ -85,6 +100,21 @@ actor InMemoryMedicationTables {
         let current = try getMedication(id)
         guard let stored = MedicationRecordRule.deactivated(current, now: clock.now()) else { return current }
         tables.medications[id] = stored
+        tables.declaredStock[id] = stored.inventory?.current
         return stored
+    }
+}
+
+extension InMemoryMedicationTables.Tables {
+    /// The ledger's balance of `medication` (``MedicationStockLedger``).
+    func balance(of medication: Medication) -> MedicationQuantity {
+        MedicationStockLedger.balance(of: medication, adjustments: adjustments, refills: refills.values, logs: logs.values)
+    }
+
+    /// Records the adjustment that makes the balance of `medication` equal `target`.
+    mutating func recordAdjustment(of medication: Medication, setting target: MedicationQuantity, now: Date) {
+        guard let delta = MedicationStockLedger.adjustment(setting: target, balance: balance(of: medication)) else { return }
+        adjustments.append(MedicationStockAdjustment(medicationID: medication.id, delta: delta,
+                                                     recordedAt: now.truncatedToMilliseconds))
     }
 }

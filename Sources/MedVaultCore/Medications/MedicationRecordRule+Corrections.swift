@@ -10,24 +10,38 @@ extension MedicationRecordRule {
         return log.amount ?? medication.dosage.amount
     }
 
-    /// The medication after a log changed from `old` to `new` (`nil`: no log): the
-    /// difference of their consumptions comes off the inventory, never below zero
-    /// (what the stock could not cover is the shortfall), and the version goes up.
-    /// Without an inventory, or when the consumption is unchanged, the medication is
-    /// returned as it is.
+    /// The medication after a log changed from `old` to `new` (`nil`: no log): its
+    /// cached stock (`inventory.current`) after the difference of their consumptions
+    /// (``MedicationStockLedger``). The version and `updatedAt` stay: the stock is
+    /// derived from the logs, so a dose is not a change of the medication record and two
+    /// devices logging doses never write concurrent versions of it.
+    ///
+    /// - Parameters:
+    ///   - balanceAfter: The ledger's balance with the change written, when the caller
+    ///     read it; `nil` computes the stock from the cache, which is exact for a
+    ///     consumption (a cache above zero is the balance; at zero the balance is at or
+    ///     below zero and stays so) but not for a give-back at zero.
+    /// - Returns: The medication, and the shortfall: what the stock shown before could
+    ///   not cover of the change.
     package static func adjusting(
-        _ medication: Medication, replacing old: DoseLog?, with new: DoseLog?, now: Date
+        _ medication: Medication, replacing old: DoseLog?, with new: DoseLog?, balanceAfter: MedicationQuantity? = nil
     ) -> (medication: Medication, shortfall: MedicationQuantity) {
         let delta = consumption(of: new, of: medication) - consumption(of: old, of: medication)
-        guard delta != .zero, var inventory = medication.inventory else { return (medication, .zero) }
-        var changed = medication
+        guard var inventory = medication.inventory else { return (medication, .zero) }
         let remaining = saturatingSum(inventory.current, .zero - delta)
         let shortfall = remaining < .zero ? .zero - remaining : MedicationQuantity.zero
-        inventory.current = max(remaining, .zero)
+        inventory.current = MedicationStockLedger.stock(balance: balanceAfter ?? remaining)
+        var changed = medication
         changed.inventory = inventory
-        changed.updatedAt = now
-        changed.version += 1
         return (changed, shortfall)
+    }
+
+    /// Whether a change of a log from `old` to `new` needs the ledger's balance to give
+    /// the exact stock (see ``adjusting(_:replacing:with:balanceAfter:)``): it gives
+    /// stock back to a medication whose cached stock is zero.
+    package static func needsBalance(_ medication: Medication, replacing old: DoseLog?, with new: DoseLog?) -> Bool {
+        guard let inventory = medication.inventory, inventory.current == .zero else { return false }
+        return consumption(of: new, of: medication) < consumption(of: old, of: medication)
     }
 
     /// `a + b`, held at the largest quantity instead of overflowing: hostile input (a
@@ -94,17 +108,39 @@ extension MedicationRecordRule {
         return stored
     }
 
-    /// The medication after `refill`: its quantity added to the inventory (a
-    /// medication without one starts tracking it, minimum zero), the refill's
-    /// expiration date, if any, as the inventory's, version + 1.
-    package static func refilled(_ medication: Medication, with refill: MedicationRefill, now: Date) -> Medication {
+    /// The medication after `refill`, and the adjustment to record with it.
+    ///
+    /// The stock becomes the ledger's with the refill (`balanceBefore` + quantity). A
+    /// medication without an inventory starts tracking one (minimum zero) at exactly the
+    /// refill's quantity: the adjustment then cancels what the ledger held before (doses
+    /// logged while nothing was tracked). Starting an inventory, or a refill's
+    /// expiration date that differs from the inventory's, changes the medication record
+    /// (`updatedAt`, version + 1, `versioned`); otherwise only the cached stock changes,
+    /// so refills on two devices never write concurrent versions of the medication.
+    package static func refilled(
+        _ medication: Medication, with refill: MedicationRefill, balanceBefore: MedicationQuantity, now: Date
+    ) -> (medication: Medication, adjustment: MedicationQuantity?, versioned: Bool) {
         var changed = medication
-        var inventory = medication.inventory ?? MedicationInventory(current: .zero)
-        inventory.current = saturatingSum(inventory.current, refill.quantity)
-        if let expiration = refill.expirationDate { inventory.expirationDate = expiration }
+        var adjustment: MedicationQuantity?
+        var versioned = false
+        var inventory: MedicationInventory
+        if let current = medication.inventory {
+            inventory = current
+            inventory.current = MedicationStockLedger.stock(balance: saturatingSum(balanceBefore, refill.quantity))
+        } else {
+            inventory = MedicationInventory(current: refill.quantity)
+            adjustment = MedicationStockLedger.adjustment(setting: .zero, balance: balanceBefore)
+            versioned = true
+        }
+        if let expiration = refill.expirationDate, expiration != inventory.expirationDate {
+            inventory.expirationDate = expiration
+            versioned = true
+        }
         changed.inventory = inventory
-        changed.updatedAt = now
-        changed.version += 1
-        return changed
+        if versioned {
+            changed.updatedAt = now
+            changed.version += 1
+        }
+        return (changed, adjustment, versioned)
     }
 }

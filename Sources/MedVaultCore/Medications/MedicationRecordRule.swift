@@ -46,20 +46,20 @@ package enum MedicationRecordRule {
 
     /// Applies a stored dose log to its medication's inventory.
     ///
-    /// A dose that consumes stock (taken or late) decrements the inventory by the
+    /// A dose that consumes stock (taken or late) decrements the cached stock by the
     /// dosage amount, never below zero: what the stock could not cover is the
-    /// receipt's shortfall (see ``DoseLogReceipt``), and the medication's version
-    /// goes up. Any other dose, or a medication without inventory, leaves the
-    /// medication as it is.
+    /// receipt's shortfall (see ``DoseLogReceipt``). The medication's version and
+    /// `updatedAt` stay (the stock is derived from the logs, ``MedicationStockLedger``).
+    /// Any other dose, or a medication without inventory, leaves the medication as it is.
     ///
     /// - Parameters:
     ///   - log: The log as stored (``created(_:now:)-(DoseLog,_)``).
     ///   - medication: The medication as stored before the log.
     ///   - now: The write's instant.
     /// - Returns: The receipt; its medication differs from `medication` exactly when
-    ///   the inventory changed and must be written.
+    ///   the cached stock changed and must be written.
     package static func applying(_ log: DoseLog, to medication: Medication, now: Date) -> DoseLogReceipt {
-        let (changed, shortfall) = adjusting(medication, replacing: nil, with: log, now: now)
+        let (changed, shortfall) = adjusting(medication, replacing: nil, with: log)
         return DoseLogReceipt(log: log, medication: changed, shortfall: shortfall)
     }
 }

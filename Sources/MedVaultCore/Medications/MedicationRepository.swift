@@ -29,7 +29,11 @@ public protocol MedicationRepository: Sendable {
     @discardableResult
     func create(_ medication: Medication) async throws -> Medication
 
-    /// Saves changes to a stored medication (including its inventory: a restock is an update).
+    /// Saves changes to a stored medication (including its inventory: a recount is an update).
+    ///
+    /// An `inventory.current` equal to the stored stock, or to the stock this version
+    /// was written with (a copy read before doses were logged), leaves the stock as it
+    /// is; any other value is a recount, recorded as a stock adjustment.
     ///
     /// - Parameter medication: The medication, with the ``Medication/version`` it read.
     /// - Returns: The stored value, version + 1.

@@ -44,9 +44,15 @@ extension InMemoryMedicationTables {
         let now = clock.now()
         let stored = try MedicationRecordRule.created(refill, now: now)
         guard tables.refills[stored.id] == nil else { throw MedVaultError.duplicateRecord }
-        let changed = MedicationRecordRule.refilled(medication, with: stored, now: now)
+        let (changed, adjustment, versioned) = MedicationRecordRule.refilled(
+            medication, with: stored, balanceBefore: tables.balance(of: medication), now: now)
         tables.refills[stored.id] = stored
+        if let adjustment {
+            tables.adjustments.append(MedicationStockAdjustment(medicationID: medication.id, delta: adjustment,
+                                                                recordedAt: stored.createdAt))
+        }
         tables.medications[changed.id] = changed
+        if versioned { tables.declaredStock[changed.id] = changed.inventory?.current }
         return MedicationRefillReceipt(refill: stored, medication: changed)
     }
 

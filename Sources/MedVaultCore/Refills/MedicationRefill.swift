@@ -53,7 +53,8 @@ public struct MedicationRefill: Sendable, Hashable, Codable, Identifiable {
 public struct MedicationRefillReceipt: Sendable, Hashable {
     /// The stored refill (version 1).
     public var refill: MedicationRefill
-    /// The medication after the refill: inventory increased, version + 1.
+    /// The medication after the refill: inventory increased; version + 1 only when the
+    /// refill started an inventory or changed its expiration date.
     public var medication: Medication
 
     /// Creates a receipt.

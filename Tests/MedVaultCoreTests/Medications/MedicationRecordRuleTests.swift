@@ -22,12 +22,14 @@ import Testing
                 takenAt: status == .taken || status == .late ? Self.now : nil)
     }
 
-    @Test func aConsumedDoseDecrementsTheInventoryAndBumpsTheVersion() throws {
+    @Test func aConsumedDoseDecrementsTheInventoryAndKeepsTheVersion() throws {
         let stored = try medication()
         for status in [DoseStatus.taken, .late] {
             let receipt = MedicationRecordRule.applying(log(stored, status), to: stored, now: Self.now)
             #expect(receipt.medication.inventory?.current == 8.5)
-            #expect(receipt.medication.version == 5 && receipt.medication.updatedAt == Self.now)
+            // The stock is derived from the logs (MedicationStockLedger): a dose is not a
+            // new version of the medication record (it was version + 1 before the ledger).
+            #expect(receipt.medication.version == stored.version && receipt.medication.updatedAt == stored.updatedAt)
             #expect(receipt.shortfall == .zero)
         }
     }
@@ -94,16 +96,29 @@ import Testing
         let stored = try medication()
         let taken = DoseLog(medicationID: stored.id, scheduledAt: Self.now, status: .taken, takenAt: Self.now, amount: 2)
         let skipped = DoseLog(medicationID: stored.id, scheduledAt: Self.now, status: .skipped)
-        let back = MedicationRecordRule.adjusting(stored, replacing: taken, with: skipped, now: Self.now)
-        #expect(back.medication.inventory?.current == 12 && back.medication.version == 4 && back.shortfall == .zero)
-        let same = MedicationRecordRule.adjusting(stored, replacing: skipped, with: nil, now: Self.now)
+        let back = MedicationRecordRule.adjusting(stored, replacing: taken, with: skipped)
+        // The stock is derived from the logs (MedicationStockLedger): a dose changes the
+        // cached stock, not the medication record, so the version stays (it was 4 before).
+        #expect(back.medication.inventory?.current == 12 && back.medication.version == 3 && back.shortfall == .zero)
+        let same = MedicationRecordRule.adjusting(stored, replacing: skipped, with: nil)
         #expect(same.medication == stored)   // nothing consumed either way: nothing written
         // A taken log without an amount (written before amounts existed) counts the dose.
         var old = taken
         old.amount = nil
         #expect(MedicationRecordRule.consumption(of: old, of: stored) == 1)
         let untracked = try medication(current: nil)
-        #expect(MedicationRecordRule.adjusting(untracked, replacing: nil, with: taken, now: Self.now).medication == untracked)
+        #expect(MedicationRecordRule.adjusting(untracked, replacing: nil, with: taken).medication == untracked)
+        // A give-back at zero needs the ledger's balance: the cache cannot tell how far below zero it is.
+        let empty = try medication(current: 0)
+        #expect(MedicationRecordRule.needsBalance(empty, replacing: taken, with: nil))
+        #expect(!MedicationRecordRule.needsBalance(empty, replacing: nil, with: taken))
+        #expect(!MedicationRecordRule.needsBalance(stored, replacing: taken, with: nil))
+        let refilled = MedicationRecordRule.adjusting(empty, replacing: taken, with: nil, balanceAfter: -1)
+        #expect(refilled.medication.inventory?.current == .zero)
+        // Over the stock: the shortfall is what the stock shown could not cover.
+        let over = MedicationRecordRule.adjusting(stored, replacing: nil, with: DoseLog(
+            medicationID: stored.id, scheduledAt: Self.now, status: .taken, takenAt: Self.now, amount: 13))
+        #expect(over.medication.inventory?.current == .zero && over.shortfall == 3)
     }
 
     @Test func correctedChecksValidationThenVersion() throws {
@@ -127,9 +142,19 @@ import Testing
         let stored = try medication(current: nil)
         let refill = MedicationRefill(medicationID: stored.id, quantity: 30, date: try CalendarDate(iso8601: "2026-05-01"),
                                       expirationDate: try CalendarDate(iso8601: "2027-01-31"))
-        let changed = MedicationRecordRule.refilled(stored, with: refill, now: Self.now)
+        // Two doses were logged while nothing was tracked: the ledger's balance is −2,
+        // and starting an inventory at the refill's quantity records +2 with it.
+        let (changed, adjustment, versioned) = MedicationRecordRule.refilled(stored, with: refill, balanceBefore: -2,
+                                                                            now: Self.now)
         #expect(changed.inventory == MedicationInventory(current: 30, expirationDate: try CalendarDate(iso8601: "2027-01-31")))
-        #expect(changed.version == 4 && changed.updatedAt == Self.now)
+        #expect(changed.version == 4 && changed.updatedAt == Self.now && versioned && adjustment == 2)
+        // A tracked medication without a new expiration date: only the cached stock moves.
+        let tracked = try medication(current: 5)
+        var plain = refill
+        plain.expirationDate = nil
+        let more = MedicationRecordRule.refilled(tracked, with: plain, balanceBefore: -3, now: Self.now)
+        #expect(more.medication.inventory?.current == 27 && !more.versioned && more.adjustment == nil)
+        #expect(more.medication.version == 3)
         #expect(throws: MedVaultError.validation("quantity", "must be greater than zero")) {
             var empty = refill
             empty.quantity = .zero

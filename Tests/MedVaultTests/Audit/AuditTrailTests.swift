@@ -73,7 +73,11 @@ struct AuditTrailTests {
         },
         Step(name: "medication create") { vault, c in
             c.medication = try await vault.medications.create(try ChangeFixtures.medication(c.patient, stock: 10)).id
+            // The stock it starts with is a stock adjustment (MedicationStockLedger), logged with it.
+            let adjustments = try await ChangeFixtures.adjustmentIDs(of: c.medication, in: vault)
+            #expect(adjustments.count == 1)
             return [S(action: .create, table: .medication, id: c.medication)]
+                + adjustments.map { S(action: .create, table: .medicationStockAdjustment, id: $0) }
         },
         Step(name: "schedule create") { vault, c in
             c.schedule = try await vault.medications.schedules.create(MedicationSchedule(
@@ -85,7 +89,8 @@ struct AuditTrailTests {
                 medicationID: c.medication, scheduledAt: ChangeFixtures.instant(0), status: .taken,
                 takenAt: ChangeFixtures.instant(0)))
             c.doseLog = receipt.log.id
-            return [S(action: .create, table: .doseLog, id: c.doseLog), S(action: .update, table: .medication, id: c.medication)]
+            // The stock is derived from the logs: the medication record does not change.
+            return [S(action: .create, table: .doseLog, id: c.doseLog)]
         },
         Step(name: "medication deactivate") { vault, c in
             _ = try await vault.medications.deactivate(c.medication)

@@ -45,6 +45,14 @@ enum ChangeFixtures {
         }
     }
 
+    /// The ids of a medication's stock adjustments, in the order written.
+    static func adjustmentIDs(of medicationID: UUID, in vault: Vault) async throws -> [UUID] {
+        try await vault.database.read { db in
+            try db.fetchAll("SELECT id FROM medication_stock_adjustment WHERE medication_id = ? ORDER BY rowid",
+                            [medicationID.vaultValue]) { try UUID(row: $0, column: 0) }
+        }
+    }
+
     static func entries(_ vault: Vault) async throws -> [ChangeLogEntry] {
         try await vault.changes(after: nil, limit: 10_000).entries
     }

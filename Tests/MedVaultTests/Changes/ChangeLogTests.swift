@@ -74,25 +74,29 @@ struct ChangeLogTests {
                 patientID: patient.id, name: "Ibuprofeno", dosage: Dosage(amount: 1, unit: .tablets),
                 frequency: .specificTimes([TimeOfDay(hour: 8)]), startDate: try CalendarDate(iso8601: "2026-01-01"),
                 inventory: MedicationInventory(current: 10)))
-            try await expectNew([S(table: .medication, id: medication.id, operation: .insert, version: 1)])
+            // Its starting stock is a stock adjustment (MedicationStockLedger), logged with it.
+            let adjustments = try await F.adjustmentIDs(of: medication.id, in: vault)
+            #expect(adjustments.count == 1)
+            try await expectNew([S(table: .medication, id: medication.id, operation: .insert, version: 1)]
+                                + adjustments.map { S(table: .medicationStockAdjustment, id: $0, operation: .insert, version: 1) })
             var schedule = try await vault.medications.schedules.create(MedicationSchedule(
                 medicationID: medication.id, times: [TimeOfDay(hour: 8)], timeZoneIdentifier: "Europe/Madrid"))
             try await expectNew([S(table: .medicationSchedule, id: schedule.id, operation: .insert, version: 1)])
             schedule.times = [TimeOfDay(hour: 9)]
             schedule = try await vault.medications.schedules.update(schedule)
             try await expectNew([S(table: .medicationSchedule, id: schedule.id, operation: .update, version: 2)])
-            // A taken dose decrements the inventory: two records touched, two entries.
+            // A taken dose: one record. The stock is derived from the logs (MedicationStockLedger),
+            // so the medication's cached stock moves but the medication record does not change.
             let receipt = try await vault.medications.doseLogs.create(DoseLog(
                 medicationID: medication.id, scheduledAt: Date(timeIntervalSince1970: 1_767_254_400),
                 status: .taken, takenAt: Date(timeIntervalSince1970: 1_767_254_400)))
-            try await expectNew([S(table: .doseLog, id: receipt.log.id, operation: .insert, version: 1),
-                                 S(table: .medication, id: medication.id, operation: .update, version: 2)])
+            try await expectNew([S(table: .doseLog, id: receipt.log.id, operation: .insert, version: 1)])
             medication = try await vault.medications.get(medication.id)
             medication.instructions = "with food"
             medication = try await vault.medications.update(medication)
-            try await expectNew([S(table: .medication, id: medication.id, operation: .update, version: 3)])
+            try await expectNew([S(table: .medication, id: medication.id, operation: .update, version: 2)])
             _ = try await vault.medications.deactivate(medication.id)
-            try await expectNew([S(table: .medication, id: medication.id, operation: .deactivate, version: 4)])
+            try await expectNew([S(table: .medication, id: medication.id, operation: .deactivate, version: 3)])
 
             // The whole log: gapless sequence, rising clock, this vault's device.
             let all = try await F.entries(vault)
@@ -121,16 +125,16 @@ struct ChangeLogTests {
             let stocked = try await vault.medications.create(F.medication(patients[0].id, stock: 10))
             let unstocked = try await vault.medications.create(F.medication(patients[0].id, stock: nil))
             let cursor = try await vault.latestChangeCursor()
-            // Two taken doses of one medication, one of another without stock: three logs, and the
-            // stocked medication once, with its final version (one entry per record per operation).
+            // Two taken doses of one medication, one of another without stock: three logs. The
+            // stock is derived from the logs (MedicationStockLedger): no medication entry.
             let receipts = try await vault.medications.doseLogs.create([
                 DoseLog(medicationID: stocked.id, scheduledAt: F.instant(0), status: .taken, takenAt: F.instant(0)),
                 DoseLog(medicationID: unstocked.id, scheduledAt: F.instant(0), status: .taken, takenAt: F.instant(0)),
                 DoseLog(medicationID: stocked.id, scheduledAt: F.instant(1), status: .taken, takenAt: F.instant(1)),
             ])
             let doses = try await F.entries(vault, after: cursor).0
-            #expect(F.summaries(doses) == receipts.map { S(table: .doseLog, id: $0.log.id, operation: .insert, version: 1) }
-                + [S(table: .medication, id: stocked.id, operation: .update, version: 3)])
+            #expect(F.summaries(doses) == receipts.map { S(table: .doseLog, id: $0.log.id, operation: .insert, version: 1) })
+            #expect(try await vault.medications.get(stocked.id).inventory?.current == 8)
 
             let all = try await F.entries(vault)
             #expect(F.summaries(Array(all.prefix(203)))
@@ -201,13 +205,18 @@ struct ChangeLogTests {
                 S(table: .patient, id: patient.id, operation: .insert, version: 3),
                 S(table: .clinicalSession, id: session.id, operation: .insert, version: 1),
                 S(table: .diagnosis, id: diagnosis.id, operation: .insert, version: 1),
-                S(table: .medication, id: medication.id, operation: .insert, version: 2),
+                S(table: .medication, id: medication.id, operation: .insert, version: 1),
                 S(table: .medicationSchedule, id: schedule.id, operation: .insert, version: 1),
                 S(table: .doseLog, id: receipt.log.id, operation: .insert, version: 1),
-            ])
+            ] + (try await F.adjustmentIDs(of: medication.id, in: target)).map {
+                // The export carries the stock (4): one adjustment makes the imported ledger show it.
+                S(table: .medicationStockAdjustment, id: $0, operation: .insert, version: 1)
+            })
+            #expect(try await target.medications.get(medication.id).inventory?.current == 4)
+            #expect(try await F.adjustmentIDs(of: medication.id, in: target).count == 1)
             // Importing the same records again is refused: nothing written, nothing logged.
             await expectMedVaultError(.duplicate) { try await target.importRecords(documents) }
-            #expect(try await F.entries(target).count == 6)
+            #expect(try await F.entries(target).count == 7)
             await source.lock()
             await target.lock()
         }

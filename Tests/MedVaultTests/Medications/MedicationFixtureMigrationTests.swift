@@ -61,6 +61,14 @@ struct MedicationFixtureMigrationTests {
             let medications = try await vault.medications.list(patientID: expected.patientID, filter: .all)
             #expect(medications == expected.medications)
             #expect(medications.count == 5 && medications.allSatisfy { $0.strength == nil })
+            // Migration "medication stock ledger": each stock is now the ledger's (one seeded
+            // adjustment + refills − taken doses), equal to what schema 5 stored.
+            #expect(medications.contains { $0.inventory != nil })
+            for medication in medications {
+                guard let inventory = medication.inventory else { continue }
+                let balance = try await vault.database.read { db in try MedicationStockStore.balance(of: medication, db) }
+                #expect(MedicationStockLedger.stock(balance: balance) == inventory.current)
+            }
             #expect(try await vault.medications.schedules.list(patientID: expected.patientID) == expected.schedules)
 
             let first = try CalendarDate(iso8601: expected.weeks[0].first)

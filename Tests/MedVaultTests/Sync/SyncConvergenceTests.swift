@@ -71,14 +71,30 @@ struct SyncConvergenceTests {
                     guard let id = patients.randomElement(using: &random) else { continue }
                     let medication = try await vault.medications.create(Medication(
                         patientID: id, name: "M\(step)", genericName: nil, dosage: Dosage(amount: 1, unit: .tablets),
-                        frequency: .asNeeded, instructions: nil, startDate: ClinicalFixtures.date("2026-01-01")))
+                        frequency: .asNeeded, instructions: nil, startDate: ClinicalFixtures.date("2026-01-01"),
+                        inventory: MedicationInventory(current: 50)))
                     medications.append(medication.id)
-                case 67..<77:
+                case 67..<74:
                     guard let id = medications.randomElement(using: &random) else { continue }
                     let log = try await vault.medications.doseLogs.create(DoseLog(
                         medicationID: id, scheduledAt: ClinicalFixtures.now.addingTimeInterval(Double(step) * 60),
                         status: .taken, takenAt: ClinicalFixtures.now.addingTimeInterval(Double(step) * 60)))
                     doseLogs.append(log.log.id)
+                case 74:
+                    guard let id = medications.randomElement(using: &random) else { continue }
+                    _ = try await vault.medications.refills.create(MedicationRefill(
+                        medicationID: id, quantity: MedicationQuantity(Int.random(in: 1...30, using: &random)),
+                        date: ClinicalFixtures.date("2026-02-01")))
+                case 75:
+                    // A recount: an explicit stock, recorded as an adjustment.
+                    guard let id = medications.randomElement(using: &random) else { continue }
+                    var medication = try await vault.medications.get(id)
+                    medication.inventory?.current = MedicationQuantity(Int.random(in: 0...60, using: &random))
+                    _ = try await vault.medications.update(medication)
+                case 76:
+                    guard let id = doseLogs.randomElement(using: &random) else { continue }
+                    let log = try await vault.medications.doseLogs.get(id)
+                    _ = try await vault.medications.doseLogs.void(id, reason: nil, expectedVersion: log.version)
                 case 77..<80:
                     guard let id = patients.randomElement(using: &random) else { continue }
                     let patient = try await vault.patients.get(id)
@@ -114,7 +130,21 @@ struct SyncConvergenceTests {
             let logs = try await vault.database.read { db in
                 try db.fetchAll("SELECT id FROM dose_log") { row in try UUID(row: row, column: 0) }
             }
-            #expect(Set(doseLogs).isSubset(of: Set(logs)), "seed \(seed): a dose log was lost")
+            let voided = try await vault.database.read { db in
+                try db.fetchAll("SELECT dose_log_id FROM dose_log_revision WHERE kind = 'void'") { row in
+                    try UUID(row: row, column: 0)
+                }
+            }
+            #expect(Set(doseLogs).isSubset(of: Set(logs).union(voided)), "seed \(seed): a dose log was lost")
+            // Each device's stock is the ledger's over the merged records (the cache was
+            // recomputed after every pulled batch); the exports above compare them across devices.
+            for id in medications {
+                guard let medication = try await vault.medications.find(id), let inventory = medication.inventory else {
+                    continue
+                }
+                let balance = try await vault.database.read { db in try MedicationStockStore.balance(of: medication, db) }
+                #expect(inventory.current == MedicationStockLedger.stock(balance: balance), "seed \(seed): a stale stock")
+            }
         }
         var listed = 0
         for engine in devices.engines {

@@ -14,6 +14,7 @@ struct VaultInfoTests {
             let info = try await created.vault.info()
             #expect(info.vaultID == created.vault.vaultID)
             #expect(info.recordCounts["patient"] == 4)
+            #expect(info.recordCounts["medication_stock_adjustment"] == 0)
             #expect(info.schemaVersion == MedVaultSchema.migrator.latestVersion)
             #expect(info.cipherSettings.pageSize == 4096)
             #expect(info.sqlcipherVersion.hasPrefix("3."))

@@ -30,7 +30,12 @@ enum DoseLogRevisionRow {
 
     static let insert = Column.insert(into: "dose_log_revision", Column.allCases, extra: ["patient_id"])
     static let selectByLog = "SELECT \(Column.selectList) FROM dose_log_revision WHERE dose_log_id = ? ORDER BY rowid"
-    static let selectByMedication = "SELECT \(Column.selectList) FROM dose_log_revision WHERE medication_id = ? ORDER BY rowid"
+    /// Oldest first, in an order every device agrees on (synced revisions arrive in
+    /// different orders): instant, then log, then the order written (one log's history).
+    static let selectByMedication = """
+        SELECT \(Column.selectList) FROM dose_log_revision WHERE medication_id = ?
+        ORDER BY recorded_at, dose_log_id, rowid
+        """
 
     /// The arguments of ``insert``; `patientID` is the medication's patient.
     static func insertArguments(_ revision: DoseLogRevision, patientID: UUID) -> [VaultValue] {

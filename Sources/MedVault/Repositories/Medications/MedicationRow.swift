@@ -9,7 +9,7 @@ enum MedicationRow {
         case id, patientID, name, genericName, dosageAmount, dosageUnit, form, route
         case frequencyKind, frequencyCount, frequencyTimes, frequencyTimeLabels, instructions
         case startDate, endDate, isActive, requiresPrescription
-        case inventoryCurrent, inventoryMinimum, inventoryPackageSize, inventoryExpirationDate
+        case inventoryCurrent, inventoryMinimum, inventoryPackageSize, inventoryExpirationDate, inventoryDeclared
         case strengthAmount, strengthUnit
         case maximumDosesPer24Hours, deactivatedAt
         case createdAt, updatedAt, version, rowID
@@ -37,6 +37,7 @@ enum MedicationRow {
             case .inventoryMinimum: "inventory_minimum"
             case .inventoryPackageSize: "inventory_package_size"
             case .inventoryExpirationDate: "inventory_expiration_date"
+            case .inventoryDeclared: "inventory_declared"
             case .strengthAmount: "strength_amount"
             case .strengthUnit: "strength_unit"
             case .createdAt: "created_at"
@@ -112,6 +113,8 @@ enum MedicationRow {
         case .inventoryMinimum: m.inventory.map { .integer($0.minimum.thousandths) } ?? .null
         case .inventoryPackageSize: m.inventory?.packageSize.map { .integer($0.thousandths) } ?? .null
         case .inventoryExpirationDate: m.inventory?.expirationDate.vaultValue ?? .null
+        // A versioned write records the stock it wrote (MedicationStockLedger.requestedStock).
+        case .inventoryDeclared: m.inventory.map { .integer($0.current.thousandths) } ?? .null
         case .strengthAmount: m.strength.map { .integer($0.amount.thousandths) } ?? .null
         case .strengthUnit: (m.strength?.unit.rawValue).vaultValue
         case .createdAt: m.createdAt.vaultValue
@@ -160,24 +163,19 @@ enum MedicationRow {
         return (medication, row.int64(.rowID))
     }
 
-    /// The columns a dose log, a correction, a void or a refill changes: the
-    /// inventory, stamp and version.
-    static let inventoryColumns: [Column] = [.inventoryCurrent, .updatedAt, .version]
-    /// The columns a refill changes: the whole inventory (a refill may start one and
-    /// sets the expiration date), stamp and version.
+    /// The columns a refill that starts an inventory or sets its expiration date
+    /// changes: the whole inventory, the stock it declares, stamp and version.
     static let refillColumns: [Column] = [.inventoryCurrent, .inventoryMinimum, .inventoryPackageSize,
-                                          .inventoryExpirationDate, .updatedAt, .version]
+                                          .inventoryExpirationDate, .inventoryDeclared, .updatedAt, .version]
     /// `UPDATE` of ``refillColumns``, by rowid.
     static let updateRefilledInventory = Column.update("medication", set: refillColumns, where: "rowid")
-    /// `UPDATE` of ``inventoryColumns``, by rowid.
-    static let updateInventory = Column.update("medication", set: inventoryColumns, where: "rowid")
 
     /// The columns deactivating changes: the active flag, stamp and version.
-    static let activeColumns: [Column] = [.isActive, .deactivatedAt, .updatedAt, .version]
+    static let activeColumns: [Column] = [.isActive, .deactivatedAt, .inventoryDeclared, .updatedAt, .version]
     /// `UPDATE` of ``activeColumns``, by rowid.
     static let updateActive = Column.update("medication", set: activeColumns, where: "rowid")
 
-    /// The arguments of an update over `columns` (``inventoryColumns``,
+    /// The arguments of an update over `columns` (``refillColumns``,
     /// ``activeColumns``) of the row `rowID`.
     static func arguments(_ columns: [Column], of medication: Medication, rowID: Int64) -> [VaultValue] {
         let frequencyColumns: [Column] = [.frequencyKind, .frequencyCount, .frequencyTimes, .frequencyTimeLabels]

@@ -48,14 +48,17 @@ extension SQLCipherDoseLogRepository {
         let now = clock.now()
         let next = try MedicationRecordRule.corrected(current, with: correction, expectedVersion: expectedVersion,
                                                       of: medication, now: now)
-        let (changed, shortfall) = MedicationRecordRule.adjusting(medication, replacing: current, with: next, now: now)
         let revision = MedicationRecordRule.revision(of: current, kind: .correction, reason: correction.reason, now: now)
         try db.execute(DoseLogRevisionRow.insert,
                        DoseLogRevisionRow.insertArguments(revision, patientID: medication.patientID))
         try db.execute(DoseLogRow.updateCorrected, DoseLogRow.correctedArguments(next))
+        let balance = MedicationRecordRule.needsBalance(medication, replacing: current, with: next)
+            ? try MedicationStockStore.balance(of: medication, db) : nil
+        let (changed, shortfall) = MedicationRecordRule.adjusting(medication, replacing: current, with: next,
+                                                                  balanceAfter: balance)
         try writeInventory(changed, replacing: medication, rowID: rowID, db)
-        try db.changeLog.append([revision.change, next.change(.update)]
-                                + (changed.version != medication.version ? [changed.change(.update)] : []))
+        // The medication record does not change: its stock is derived (MedicationStockLedger).
+        try db.changeLog.append([revision.change, next.change(.update)])
         return DoseLogReceipt(log: next, medication: changed, shortfall: shortfall)
     }
 
@@ -66,15 +69,17 @@ extension SQLCipherDoseLogRepository {
         let (medication, rowID) = try SQLCipherMedicationStore.fetchMedication(current.medicationID, db)
         try MedicationRecordRule.checkVoid(current, reason: reason, expectedVersion: expectedVersion)
         let now = clock.now()
-        let (changed, shortfall) = MedicationRecordRule.adjusting(medication, replacing: current, with: nil, now: now)
         let revision = MedicationRecordRule.revision(of: current, kind: .void, reason: reason, now: now)
         try db.execute(DoseLogRevisionRow.insert,
                        DoseLogRevisionRow.insertArguments(revision, patientID: medication.patientID))
         try db.execute("DELETE FROM dose_log WHERE id = ?", [id.vaultValue])
+        let balance = MedicationRecordRule.needsBalance(medication, replacing: current, with: nil)
+            ? try MedicationStockStore.balance(of: medication, db) : nil
+        let (changed, shortfall) = MedicationRecordRule.adjusting(medication, replacing: current, with: nil,
+                                                                  balanceAfter: balance)
         try writeInventory(changed, replacing: medication, rowID: rowID, db)
         // The voided log leaves `dose_log` (its last version is the entry's): a delete.
-        try db.changeLog.append([revision.change, current.change(.delete)]
-                                + (changed.version != medication.version ? [changed.change(.update)] : []))
+        try db.changeLog.append([revision.change, current.change(.delete)])
         return DoseLogReceipt(log: current, medication: changed, shortfall: shortfall)
     }
 
@@ -86,12 +91,11 @@ extension SQLCipherDoseLogRepository {
         try db.fetchAll(DoseLogRevisionRow.selectByMedication, [medicationID.vaultValue], DoseLogRevisionRow.decode)
     }
 
-    /// Writes the inventory of `changed` when the rule changed it.
+    /// Writes the cached stock of `changed` when the rule changed it.
     private static func writeInventory(
         _ changed: Medication, replacing medication: Medication, rowID: Int64, _ db: DatabaseConnection
     ) throws {
-        guard changed.version != medication.version else { return }
-        try db.execute(MedicationRow.updateInventory,
-                       MedicationRow.arguments(MedicationRow.inventoryColumns, of: changed, rowID: rowID))
+        guard changed.inventory != medication.inventory else { return }
+        try MedicationStockStore.writeCache(changed, rowID: rowID, db)
     }
 }

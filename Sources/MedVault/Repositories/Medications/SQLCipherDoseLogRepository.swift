@@ -100,23 +100,18 @@ struct DoseLogWriter: Sendable {
     /// Writes `logs` in order, each with its inventory change: the one path of the
     /// repository's `create` methods and of a unit of work's.
     ///
-    /// Logs one `insert` entry per dose log and one `update` entry per medication whose
-    /// inventory changed (once per call, with its final version: one entry per record
-    /// touched by the operation).
+    /// Logs one `insert` entry per dose log. The medication's cached stock changes
+    /// with it but the medication record does not (no new version, no entry): the
+    /// stock is derived from the logs (`MedicationStockLedger`), so doses logged on two
+    /// devices never make concurrent versions of the medication.
     func write(_ logs: [DoseLog], _ db: DatabaseConnection) throws -> [DoseLogReceipt] {
         var medications: [UUID: (medication: Medication, rowID: Int64)] = [:]
         var receipts: [DoseLogReceipt] = []
         receipts.reserveCapacity(logs.count)
-        var changed: [UUID] = []
-        var seen = Set<UUID>()
         for log in logs {
-            let (receipt, consumedStock) = try write(log, db, medications: &medications)
-            if consumedStock && seen.insert(log.medicationID).inserted { changed.append(log.medicationID) }
-            receipts.append(receipt)
+            receipts.append(try write(log, db, medications: &medications).receipt)
         }
-        var entries = receipts.map { $0.log.change(.insert) }
-        entries += changed.compactMap { medications[$0].map { $0.medication.change(.update) } }
-        try db.changeLog.append(entries)
+        try db.changeLog.append(receipts.map { $0.log.change(.insert) })
         return receipts
     }
 
@@ -149,11 +144,9 @@ struct DoseLogWriter: Sendable {
         }
 
         let receipt = MedicationRecordRule.applying(stored, to: cached.medication, now: now)
-        let consumedStock = receipt.medication.version != cached.medication.version
+        let consumedStock = receipt.medication.inventory != cached.medication.inventory
         if consumedStock {
-            try db.execute(MedicationRow.updateInventory,
-                           MedicationRow.arguments(MedicationRow.inventoryColumns, of: receipt.medication,
-                                                   rowID: cached.rowID))
+            try MedicationStockStore.writeCache(receipt.medication, rowID: cached.rowID, db)
         }
         medications[log.medicationID] = (receipt.medication, cached.rowID)
         return (receipt, consumedStock)

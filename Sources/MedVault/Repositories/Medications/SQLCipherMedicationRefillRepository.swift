@@ -42,11 +42,22 @@ public struct SQLCipherMedicationRefillRepository: MedicationRefillRepository {
         if try db.fetchOne("SELECT 1 FROM medication_refill WHERE id = ?", [stored.id.vaultValue], { _ in true }) == true {
             throw MedVaultError.duplicateRecord
         }
-        let changed = MedicationRecordRule.refilled(medication, with: stored, now: now)
+        let (changed, adjustment, versioned) = MedicationRecordRule.refilled(
+            medication, with: stored, balanceBefore: try MedicationStockStore.balance(of: medication, db), now: now)
         try db.execute(MedicationRefillRow.insert, MedicationRefillRow.insertArguments(stored, patientID: medication.patientID))
-        try db.execute(MedicationRow.updateRefilledInventory,
-                       MedicationRow.arguments(MedicationRow.refillColumns, of: changed, rowID: rowID))
-        try db.changeLog.append([stored.change(.insert), changed.change(.update)])
+        var entries = [stored.change(.insert)]
+        if let adjustment {
+            entries.append(try MedicationStockStore.insertAdjustment(adjustment, of: medication, at: now, db))
+        }
+        if versioned {
+            // A new inventory or expiration date is a change of the medication record.
+            try db.execute(MedicationRow.updateRefilledInventory,
+                           MedicationRow.arguments(MedicationRow.refillColumns, of: changed, rowID: rowID))
+            entries.append(changed.change(.update))
+        } else {
+            try MedicationStockStore.writeCache(changed, rowID: rowID, db)
+        }
+        try db.changeLog.append(entries)
         return MedicationRefillReceipt(refill: stored, medication: changed)
     }
 

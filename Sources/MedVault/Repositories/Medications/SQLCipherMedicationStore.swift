@@ -121,16 +121,30 @@ public struct SQLCipherMedicationStore: MedicationStore {
         } catch let error as MedVaultError where error.sqliteCode == SQLiteResult.constraintForeignKey {
             throw MedVaultError.recordNotFound("patientID", sqliteCode: error.sqliteCode)
         }
-        try db.changeLog.append(stored, .insert)
+        var entries = [stored.change(.insert)]
+        if let inventory = stored.inventory,
+           let delta = MedicationStockLedger.adjustment(setting: inventory.current, balance: .zero) {
+            // A new medication has no refill, log or adjustment yet: its balance is zero.
+            entries.append(try MedicationStockStore.insertAdjustment(delta, of: stored, at: stored.createdAt, db))
+        }
+        try db.changeLog.append(entries)
         return stored
     }
 
     static func update(_ medication: Medication, clock: RecordClock, in db: DatabaseConnection) throws -> Medication {
         let (current, rowID) = try fetchMedication(medication.id, db)
-        let stored = try MedicationUpdateRule.updated(medication, replacing: current, now: clock.now())
+        let stamped = try MedicationUpdateRule.updated(medication, replacing: current, now: clock.now())
+        let declared = try MedicationStockStore.declared(rowID: rowID, db)
+        let (stored, adjustment) = try MedicationStockLedger.updated(stamped, replacing: current, declared: declared) {
+            try MedicationStockStore.balance(of: current, db)
+        }
         try db.execute(MedicationRow.update, MedicationRow.updateArguments(stored, rowID: rowID))
-        try db.changeLog.append(stored, current.isActive == stored.isActive ? .update
-                                    : stored.isActive ? .reactivate : .deactivate)
+        var entries = [stored.change(current.isActive == stored.isActive ? .update
+                                         : stored.isActive ? .reactivate : .deactivate)]
+        if let adjustment {
+            entries.append(try MedicationStockStore.insertAdjustment(adjustment, of: stored, at: stored.updatedAt, db))
+        }
+        try db.changeLog.append(entries)
         return stored
     }
 
