@@ -269,12 +269,7 @@ struct SyncAttachmentTests {
             #expect(try await F.read(attachment.id, on: devices.vaults[1]) == content)
 
             let bodies = await server.recordedRequestBytes()
-            var scanned: [Data] = bodies
-            for body in bodies {
-                if let push = try? SyncWireJSON.decoder().decode(SyncPushRequest.self, from: body) {
-                    for envelope in push.envelopes { scanned += [envelope.ciphertext, envelope.recordKey] }
-                }
-            }
+            let scanned = await SyncFixtures.bytesSeen(by: server)
             #expect(scanned.count > bodies.count + 4)
             var needles: [Data] = [Data(marker.utf8), utf16, Data(marker.lowercased().utf8),
                                    Data("attachment".utf8), Data(Data(marker.utf8).base64EncodedString().prefix(12).utf8)]

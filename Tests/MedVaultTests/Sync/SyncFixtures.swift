@@ -61,6 +61,20 @@ struct SyncDevices {
 }
 
 enum SyncFixtures {
+    /// Every byte `server` was handed since `recordRequestBytes()`: each request body,
+    /// and each pushed envelope's ciphertext and record key decoded from it (what a
+    /// server stores), for the scans of what the server sees.
+    static func bytesSeen(by server: InMemorySyncTransport) async -> [Data] {
+        let bodies = await server.recordedRequestBytes()
+        var seen = bodies
+        for body in bodies {
+            if let push = try? SyncWireJSON.decoder().decode(SyncPushRequest.self, from: body) {
+                for envelope in push.envelopes { seen += [envelope.ciphertext, envelope.recordKey] }
+            }
+        }
+        return seen
+    }
+
     /// The vault's full export (every patient's document), dated at 0, as JSON.
     static func export(_ vault: Vault) async throws -> Data {
         let documents = try await vault.exportAllRecords().map { document in

@@ -32,13 +32,7 @@ struct SyncKeyMaterialTests {
             // Two devices share the vault key and its derived keys, but not their database keys.
             #expect(Set(secrets.map { Data($0) }).count == 5 + 2)
 
-            var haystacks = await server.recordedRequestBytes()
-            haystacks.append(try Data(contentsOf: stateFile))
-            for body in haystacks {
-                if let push = try? JSONDecoder().decode(SyncPushRequest.self, from: body) {
-                    for envelope in push.envelopes { haystacks += [envelope.ciphertext, envelope.recordKey] }
-                }
-            }
+            let haystacks = await SyncFixtures.bytesSeen(by: server) + [try Data(contentsOf: stateFile)]
             for secret in secrets {
                 let bytes = Data(secret)
                 let base64 = bytes.base64EncodedString()

@@ -33,12 +33,8 @@ struct SyncSecurityTests {
 
             let bodies = await server.recordedRequestBytes()
             #expect(bodies.count >= 3)
-            var scanned: [Data] = bodies
-            for body in bodies {
-                if let push = try? JSONDecoder().decode(SyncPushRequest.self, from: body) {
-                    for envelope in push.envelopes { scanned += [envelope.ciphertext, envelope.recordKey] }
-                }
-            }
+            let scanned = await SyncFixtures.bytesSeen(by: server)
+            #expect(scanned.count > bodies.count + 4, "the pushed envelopes are scanned too")
             var needles: [Data] = [Data(marker.utf8), Data(marker.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }),
                                    Data(marker.lowercased().utf8), Data("clinical_session".utf8)]
             for id in [patient.id, session.id] {
