@@ -131,7 +131,7 @@ struct SyncEngineEndToEndTests {
         } }
     }
 
-    @Test("pg_dump after an engine scenario holds no field marker (UTF-8, UTF-16), record id, table name, password, recovery key or token")
+    @Test("pg_dump after an engine scenario holds no field marker (UTF-8, UTF-16), record id, table name, password, recovery key, token or key (vault, database, sync, audit)")
     func dumpHoldsNothingOfTheRecords() async throws {
         try await EngineDevices.with { devices in try await TestServer.with { server in
             let transport = try makeTransport(server.baseURL)
@@ -168,6 +168,13 @@ struct SyncEngineEndToEndTests {
                 #expect(!text.contains(token))
                 #expect(!text.contains(bytes.base64EncodedString()))
                 #expect(!text.contains(bytes.map { String(format: "%02x", $0) }.joined()))
+            }
+            var keys = Set<[UInt8]>()
+            for device in [a, b] { keys.formUnion(try await KeyMaterial.of(device.vault)) }
+            // One vault key and its four derived keys, and each device's own database key.
+            #expect(keys.count == 5 + 2)
+            for key in keys {
+                for needle in KeyMaterial.encodings(of: key) { #expect(dump.range(of: needle) == nil) }
             }
         } }
     }
