@@ -28,17 +28,6 @@ struct InMemorySyncTransportTests {
         try SyncEnvelope(id: id, recordKey: Data(repeating: byte, count: 32), ciphertext: Data(repeating: byte, count: 40))
     }
 
-    static func code(_ body: () async throws -> Void) async -> MedVaultError.Code? {
-        do {
-            try await body()
-            return nil
-        } catch let error as MedVaultError {
-            return error.code
-        } catch {
-            return nil
-        }
-    }
-
     @Test("Pushes get dense increasing sequences; the same id and bytes get the first sequence again; other bytes are `conflict` and store nothing")
     func idempotentPush() async throws {
         let server = InMemorySyncTransport()
@@ -48,7 +37,7 @@ struct InMemorySyncTransportTests {
         #expect(try await server.push(SyncPushRequest(envelopes: [first, second]), as: credentials).sequences == [1, 2])
         #expect(try await server.push(SyncPushRequest(envelopes: [second, try Self.envelope(3)]), as: credentials).sequences == [2, 3])
         let forged = try Self.envelope(9, id: first.id)
-        #expect(await Self.code { _ = try await server.push(SyncPushRequest(envelopes: [try Self.envelope(4), forged]), as: credentials) } == .conflict)
+        #expect(await SyncFixtures.errorCode { _ = try await server.push(SyncPushRequest(envelopes: [try Self.envelope(4), forged]), as: credentials) } == .conflict)
         #expect(await server.envelopeCount(vaultID: vaultID) == 3)
     }
 
@@ -66,7 +55,7 @@ struct InMemorySyncTransportTests {
         #expect(!last.hasMore)
         let empty = try await server.pull(after: 5, limit: 10, as: credentials)
         #expect(empty.envelopes.isEmpty && empty.lastSequence == 5 && !empty.hasMore)
-        #expect(await Self.code { _ = try await server.pull(after: -1, limit: 10, as: credentials) } == .validation)
+        #expect(await SyncFixtures.errorCode { _ = try await server.pull(after: -1, limit: 10, as: credentials) } == .validation)
     }
 
     @Test("Challenges are single use and bound to their ids; a bad signature, a register proof used to join, or an unknown vault is refused")
@@ -77,26 +66,26 @@ struct InMemorySyncTransportTests {
         let challenge = try await server.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: device))
         let registerProof = try key.signature(for: SyncDeviceProof.message(.register, challenge: challenge.challenge,
                                                                             vaultID: vaultID, deviceID: device))
-        #expect(await Self.code { _ = try await server.join(vaultID: vaultID, try SyncJoinRequest(
+        #expect(await SyncFixtures.errorCode { _ = try await server.join(vaultID: vaultID, try SyncJoinRequest(
             deviceID: device, challenge: challenge.challenge, signature: registerProof)) } == .unauthorized)
         // The failed attempt consumed the challenge: the right signature is now refused too.
         let joinProof = try key.signature(for: SyncDeviceProof.message(.join, challenge: challenge.challenge,
                                                                         vaultID: vaultID, deviceID: device))
-        #expect(await Self.code { _ = try await server.join(vaultID: vaultID, try SyncJoinRequest(
+        #expect(await SyncFixtures.errorCode { _ = try await server.join(vaultID: vaultID, try SyncJoinRequest(
             deviceID: device, challenge: challenge.challenge, signature: joinProof)) } == .unauthorized)
         // A fresh challenge with the right proof joins; the same device id cannot join twice.
         for expected in [MedVaultError.Code?.none, .conflict] {
             let fresh = try await server.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: device))
             let proof = try key.signature(for: SyncDeviceProof.message(.join, challenge: fresh.challenge,
                                                                         vaultID: vaultID, deviceID: device))
-            #expect(await Self.code { _ = try await server.join(vaultID: vaultID, try SyncJoinRequest(
+            #expect(await SyncFixtures.errorCode { _ = try await server.join(vaultID: vaultID, try SyncJoinRequest(
                 deviceID: device, challenge: fresh.challenge, signature: proof)) } == expected)
         }
         let other = UUID()
         let stranger = try await server.challenge(SyncChallengeRequest(vaultID: other, deviceID: device))
         let strangerProof = try key.signature(for: SyncDeviceProof.message(.join, challenge: stranger.challenge,
                                                                             vaultID: other, deviceID: device))
-        #expect(await Self.code { _ = try await server.join(vaultID: other, try SyncJoinRequest(
+        #expect(await SyncFixtures.errorCode { _ = try await server.join(vaultID: other, try SyncJoinRequest(
             deviceID: device, challenge: stranger.challenge, signature: strangerProof)) } == .unauthorized)
     }
 
@@ -107,7 +96,7 @@ struct InMemorySyncTransportTests {
         let next = try SyncKeyringBlob(generation: 2, keyring: Data([9]))
         #expect(try await server.putKeyring(try SyncKeyringUpdate(expectedGeneration: 1, keyring: next), as: credentials) == next)
         let stale = try SyncKeyringBlob(generation: 3, keyring: Data([7]))
-        #expect(await Self.code { _ = try await server.putKeyring(try SyncKeyringUpdate(expectedGeneration: 1, keyring: stale),
+        #expect(await SyncFixtures.errorCode { _ = try await server.putKeyring(try SyncKeyringUpdate(expectedGeneration: 1, keyring: stale),
                                                                   as: credentials) } == .conflict)
         #expect(try await server.keyring(as: credentials) == next)
     }
@@ -119,11 +108,11 @@ struct InMemorySyncTransportTests {
         let b = try await Self.registered(server)
         _ = try await server.push(SyncPushRequest(envelopes: [try Self.envelope()]), as: a.credentials)
         let crossed = SyncCredentials(vaultID: a.vaultID, deviceID: b.credentials.deviceID, deviceToken: b.credentials.deviceToken)
-        #expect(await Self.code { _ = try await server.pull(after: 0, limit: 10, as: crossed) } == .notFound)
+        #expect(await SyncFixtures.errorCode { _ = try await server.pull(after: 0, limit: 10, as: crossed) } == .notFound)
         let wrong = SyncCredentials(vaultID: a.vaultID, deviceID: a.credentials.deviceID, deviceToken: "x")
-        #expect(await Self.code { _ = try await server.pull(after: 0, limit: 10, as: wrong) } == .unauthorized)
+        #expect(await SyncFixtures.errorCode { _ = try await server.pull(after: 0, limit: 10, as: wrong) } == .unauthorized)
         #expect(try await server.pull(after: 0, limit: 10, as: b.credentials).envelopes.isEmpty)
-        #expect(await Self.code { try await server.revoke(device: a.credentials.deviceID, as: a.credentials) } == .validation)
+        #expect(await SyncFixtures.errorCode { try await server.revoke(device: a.credentials.deviceID, as: a.credentials) } == .validation)
         #expect(!a.credentials.description.contains(a.credentials.deviceToken))
     }
 
@@ -132,12 +121,12 @@ struct InMemorySyncTransportTests {
         let server = InMemorySyncTransport()
         let (vaultID, _, credentials) = try await Self.registered(server)
         await server.failNextCalls(2)
-        #expect(await Self.code { _ = try await server.pull(after: 0, limit: 1, as: credentials) } == .offline)
-        #expect(await Self.code { _ = try await server.pull(after: 0, limit: 1, as: credentials) } == .offline)
+        #expect(await SyncFixtures.errorCode { _ = try await server.pull(after: 0, limit: 1, as: credentials) } == .offline)
+        #expect(await SyncFixtures.errorCode { _ = try await server.pull(after: 0, limit: 1, as: credentials) } == .offline)
         #expect(try await server.pull(after: 0, limit: 1, as: credentials).envelopes.isEmpty)
         await server.dropNextPushResponse()
         let envelope = try Self.envelope()
-        #expect(await Self.code { _ = try await server.push(SyncPushRequest(envelopes: [envelope]), as: credentials) } == .offline)
+        #expect(await SyncFixtures.errorCode { _ = try await server.push(SyncPushRequest(envelopes: [envelope]), as: credentials) } == .offline)
         #expect(await server.envelopeCount(vaultID: vaultID) == 1)
         #expect(try await server.push(SyncPushRequest(envelopes: [envelope]), as: credentials).sequences == [1])
     }

@@ -78,7 +78,7 @@ struct SyncAttachmentCrashTests {
             // Sequences: patient 1, session 2, chunks 3…51, the attachment 52.
             #expect(cursor > 2 && cursor < Int64(total), "cursor \(cursor) after the kill")
             #expect(staged.chunks == cursor - 2, "exactly the chunks of the applied pages are staged")
-            #expect(await F.errorCode { _ = try await reopenedB.attachments.get(attachment.id) } == .notFound)
+            #expect(await SyncFixtures.errorCode { _ = try await reopenedB.attachments.get(attachment.id) } == .notFound)
 
             let resumedB = try await Self.engine(reopenedB, try Self.server(serverFile)).sync()
             #expect(resumedB.errors.isEmpty && resumedB.conflicts == 0)

@@ -56,19 +56,6 @@ enum SyncAttachmentFixtures {
             } ?? -1
         }
     }
-
-    /// The code of the error `body` throws, or `nil` when it does not throw.
-    static func errorCode(_ body: () async throws -> Void) async -> MedVaultError.Code? {
-        do {
-            try await body()
-            return nil
-        } catch let error as MedVaultError {
-            return error.code
-        } catch {
-            Issue.record("not a MedVaultError: \(type(of: error))")
-            return nil
-        }
-    }
 }
 
 extension AttachmentRepository {

@@ -78,7 +78,7 @@ struct SyncAttachmentTests {
 
             // An engine that believes the default 8 MiB: its push is refused, nothing stored.
             let careless = SyncEngine(vault: a, transport: server)
-            let refused = await F.errorCode { _ = try await careless.sync() }
+            let refused = await SyncFixtures.errorCode { _ = try await careless.sync() }
             #expect(refused == .limitExceeded)
             #expect(await server.envelopeCount(vaultID: a.vaultID) == 0)
 
@@ -156,7 +156,7 @@ struct SyncAttachmentTests {
                 try RemoteChangeApplier.applyPage(others, localDevice: device, now: Date(), db)
             }
             #expect(first.1.isEmpty)
-            #expect(await F.errorCode { _ = try await b.attachments.get(attachment.id) } == .notFound)
+            #expect(await SyncFixtures.errorCode { _ = try await b.attachments.get(attachment.id) } == .notFound)
             #expect(try await F.staged(b) == (1, 0))
             #expect(try await b.attachments.removeIncompleteAttachmentsIfSQLCipher() == 0)
 
@@ -197,8 +197,8 @@ struct SyncAttachmentTests {
             let result = try await devices.engines[1].sync()
             #expect(result.errors.map(\.code) == [.corrupted])
             #expect(result.errors.first?.sequence == target)
-            #expect(await F.errorCode { _ = try await b.attachments.get(damaged.id) } == .notFound)
-            #expect(await F.errorCode { _ = try await b.attachments.content(of: damaged.id) } == .notFound)
+            #expect(await SyncFixtures.errorCode { _ = try await b.attachments.get(damaged.id) } == .notFound)
+            #expect(await SyncFixtures.errorCode { _ = try await b.attachments.content(of: damaged.id) } == .notFound)
             #expect(try await b.attachments.list(sessionID: session.id).map(\.id) == [kept.id])
             #expect(try await F.read(kept.id, on: b) == intact)
             #expect(try await b.patients.get(patient.id).firstName == "Eva")
@@ -225,6 +225,27 @@ struct SyncAttachmentTests {
         }
     }
 
+    @Test("A chunk missing from the sender's own storage: its seal fails with `corrupted` and nothing reaches the server (no metadata without its content)")
+    func senderMissingChunk() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let a = devices.vaults[0]
+            let session = try await F.session(on: a)
+            _ = try await devices.engines[0].sync()
+            let before = try await devices.server.pull(after: 0, limit: 500,
+                                                       as: try #require(await devices.engines[0].credentials())).envelopes.count
+            let broken = try await F.attach(F.content(150 * 1024, seed: 10), to: session, on: a)
+            try await a.database.write { db in
+                try db.execute("DELETE FROM attachment_chunk WHERE attachment_id = ? AND seq = 1", [broken.id.vaultValue])
+            }
+            #expect(await SyncFixtures.errorCode { _ = try await devices.engines[0].sync() } == .corrupted)
+            let after = try await devices.server.pull(after: 0, limit: 500,
+                                                      as: try #require(await devices.engines[0].credentials())).envelopes.count
+            #expect(after == before)
+        }
+    }
+
     @Test("Chunks that open but do not match the attachment's size and SHA-256 (the sender's storage altered): the attachment stays unavailable, listed as `corrupted`, never shown with wrong bytes")
     func digestMismatch() async throws {
         try await withTemporaryDirectory { dir in
@@ -243,7 +264,7 @@ struct SyncAttachmentTests {
             let b = devices.vaults[1]
             let result = try await devices.engines[1].sync()
             #expect(result.errors.map(\.code) == [.corrupted])
-            #expect(await F.errorCode { _ = try await b.attachments.get(altered.id) } == .notFound)
+            #expect(await SyncFixtures.errorCode { _ = try await b.attachments.get(altered.id) } == .notFound)
             #expect(try await F.chunkRows(altered.id, on: b) == 0)
             #expect(try await F.read(fine.id, on: b) == other)
             #expect(try await F.staged(b) == (1, 0), "the wrong chunks are dropped, the attachment stays incoming")
@@ -298,7 +319,7 @@ struct SyncAttachmentTests {
             try await b.database.write { db in
                 try db.execute("DELETE FROM attachment_chunk WHERE attachment_id = ?", [old.id.vaultValue])
             }
-            #expect(await F.errorCode { _ = try await F.read(old.id, on: b) } == .corrupted)
+            #expect(await SyncFixtures.errorCode { _ = try await F.read(old.id, on: b) } == .corrupted)
             let listed = try await a.database.write { db in
                 try db.execute(SyncAttachmentStagingSchema.listResends)
                 return try db.fetchAll("SELECT attachment_id FROM sync_attachment_resend") { try UUID(row: $0, column: 0) }
@@ -334,7 +355,7 @@ struct SyncAttachmentTests {
             defer { Task { await devices.lockAll() } }
             let vault = devices.vaults[0]
             for (seq, data) in [(Int64(-1), Data([1])), (0, Data()), (0, F.content(Self.chunk + 1, seed: 16))] {
-                let code = await F.errorCode {
+                let code = await SyncFixtures.errorCode {
                     try await vault.database.write { db in _ = try SyncAttachmentStore.stage(id, seq: seq, data: data, db) }
                 }
                 #expect(code == .validation)

@@ -61,6 +61,20 @@ struct SyncDevices {
 }
 
 enum SyncFixtures {
+    /// The code of the error `body` throws, or `nil` when it does not throw (an error that
+    /// is not a `MedVaultError` is recorded as an issue).
+    static func errorCode(_ body: () async throws -> Void) async -> MedVaultError.Code? {
+        do {
+            try await body()
+            return nil
+        } catch let error as MedVaultError {
+            return error.code
+        } catch {
+            Issue.record("not a MedVaultError: \(type(of: error))")
+            return nil
+        }
+    }
+
     /// Every byte `server` was handed since `recordRequestBytes()`: each request body,
     /// and each pushed envelope's ciphertext and record key decoded from it (what a
     /// server stores), for the scans of what the server sees.
