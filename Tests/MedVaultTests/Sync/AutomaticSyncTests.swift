@@ -69,7 +69,9 @@ struct AutomaticSyncTests {
             let devices = try await SyncDevices.make(1, in: dir)
             await devices.server.failNextCalls(3)
             let (log, task) = PassLog.start(devices.engines[0], Self.quick)
-            #expect(try await eventually { log.all.count >= 4 })
+            // `#require`, not `#expect`: with fewer than four passes the checks below
+            // would index past the end and crash the whole test process.
+            try #require(try await eventually { log.all.count >= 4 }, "fewer than four passes: \(log.all)")
             let first = Array(log.all.prefix(4))
             var waits: [Duration] = []
             for pass in first.prefix(3) {
