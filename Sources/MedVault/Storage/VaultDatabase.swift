@@ -318,6 +318,11 @@ public final class VaultDatabase: Sendable {
     /// How many write transactions the writer committed (for tests).
     var writerCommitCount: Int { writeQueue.commitCount }
 
+    /// Whether a ``CommitDurability/walOnly`` commit still waits for its sync (for tests).
+    var hasDeferredCommits: Bool {
+        get async throws { try await writer.perform(.long) { connection in connection.hasDeferredSync } }
+    }
+
     /// How many read connections the pool has opened (for tests).
     var openedReaderCount: Int { readers.all().count }
 
