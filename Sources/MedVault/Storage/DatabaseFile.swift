@@ -120,6 +120,14 @@ enum DatabaseFile {
         }
     }
 
+    /// Whether the write-ahead log beside the database at `path` is a plain file of
+    /// 0 bytes (`false` when it is absent, anything else, or cannot be examined).
+    static func logIsEmpty(of path: String) -> Bool {
+        var status = stat()
+        guard lstat(path + "-wal", &status) == 0 else { return false }
+        return (status.st_mode & S_IFMT) == S_IFREG && status.st_size == 0
+    }
+
     /// fsyncs the write-ahead log beside the database at `path`: any descriptor of a
     /// file flushes all of it. A missing log has nothing to sync (the last connection
     /// checkpointed and removed it, syncing the database file).

@@ -134,18 +134,18 @@ extension LazyConnection {
         }
         guard !live.isEmpty else { return ([], false) }
         let connection: DatabaseConnection
-        // Only a transaction whose every write asks for it skips the commit's sync. SQLite
-        // changes the safety level only outside a transaction: set before BEGIN, restored
-        // after the COMMIT or ROLLBACK.
+        // Only a transaction whose every write asks for it skips the commit's sync
+        // (see CommitDurability.swift); FULL is restored after the COMMIT or ROLLBACK.
         var defersSync = false
         defer { if defersSync { restoreFullSync() } }
         do {
             connection = try opened()
             if live.allSatisfy({ $0.durability == .walOnly }) {
-                try connection.executeScript("PRAGMA synchronous = NORMAL;")
                 defersSync = true
+                try beginDeferringSync(connection)
+            } else {
+                try connection.execute("BEGIN IMMEDIATE")
             }
-            try connection.execute("BEGIN IMMEDIATE")
             connection.changeLog.transactionBegan()
         } catch {
             for write in live { write.settle(.failure(Self.mapped(error))) }
@@ -218,7 +218,7 @@ extension LazyConnection {
 
     /// Back to `synchronous = FULL` after a ``CommitDurability/walOnly`` commit. If even
     /// that fails, the connection is closed: the next write reopens it with `FULL`.
-    private func restoreFullSync() {
+    func restoreFullSync() {
         do {
             try opened().executeScript("PRAGMA synchronous = FULL;")
         } catch {

@@ -38,6 +38,38 @@ struct CommitDurabilityTests {
         }
     }
 
+    @Test("A walOnly write runs under synchronous = OFF only while the log is empty, under NORMAL once it holds frames")
+    func levelFollowsTheLog() async throws {
+        try await withTemporaryDirectory { dir in
+            let url = dir.file("l.db")
+            let key = StorageFixtures.randomKey()
+            let created = try await StorageFixtures.openNotes(url, key: key)
+            // The migrations' frames are in the log: the header is not new, keep its sync.
+            let level: @Sendable (DatabaseConnection) throws -> Int64? = { db in
+                try db.fetchOne("PRAGMA synchronous") { $0.int64(at: 0) }
+            }
+            #expect(try await created.write(durability: .walOnly, level) == 1)
+            await created.close()
+            // Closed: checkpointed and removed; reopened, the first read leaves an empty log.
+            let pool = try await StorageFixtures.openNotes(url, key: key, mode: .openExisting)
+            #expect(DatabaseFile.logIsEmpty(of: url.path))
+            let levelOnEmptyLog: Int64? = try await pool.write(durability: .walOnly) { db in
+                try Self.insert(1)(db)
+                return try level(db)
+            }
+            #expect(levelOnEmptyLog == 0)
+            #expect(!DatabaseFile.logIsEmpty(of: url.path))
+            #expect(try await pool.write(durability: .walOnly, level) == 1)
+            #expect(try await pool.write(level) == 2)
+            #expect(try await Self.synchronousLevel(pool) == 2)
+            await pool.close()
+            // The commit made under OFF was committed: reopened, the note is there.
+            let reopened = try await StorageFixtures.openNotes(url, key: key, mode: .openExisting)
+            #expect(try await StorageFixtures.noteNumbers(reopened) == [1])
+            await reopened.close()
+        }
+    }
+
     @Test("A full write grouped with a walOnly one makes the whole group commit durably")
     func groupWithAFullWriteCommitsFull() async throws {
         try await withTemporaryDirectory { dir in
