@@ -81,6 +81,8 @@ public final class VaultAuditTrail: Sendable {
     public func verify() async throws -> AuditVerification {
         let key = try key
         let reading = try await readCheckpoint(key)
+        // The head it may checkpoint must be on the disk first (see `CommitDurability`).
+        try await pool.syncDeferredCommits()
         let (verdict, head) = try await pool.read(duration: .long) { db in
             try AuditVerifier.verify(db, key: key, checkpoint: reading)
         }
@@ -117,6 +119,10 @@ public final class VaultAuditTrail: Sendable {
     /// unless `creating` (a new vault, or a first unlock after the upgrade).
     func checkpoint(creating: Bool = false) async throws {
         let key = try key
+        // Never a head the disk may not have: the unlock entry is committed without a sync
+        // of its own (see unlocked()). Only the open that writes it commits so, before the
+        // vault is returned, so no such commit can land between this sync and the read.
+        try await pool.syncDeferredCommits()
         let head = try await pool.read { db in try AuditTrailReader.head(db) }
         let current = try head.map { AuditCheckpoint(sequence: $0.sequence, mac: $0.mac) }
             ?? AuditCheckpoint(sequence: 0, mac: AuditChain.genesis(key))
@@ -156,11 +162,23 @@ public final class VaultAuditTrail: Sendable {
         let key = try key
         let checkpointURL = layout.auditCheckpoint
         let failuresURL = layout.unlockFailures
-        // Both small files on one thread of their own.
-        let (reading, failures) = try await BlockingWork.run {
-            (try AuditCheckpoint.read(at: checkpointURL, key: key), UnlockFailureFile.read(at: failuresURL))
+        // Two reads of under 100 bytes, on the calling thread as the keyring's read is: a
+        // thread of their own cost more than the reads (docs/benchmarks-method.md, W2).
+        let reading = try AuditCheckpoint.read(at: checkpointURL, key: key)
+        let failures = UnlockFailureFile.read(at: failuresURL)
+        // The unlock entry alone is committed to the WAL without a sync of its own (one
+        // fsync less per open): it is committed before open returns and survives the
+        // process being killed; the next durable commit, checkpoint or lock makes it
+        // durable (docs/audit.md, "The unlock entry"). Entries whose loss would be
+        // noticed, a restore, counted refusals (their file is cleared below) or a head
+        // checkpointed at once (a new trail), commit durably.
+        let onlyUnlock: Bool
+        switch reading {
+        case .valid(let saved): onlyUnlock = !saved.isRestored && failures.count == 0
+        case .invalid: onlyUnlock = failures.count == 0
+        case .missing: onlyUnlock = false
         }
-        let hadEntries = try await pool.write { db in
+        let hadEntries = try await pool.write(durability: onlyUnlock ? .walOnly : .full) { db in
             let hadEntries = try AuditTrailReader.head(db) != nil
             if case .valid(let saved) = reading, saved.isRestored {
                 try db.changeLog.appendAuditEvent(.restore, table: nil, id: nil)

@@ -106,6 +106,12 @@ actor ConnectionActor {
         try await perform(duration) { connection in try body(try connection.opened()) }
     }
 
+    /// Makes the connection's ``CommitDurability/walOnly`` commits durable (see
+    /// ``LazyConnection/syncDeferredCommits()``), placed as ``perform(_:_:)`` places it.
+    nonisolated func syncDeferredCommits() async throws {
+        try await perform(.short) { connection in try connection.syncDeferredCommits() }
+    }
+
     /// Closes this actor's connection, runs `body` (which works on the file with no
     /// connection of this actor open), and lets the next transaction reopen.
     nonisolated func maintenance(_ body: @Sendable () throws -> Void) async throws {

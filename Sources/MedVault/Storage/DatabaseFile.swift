@@ -120,6 +120,34 @@ enum DatabaseFile {
         }
     }
 
+    /// Whether the write-ahead log beside the database at `path` is a plain file of
+    /// 0 bytes (`false` when it is absent, anything else, or cannot be examined).
+    static func logIsEmpty(of path: String) -> Bool {
+        var status = stat()
+        guard lstat(path + "-wal", &status) == 0 else { return false }
+        return (status.st_mode & S_IFMT) == S_IFREG && status.st_size == 0
+    }
+
+    /// fsyncs the write-ahead log beside the database at `path`: any descriptor of a
+    /// file flushes all of it. A missing log has nothing to sync (the last connection
+    /// checkpointed and removed it, syncing the database file).
+    ///
+    /// - Throws: `storage` when the log is a link or not a plain file, or cannot be
+    ///   opened or synced (`diskFull` for a full disk).
+    static func syncLog(of path: String) throws {
+        let logPath = path + "-wal"
+        if let problem = companionProblem(logPath) {
+            throw MedVaultError(.storage, reason: "the write-ahead log \(problem); it could not be synced")
+        }
+        let descriptor = open(logPath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return }
+            throw fileError(errno, "opening the write-ahead log to sync it")
+        }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw fileError(errno, "syncing the write-ahead log") }
+    }
+
     private static func readPrefix(_ path: String, name: String, count: Int) throws -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else { throw fileError(errno, "reading \(name)") }

@@ -23,9 +23,13 @@ final class GroupedWrite: @unchecked Sendable {
     let ticket: UInt64
     /// The caller's body; it keeps its own return value.
     let body: (DatabaseConnection) throws -> Void
+    /// How the caller's commit must reach the disk; a group commits `full` if any of
+    /// its writes asks for it.
+    let durability: CommitDurability
 
-    init(ticket: UInt64, body: @escaping (DatabaseConnection) throws -> Void) {
+    init(ticket: UInt64, durability: CommitDurability = .full, body: @escaping (DatabaseConnection) throws -> Void) {
         self.ticket = ticket
+        self.durability = durability
         self.body = body
     }
 
@@ -130,9 +134,18 @@ extension LazyConnection {
         }
         guard !live.isEmpty else { return ([], false) }
         let connection: DatabaseConnection
+        // Only a transaction whose every write asks for it skips the commit's sync
+        // (see CommitDurability.swift); FULL is restored after the COMMIT or ROLLBACK.
+        var defersSync = false
+        defer { if defersSync { restoreFullSync() } }
         do {
             connection = try opened()
-            try connection.execute("BEGIN IMMEDIATE")
+            if live.allSatisfy({ $0.durability == .walOnly }) {
+                defersSync = true
+                try beginDeferringSync(connection)
+            } else {
+                try connection.execute("BEGIN IMMEDIATE")
+            }
             connection.changeLog.transactionBegan()
         } catch {
             for write in live { write.settle(.failure(Self.mapped(error))) }
@@ -190,6 +203,8 @@ extension LazyConnection {
                 return ([], false)
             }
             try connection.execute("COMMIT")
+            // Cleared only by syncDeferredCommits(): a full commit that wrote no frame syncs nothing.
+            if defersSync { hasDeferredSync = true }
             // Observers first: when a caller's write returns, its change was signalled.
             commits?.notify(connection.changeLog.takeCommittedTables())
             for write in succeeded { write.settle(.success(())) }
@@ -198,6 +213,16 @@ extension LazyConnection {
             if sqlite3_get_autocommit(connection.handle) == 0 { try? connection.execute("ROLLBACK") }
             for write in succeeded { write.settle(.failure(Self.mapped(error))) }
             return ([], false)
+        }
+    }
+
+    /// Back to `synchronous = FULL` after a ``CommitDurability/walOnly`` commit. If even
+    /// that fails, the connection is closed: the next write reopens it with `FULL`.
+    func restoreFullSync() {
+        do {
+            try opened().executeScript("PRAGMA synchronous = FULL;")
+        } catch {
+            suspend()
         }
     }
 

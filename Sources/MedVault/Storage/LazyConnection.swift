@@ -8,10 +8,10 @@ import MedVaultKeys
 ///
 /// Only the current holder of the actor's ``ConnectionOwnership`` calls into it.
 final class LazyConnection: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `connection` and `isClosed` are read and written
+    // Safety of @unchecked Sendable: `connection`, `isClosed` and `hasDeferredSync` are read and written
     // only by the holder of the owning actor's ConnectionOwnership, which admits one
     // holder at a time; its lock orders each holder's writes before the next one's reads.
-    private let path: String
+    let path: String
     private let keyBox: DatabaseKeyBox
     private let role: DatabaseConnection.Role
     private let configuration: DatabaseConfiguration
@@ -23,6 +23,9 @@ final class LazyConnection: @unchecked Sendable {
     private let auditKeys: AuditKeyBox?
     private var connection: DatabaseConnection?
     private var isClosed = false
+    /// Whether a commit since the last `full` one was ``CommitDurability/walOnly``: the
+    /// log holds committed frames not yet synced (see ``syncDeferredCommits()``).
+    var hasDeferredSync = false
 
     init(path: String, keyBox: DatabaseKeyBox, role: DatabaseConnection.Role,
          configuration: DatabaseConfiguration, interrupter: ConnectionInterrupter,

@@ -200,13 +200,24 @@ public final class VaultDatabase: Sendable {
     public func write<Value: Sendable>(
         duration: ExpectedDuration = .short, _ body: @escaping @Sendable (DatabaseConnection) throws -> Value
     ) async throws -> Value {
+        try await write(duration: duration, durability: .full, body)
+    }
+
+    /// ``write(duration:_:)`` with the commit's ``CommitDurability``: `.walOnly` only for
+    /// the audit trail's unlock entry (see `CommitDurability`).
+    func write<Value: Sendable>(
+        duration: ExpectedDuration = .short, durability: CommitDurability,
+        _ body: @escaping @Sendable (DatabaseConnection) throws -> Value
+    ) async throws -> Value {
         try await gate.enter()
         defer { gate.leave() }
         readers.acquireWriter()
         defer { readers.releaseWriter() }
         let interrupter = writer.interrupter
         let value = WriteValue<Value>()
-        let write = GroupedWrite(ticket: interrupter.makeTicket()) { db in value.store(try body(db)) }
+        let write = GroupedWrite(ticket: interrupter.makeTicket(), durability: durability) { db in
+            value.store(try body(db))
+        }
         await withTaskCancellationHandler {
             await writer.performGrouped(write, queue: writeQueue, duration: duration)
         } onCancel: {
@@ -243,6 +254,18 @@ public final class VaultDatabase: Sendable {
         } onCancel: {
             actor.interrupter.interrupt(ticket)
         }
+    }
+
+    /// Makes every ``CommitDurability/walOnly`` commit of this pool durable (one `fsync`
+    /// of the log, none when there is none to make durable).
+    ///
+    /// - Throws: `locked` once closed; `storage` or `diskFull` when the log cannot be synced.
+    func syncDeferredCommits() async throws {
+        try await gate.enter()
+        defer { gate.leave() }
+        readers.acquireWriter()
+        defer { readers.releaseWriter() }
+        try await writer.syncDeferredCommits()
     }
 
     /// Copies the WAL into the database file on the checkpoint connection, off every
@@ -294,6 +317,11 @@ public final class VaultDatabase: Sendable {
 
     /// How many write transactions the writer committed (for tests).
     var writerCommitCount: Int { writeQueue.commitCount }
+
+    /// Whether a ``CommitDurability/walOnly`` commit still waits for its sync (for tests).
+    var hasDeferredCommits: Bool {
+        get async throws { try await writer.perform(.long) { connection in connection.hasDeferredSync } }
+    }
 
     /// How many read connections the pool has opened (for tests).
     var openedReaderCount: Int { readers.all().count }

@@ -184,7 +184,11 @@ public struct SQLCipherPatientRepository: PatientRepository {
     }
 
     static func count(filter: PatientFilter, in db: DatabaseConnection) throws -> Int {
-        try db.fetchOne("SELECT count(*) FROM patient WHERE \(filterSQL(filter))") { try $0[0] as Int } ?? 0
+        // All: no WHERE clause, so SQLite counts with its count fast path (OP_Count) instead of
+        // stepping a loop over every row (`WHERE 1` defeats it).
+        let sql = filter == .all ? "SELECT count(*) FROM patient"
+            : "SELECT count(*) FROM patient WHERE \(filterSQL(filter))"
+        return try db.fetchOne(sql) { try $0[0] as Int } ?? 0
     }
 
     public func search(_ query: String, filter: PatientFilter, limit: Int) async throws -> [Patient] {

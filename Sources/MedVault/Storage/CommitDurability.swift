@@ -1,0 +1,63 @@
+import Foundation
+import MedVaultCore
+
+/// How a write transaction's `COMMIT` reaches the disk.
+///
+/// Every write of the public API is ``full``: `synchronous = FULL`, the commit's WAL
+/// frames are synced before the caller returns (docs/storage.md). The pool uses
+/// ``walOnly`` for one write alone: the audit trail's `unlock` entry at open
+/// (docs/audit.md, "The unlock entry"), which must not cost an open an `fsync`.
+enum CommitDurability: Sendable {
+    /// Committed durably: `synchronous = FULL`.
+    case full
+    /// Committed to the write-ahead log without a sync: the transaction is committed
+    /// (every connection and process sees it, and it survives the process being
+    /// killed), but not yet on the disk surface. The next `full` commit, a WAL
+    /// checkpoint, closing the last connection or ``LazyConnection/syncDeferredCommits()``
+    /// makes it durable; an OS crash or power loss before that may lose it, never
+    /// corrupt the database (see ``LazyConnection/beginDeferringSync(_:)``). A group
+    /// commit that holds any `full` write commits `full`. Only for small writes (a few
+    /// pages): the writer's inline checkpoint past `CheckpointScheduler`'s threshold
+    /// would run under the transaction's level.
+    case walOnly
+}
+
+extension LazyConnection {
+    /// Begins the write transaction of ``CommitDurability/walOnly`` writes: under
+    /// `synchronous = OFF` when the write-ahead log is empty, else `NORMAL`. The caller
+    /// restores `FULL` after the transaction (SQLite changes the level only outside one).
+    ///
+    /// Why OFF is safe on an empty log only: SQLite syncs the log's header when it starts
+    /// the log over (unless OFF) because, after a restart, frames of the previous log
+    /// still lie in the file; a header lost in a power cut while new frames reached the
+    /// disk could make recovery mistake old frames for new. An empty (0-byte) log holds
+    /// no earlier frame: a power cut before the next sync loses this commit, as `NORMAL`
+    /// would, and recovery finds no valid header or stops at the first invalid frame.
+    /// The next `full` commit syncs the header and frames (and, as the handle's first
+    /// sync, the folder entry of a log created since). No checkpoint copies a frame to
+    /// the database file before syncing the log: the pool's checkpoints run on the
+    /// checkpoint connection, under `FULL`. The emptiness is checked holding the write
+    /// lock (`BEGIN IMMEDIATE`): no other connection or process can append or restart
+    /// the log before this commit. When it is not empty, the transaction begins again
+    /// under `NORMAL`, which keeps the header sync.
+    func beginDeferringSync(_ connection: DatabaseConnection) throws {
+        try connection.executeScript("PRAGMA synchronous = OFF;")
+        try connection.execute("BEGIN IMMEDIATE")
+        if DatabaseFile.logIsEmpty(of: path) { return }
+        try connection.execute("ROLLBACK")
+        try connection.executeScript("PRAGMA synchronous = NORMAL;")
+        try connection.execute("BEGIN IMMEDIATE")
+    }
+
+    /// Makes every commit this writer made with ``CommitDurability/walOnly`` durable:
+    /// one `fsync` of the write-ahead log, none when there was no such commit since the
+    /// last call. Called before anything outside the database names a head written so
+    /// (the audit checkpoint file).
+    ///
+    /// - Throws: `storage` (or `diskFull`) when the log cannot be synced.
+    func syncDeferredCommits() throws {
+        guard hasDeferredSync else { return }
+        try DatabaseFile.syncLog(of: path)
+        hasDeferredSync = false
+    }
+}
