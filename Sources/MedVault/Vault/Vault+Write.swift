@@ -21,8 +21,19 @@ extension Vault: VaultWriter {
     /// writer's own thread): other writes wait for it, reads outside it do not see its
     /// writes before the commit, cancelling the task rolls it back (a running
     /// statement is interrupted), and ``lock()`` waits for it to end before closing
-    /// the database. Each repository call in it runs in a savepoint, so a call that
-    /// throws changes nothing even when `body` catches its error and goes on.
+    /// the database.
+    ///
+    /// A repository call that throws leaves nothing of itself, even when `body` catches
+    /// its error and goes on:
+    ///
+    /// * Batch creates of patients, sessions and diagnoses (and their one-record
+    ///   forms) check every record — validation, parent, duplicate id — before they
+    ///   write the first row, so a refused call wrote nothing; they run without a
+    ///   savepoint, which keeps a unit of large batches as fast as separate calls.
+    ///   Should one fail after writing part of itself anyway (a full disk, an I/O
+    ///   error), the unit is *poisoned*: every later call in `body` throws that error,
+    ///   and so does this method once `body` returns, with nothing of the unit written.
+    /// * Every other call runs in a savepoint, rolled back when the call throws.
     ///
     /// Attachments are not part of a unit of work (their content streams over several
     /// transactions): add them with ``attachments`` after the unit commits.

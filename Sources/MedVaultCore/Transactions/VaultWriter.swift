@@ -18,6 +18,10 @@ public protocol VaultWriter: Sendable {
     ///
     /// Everything `body` wrote is rolled back, and nothing of it remains, when `body`
     /// throws, when the task is cancelled (before the commit), or when storage fails.
+    /// A repository call that throws inside `body` leaves nothing of itself, so `body`
+    /// may catch its error and go on — except after a storage failure in the middle of
+    /// a call (a full disk): then every later call, and this method, throw that error,
+    /// and nothing of the unit is written.
     /// `body` is synchronous because it holds the vault's only writer: other writes
     /// wait for it, and reads outside it see none of its writes until it commits.
     /// Keep it short; do not wait for anything inside it.

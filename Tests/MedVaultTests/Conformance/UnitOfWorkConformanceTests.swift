@@ -100,6 +100,50 @@ struct UnitOfWorkConformanceTests {
         await repos.close()
     }
 
+    @Test("A batch refused by a storage check at a later row writes none of its rows; a closure that catches goes on",
+          arguments: VaultBackend.all)
+    func batchCheckedBeforeItsFirstRow(backend: VaultBackend) async throws {
+        let repos = try await backend.make(SteppingClock().recordClock)
+        let existing = try await repos.patients.create(F.patient("Eva", "Gil"))
+        let kept = UUID()
+        let first = UUID()
+        let twice = UUID()
+        let codes = try await repos.writer.write { tx -> [MedVaultError.Code?] in
+            let patient = try tx.patients.create(F.patient(id: kept))
+            var codes: [MedVaultError.Code?] = []
+            func attempt(_ call: () throws -> Void) {
+                do { try call(); codes.append(nil) } catch { codes.append((error as? MedVaultError)?.code) }
+            }
+            // The second patient's id is stored already; then one id twice in a batch.
+            attempt { try tx.patients.create([F.patient("Luis", "Mora", id: first), F.patient("Rosa", "Paz", id: existing.id)]) }
+            attempt { try tx.patients.create([F.patient("Luis", "Mora", id: twice), F.patient("Luis", "Mora", id: twice)]) }
+            // The second session's patient is missing; then the second diagnosis's session.
+            attempt {
+                try tx.sessions.create([ClinicalSession(patientID: patient.id, date: F.now),
+                                        ClinicalSession(patientID: UUID(), date: F.now)])
+            }
+            let session = try tx.sessions.create(ClinicalSession(patientID: patient.id, date: F.now))
+            attempt {
+                try tx.diagnoses.create([Diagnosis(sessionID: session.id, snapshot: F.snapshot, diagnosedAt: F.now),
+                                         Diagnosis(sessionID: UUID(), snapshot: F.snapshot, diagnosedAt: F.now)])
+            }
+            // An earlier row's storage error wins over a later row's validation error.
+            attempt { try tx.patients.create([F.patient("Rosa", "Paz", id: existing.id), F.patient("", "")]) }
+            #expect(try tx.patients.count(filter: .all) == 2, "a refused batch left rows inside the unit")
+            #expect(try tx.sessions.count() == 1 && tx.diagnoses.count() == 0)
+            return codes
+        }
+        #expect(codes == [.duplicate, .duplicate, .notFound, .notFound, .duplicate])
+        #expect(try await repos.patients.count(filter: .all) == 2)
+        _ = try await repos.patients.get(kept)
+        await expectMedVaultError(.notFound) { try await repos.patients.get(first) }
+        await expectMedVaultError(.notFound) { try await repos.patients.get(twice) }
+        #expect(try await repos.patients.search("luis").isEmpty)
+        #expect(try await repos.sessions.count() == 1)
+        #expect(try await repos.diagnoses.count() == 0)
+        await repos.close()
+    }
+
     @Test("Versions inside a unit: each update sees the last; a stale one is a conflict that undoes the unit",
           arguments: VaultBackend.all)
     func versionConflicts(backend: VaultBackend) async throws {

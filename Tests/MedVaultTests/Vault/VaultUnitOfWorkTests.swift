@@ -218,4 +218,47 @@ struct SQLCipherUnitOfWorkTests {
             await vault.lock()
         }
     }
+
+    @Test("A batch that fails after writing part of itself poisons the unit: later steps and the commit throw its error, nothing is written")
+    func partlyWrittenBatchPoisonsTheUnit() async throws {
+        try await withTemporaryDirectory { dir in
+            let vault = try await Vault.create(at: dir.url, password: try VaultFixtures.password(),
+                                               options: VaultFixtures.options).vault
+            // A failure no check foresees, at the second row: what a full disk does mid-batch.
+            try await vault.database.write { db in
+                try db.execute("""
+                    CREATE TEMP TRIGGER fail_second_session BEFORE INSERT ON main.clinical_session
+                    WHEN NEW.duration_minutes = 7 BEGIN SELECT RAISE(ABORT, 'injected failure'); END
+                    """)
+            }
+            let earlier = try await vault.patients.create(F.patient("Eva", "Gil"))
+            let changesBefore = try await vault.changes(after: nil, limit: 100).entries.count
+            var failing = ClinicalSession(patientID: earlier.id, date: F.now)
+            failing.durationMinutes = 7
+            let batch = [ClinicalSession(patientID: earlier.id, date: F.now), failing]
+            let outcome = Flag()
+            let thrown = await #expect(throws: MedVaultError.self) {
+                try await vault.write { tx in
+                    try tx.patients.create(F.patient())
+                    do {
+                        try tx.sessions.create(batch)
+                    } catch {
+                        // Caught and ignored: the unit must refuse to go on anyway.
+                        let later = #expect(throws: MedVaultError.self) { try tx.patients.create(F.patient("Luis", "Mora")) }
+                        let read = #expect(throws: MedVaultError.self) { try tx.patients.count() }
+                        if later?.reason == (error as? MedVaultError)?.reason, read?.reason == later?.reason { outcome.set() }
+                    }
+                }
+            }
+            #expect(outcome.isSet, "a step after the poisoning ran, or threw another error")
+            #expect(thrown != nil && thrown?.code != .invalidArgument, "the unit's error is the batch's")
+            #expect(try await vault.patients.count(filter: .all) == 1)
+            #expect(try await vault.sessions.count() == 0, "the batch's first row was committed")
+            #expect(try await vault.changes(after: nil, limit: 100).entries.count == changesBefore)
+            // The writer is sound afterwards: the next unit commits.
+            _ = try await vault.write { tx in try VaultUnitOfWorkTests.writeUnit(tx) }
+            #expect(try await vault.sessions.count() == 1)
+            await vault.lock()
+        }
+    }
 }

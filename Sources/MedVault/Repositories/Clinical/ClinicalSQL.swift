@@ -99,16 +99,34 @@ enum ClinicalSQL {
         }
     }
 
-    /// Creates a batch inside a caller's write transaction (a unit of work): the same
-    /// validation and inserts as ``insertBatch(_:into:validate:insert:)``, on `db`.
-    static func insertBatch<Input, Record: ChangeLoggedRecord>(
-        _ inputs: [Input], in db: DatabaseConnection,
+    /// Creates a batch inside a unit of work (`SQLCipherUnitOfWork.writeChecked`),
+    /// checking every input before the first row is written, as the in-memory store
+    /// does: validation, then for each valid input in order `check` (its parent) and
+    /// its id against `table` and the inputs before it (`duplicate`). The first
+    /// failure is thrown with nothing written; then every row is inserted with
+    /// `insert`, which must not check again, and logged.
+    ///
+    /// The errors and their order are those of ``insertBatch(_:into:validate:insert:)``
+    /// (a row's parent before its id; an earlier row's storage error before a later
+    /// row's validation error). Only a storage failure can stop the inserts now.
+    static func insertCheckedBatch<Input, Record: ChangeLoggedRecord>(
+        _ inputs: [Input], in db: DatabaseConnection, table: String,
         validate: (Input) throws -> Record,
+        check: (DatabaseConnection, Record) throws -> Void,
         insert: (DatabaseConnection, Record) throws -> Void
     ) throws -> [Record] {
         let (valid, failure) = validatePrefix(inputs, validate)
-        if valid.isEmpty, let failure { throw failure }
-        return try writeBatch(valid, failure: failure, in: db, insert: insert)
+        var seen = Set<UUID>()
+        seen.reserveCapacity(valid.count)
+        let exists = "SELECT 1 FROM \(table) WHERE id = ?"
+        for record in valid {
+            try check(db, record)
+            guard seen.insert(record.id).inserted,
+                  try db.fetchOne(exists, [record.id.vaultValue], { _ in true }) == nil
+            else { throw duplicate }
+        }
+        if let failure { throw failure }
+        return try writeBatch(valid, failure: nil, in: db, insert: insert)
     }
 
     /// Inserts the validated prefix of a batch and logs one `insert` entry per record

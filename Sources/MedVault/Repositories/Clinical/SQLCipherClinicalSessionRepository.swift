@@ -99,12 +99,23 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         // A missing or inactive patient is reported before the unique index reports a
         // duplicate id: the in-memory store's order. Checked here, not by an insert
         // trigger: see InsertCheckSchema for why.
+        try checkParent(session, in: db)
+        try insertRow(session, in: db)
+    }
+
+    /// Throws when `session`'s patient is missing or inactive, or the signing rule
+    /// refuses it: what ``insert(_:in:)`` checks before its row.
+    static func checkParent(_ session: ClinicalSession, in db: DatabaseConnection) throws {
         let state = try db.fetchOne(patientIsActive, [session.patientID.vaultValue]) {
             (active: try $0[0] as Bool, signatureRequired: try $0[1] as Bool)
         }
         guard let state else { throw ClinicalSQL.notFound("patientID") }
         guard state.active else { throw MedVaultError.validation("patientID", "the patient is inactive") }
         try SessionSigningRule.checkCreate(session, signatureRequired: state.signatureRequired)
+    }
+
+    /// Inserts a stamped session whose parent was checked (``checkParent(_:in:)``).
+    static func insertRow(_ session: ClinicalSession, in db: DatabaseConnection) throws {
         try ClinicalSQL.inserting(parentField: "patientID") {
             try db.execute(ClinicalRows.insertSession, ClinicalRows.insertArguments(session))
         }

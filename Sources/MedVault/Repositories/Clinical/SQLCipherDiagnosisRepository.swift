@@ -96,10 +96,21 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
         // A missing session is reported before the unique index reports a duplicate
         // id: the in-memory store's order. Checked here, not by an insert trigger: see
         // InsertCheckSchema for why.
+        try checkParent(diagnosis, in: db)
+        try insertRow(diagnosis, in: db)
+    }
+
+    /// Throws when `diagnosis`'s session is missing or signed: what
+    /// ``insert(_:in:)`` checks before its row.
+    static func checkParent(_ diagnosis: Diagnosis, in db: DatabaseConnection) throws {
         guard let signed = try db.fetchOne(sessionExists, [diagnosis.sessionID.vaultValue], { try $0[0] as Bool }) else {
             throw ClinicalSQL.notFound("sessionID")
         }
         try SessionSigningRule.checkDiagnosisCreate(sessionSigned: signed)
+    }
+
+    /// Inserts a stamped diagnosis whose session was checked (``checkParent(_:in:)``).
+    static func insertRow(_ diagnosis: Diagnosis, in db: DatabaseConnection) throws {
         try ClinicalSQL.inserting(parentField: "sessionID") {
             try db.execute(ClinicalRows.insertDiagnosis, ClinicalRows.insertArguments(diagnosis))
         }

@@ -14,9 +14,10 @@ struct SQLCipherTransactionalClinicalSessionRepository: TransactionalClinicalSes
 
     func create(_ sessions: [ClinicalSession]) throws -> [ClinicalSession] {
         let now = unit.clock.now()
-        return try unit.write { db in
-            try ClinicalSQL.insertBatch(sessions, in: db) { try SQL.stamped($0, now: now) }
-                insert: { db, session in try SQL.insert(session, in: db) }
+        return try unit.writeChecked { db in
+            try ClinicalSQL.insertCheckedBatch(sessions, in: db, table: "clinical_session") { try SQL.stamped($0, now: now) }
+                check: { db, session in try SQL.checkParent(session, in: db) }
+                insert: { db, session in try SQL.insertRow(session, in: db) }
         }
     }
 

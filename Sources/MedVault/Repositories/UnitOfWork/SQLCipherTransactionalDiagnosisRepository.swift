@@ -14,9 +14,10 @@ struct SQLCipherTransactionalDiagnosisRepository: TransactionalDiagnosisReposito
 
     func create(_ diagnoses: [Diagnosis]) throws -> [Diagnosis] {
         let now = unit.clock.now()
-        return try unit.write { db in
-            try ClinicalSQL.insertBatch(diagnoses, in: db) { try SQL.stamped($0, now: now) }
-                insert: { db, diagnosis in try SQL.insert(diagnosis, in: db) }
+        return try unit.writeChecked { db in
+            try ClinicalSQL.insertCheckedBatch(diagnoses, in: db, table: "diagnosis") { try SQL.stamped($0, now: now) }
+                check: { db, diagnosis in try SQL.checkParent(diagnosis, in: db) }
+                insert: { db, diagnosis in try SQL.insertRow(diagnosis, in: db) }
         }
     }
 

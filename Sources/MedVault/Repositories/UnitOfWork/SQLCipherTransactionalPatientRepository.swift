@@ -12,8 +12,12 @@ struct SQLCipherTransactionalPatientRepository: TransactionalPatientRepository {
 
     func create(_ patients: [Patient]) throws -> [Patient] {
         let now = unit.clock.now()
-        return try unit.write { db in
-            try ClinicalSQL.insertBatch(patients, in: db) { try SQLCipherPatientRepository.stamped($0, now: now) }
+        return try unit.writeChecked { db in
+            try ClinicalSQL.insertCheckedBatch(patients, in: db, table: "patient") {
+                try SQLCipherPatientRepository.stamped($0, now: now)
+            } check: { _, _ in
+                // A patient has no parent: only its id is checked.
+            }
                 insert: { db, patient in try SQLCipherPatientRepository.insert(patient, in: db) }
         }
     }
