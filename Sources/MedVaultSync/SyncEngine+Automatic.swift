@@ -85,25 +85,45 @@ extension SyncEngine {
                 output.yield(.failed(failure, retryIn: wait))
             }
             timer.start(after: wait) { wake.yield(.timer) }
-            // While backing off, commits wait for the timer.
+            // While backing off, commits wait for the timer. The wake stream keeps only
+            // the newest wake, so a commit signalled just after the timer fired replaces
+            // its `.timer`: the timer's own flag says it fired, or the loop would wait
+            // for a timer that will never come again.
             var woken = await wakeups.next()
-            while woken == .commit && failures > 0 { woken = await wakeups.next() }
+            while woken == .commit && failures > 0 && !timer.hasFired { woken = await wakeups.next() }
             guard let woken else { return }
-            next = woken
+            next = woken == .commit && failures > 0 ? .timer : woken
         } while !Task.isCancelled
     }
 }
 
 /// The loop's one pending timer: starting a new one cancels the previous.
-private final class TimerSlot: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `task` is read and replaced only under `lock`.
+final class TimerSlot: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `task`, `generation` and `fired` are read and
+    // written only under `lock`.
     private let lock = NSLock()
     private var task: Task<Void, Never>?
+    private var generation: UInt64 = 0
+    private var fired = false
+
+    /// Whether the timer started last has fired (set before its `fire` runs).
+    var hasFired: Bool { lock.withLock { fired } }
 
     func start(after wait: Duration, _ fire: @escaping @Sendable () -> Void) {
+        let mine = lock.withLock {
+            generation &+= 1
+            fired = false
+            return generation
+        }
         let new = Task {
             try? await Task.sleep(for: wait)
-            if !Task.isCancelled { fire() }
+            guard !Task.isCancelled else { return }
+            let current = self.lock.withLock {
+                guard self.generation == mine else { return false }
+                self.fired = true
+                return true
+            }
+            if current { fire() }
         }
         lock.withLock {
             task?.cancel()

@@ -28,6 +28,15 @@ final class PassLog: @unchecked Sendable {
     }
 }
 
+/// Counts a timer's firings.
+final class FireCount: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `count` is only touched under `lock`.
+    private let lock = NSLock()
+    private var count = 0
+    func add() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
+
 /// Waits until `condition` holds, checking every 20 ms, for at most `timeout`.
 func eventually(timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout
@@ -103,6 +112,24 @@ struct AutomaticSyncTests {
             task.cancel()
             await devices.lockAll()
         }
+    }
+
+    @Test("The backoff timer remembers that it fired, so a commit signalled after it cannot hide it; a restart forgets")
+    func timerRemembersFiring() async throws {
+        // The loop's wake stream keeps only the newest wake: a commit signalled right after
+        // the timer fired replaces the timer's wake, and the loop, backing off, used to
+        // wait for a timer that had already fired (the loop stalled for good).
+        let timer = TimerSlot()
+        let fires = FireCount()
+        timer.start(after: .milliseconds(10)) { fires.add() }
+        #expect(!timer.hasFired)
+        #expect(try await eventually { timer.hasFired })
+        #expect(fires.value == 1)
+        timer.start(after: .seconds(30)) { fires.add() }
+        #expect(!timer.hasFired, "a new timer starts unfired")
+        timer.cancel()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!timer.hasFired && fires.value == 1, "a cancelled timer never fires")
     }
 
     @Test("The wait after failures: doubled from the first, capped, never shorter than Retry-After")
