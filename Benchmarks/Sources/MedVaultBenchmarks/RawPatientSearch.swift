@@ -22,6 +22,7 @@ final class RawPatientSearch {
         var buffer: [Candidate] = []
         var position = 0
         var exhausted = false
+        var size = RawPatientSearch.batchSize
         var head: Candidate? { position < buffer.count ? buffer[position] : nil }
     }
 
@@ -65,7 +66,9 @@ final class RawPatientSearch {
             try rangeCandidates.bind(2, upper)
             cursors = [Cursor(token: "", buffer: try Self.candidates(rangeCandidates), exhausted: true)]
         } else {
-            cursors = tokens.map { Cursor(token: $0) }
+            // PatientSearchMerge.firstBatchSize: an even share of the results and two more.
+            let first = min(Self.batchSize, Int64(limit / max(tokens.count, 1) + 2))
+            cursors = tokens.map { Cursor(token: $0, size: first) }
         }
         var rows: [RawClinic.PatientRow] = []
         var previousID: [UInt8] = []
@@ -119,14 +122,16 @@ final class RawPatientSearch {
             try statement.bind(2, last.sortKey)
             try statement.bind(3, last.sortKey)
             try statement.bind(4, bytes: last.id)
-            try statement.bind(5, Self.batchSize)
+            try statement.bind(5, cursor.size)
         } else {
             statement = firstBatch
             try statement.bind(1, cursor.token)
-            try statement.bind(2, Self.batchSize)
+            try statement.bind(2, cursor.size)
         }
+        let requested = cursor.size
+        cursor.size = Self.batchSize
         let batch = try Self.candidates(statement)
-        cursor.exhausted = batch.count < Self.batchSize
+        cursor.exhausted = batch.count < requested
         if !batch.isEmpty {
             cursor.buffer = batch
             cursor.position = 0

@@ -88,7 +88,7 @@ enum PatientSearchIndex {
         // Every candidate holds a token in [walker, upper), which is exactly a token
         // starting with `walker`: only the other words remain to be checked.
         let others = queryTokens.filter { $0 != walker }
-        var candidates = try candidateStream(prefix: walker, upper: upper, in: db)
+        var candidates = try candidateStream(prefix: walker, upper: upper, wanted: limit, in: db)
         var result: [Patient] = []
         var previousID: UUID?
         while result.count < limit {
@@ -129,7 +129,7 @@ enum PatientSearchIndex {
 
     /// The candidates of the prefix range [`prefix`, `upper`) in patient order.
     private static func candidateStream(
-        prefix: String, upper: String, in db: DatabaseConnection
+        prefix: String, upper: String, wanted: Int, in db: DatabaseConnection
     ) throws -> PatientSearchMerge {
         var tokens: [String] = []
         var probe = try db.fetchOne(firstToken, [.text(prefix), .text(upper)]) { $0.text(at: 0) }
@@ -142,6 +142,6 @@ enum PatientSearchIndex {
                                          PatientSearchCandidate.init(row:))
             return PatientSearchMerge(sorted: sorted)
         }
-        return PatientSearchMerge(tokens: tokens)
+        return PatientSearchMerge(tokens: tokens, wanted: wanted)
     }
 }
