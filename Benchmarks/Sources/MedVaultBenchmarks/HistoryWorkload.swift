@@ -6,9 +6,10 @@ import MedVaultCore
 /// W3 — a patient's full history with its diagnoses, materialised as values.
 ///
 /// MedVault: `sessions.history(of: id, after: nil, limit: 50)` (a read transaction:
-/// the patient check, the history query, one diagnosis query per session, every row
-/// decoded into `ClinicalSession`/`Diagnosis`). Raw C: the same statements in one
-/// `BEGIN … COMMIT` on a read-only connection, each row copied into a plain struct.
+/// the patient check, the history query, then the page's diagnoses, signatures and
+/// addenda with one query each, every row decoded into `ClinicalSession`/`Diagnosis`).
+/// Raw C: the same statements in one `BEGIN … COMMIT` on a read-only connection, each
+/// row copied into a plain struct.
 /// Random patients of the 10,000-patient clinic (10 sessions each).
 struct HistoryWorkload: Workload {
     let id = "W3"
