@@ -53,9 +53,18 @@ struct ClinicFixture: Sendable {
     }
 
     /// A new file at `url` holding `data`, written through raw C and checkpointed.
-    func build(at url: URL, key: RawSQLCipher.Key, data: ClinicData) throws {
+    ///
+    /// `datasetOrder` lays the rows out as W1 and the plain peers write them (a chunk of
+    /// patients, then their sessions patient by patient, so one patient's sessions and
+    /// diagnoses sit on neighbouring pages); otherwise every patient comes first, then
+    /// every session in date order (one patient's sessions on as many pages).
+    func build(at url: URL, key: RawSQLCipher.Key, data: ClinicData, datasetOrder: Bool = false) throws {
         let db = try create(at: url, key: key)
-        try RawClinic.insert(data, into: db)
+        if datasetOrder {
+            try RawClinic.insertChunked(data, into: db)
+        } else {
+            try RawClinic.insert(data, into: db)
+        }
         try db.exec("PRAGMA wal_checkpoint(TRUNCATE);")
     }
 }

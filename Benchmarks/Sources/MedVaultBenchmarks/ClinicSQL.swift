@@ -46,8 +46,26 @@ enum ClinicSQL {
     static let history = """
         SELECT \(sessionColumns) FROM clinical_session WHERE patient_id = ? ORDER BY date_ms DESC, id DESC LIMIT ?
         """
-    static let diagnosesOfSession = """
-        SELECT \(diagnosisColumns) FROM diagnosis WHERE session_id = ? ORDER BY diagnosed_at, id
+    /// `SessionHistoryReader`'s page-wide reads: the rows of every session of the page
+    /// (one patient, (date_ms, id) between the page's last and first entries).
+    private static let pageSessions = """
+        WHERE s.patient_id = ? AND s.date_ms >= ? AND s.date_ms <= ? \
+        AND (s.date_ms > ? OR s.id >= ?) AND (s.date_ms < ? OR s.id <= ?)
+        """
+    static let pageDiagnoses = """
+        SELECT d.id, d.session_id, d.code, d.title, d.title_es, d.uri, d.release_version, d.diagnosis_type, \
+        d.severity, d.diagnosed_at, d.created_at, d.updated_at, d.version, d.clinical_notes \
+        FROM clinical_session s JOIN diagnosis d ON d.session_id = s.id \(pageSessions) \
+        ORDER BY s.date_ms DESC, s.id DESC, d.diagnosed_at, d.id
+        """
+    static let pageSignatures = """
+        SELECT g.session_id, g.professional_id, g.professional_name, g.license_number, g.signed_at, \
+        g.content_sha256, g.encoding_version \
+        FROM clinical_session s JOIN session_signature g ON g.session_id = s.id \(pageSessions)
+        """
+    static let pageAddenda = """
+        SELECT a.id, a.session_id, a.author_id, a.author_name, a.created_at, a.reason, a.text \
+        FROM clinical_session s JOIN session_addendum a ON a.session_id = s.id \(pageSessions) ORDER BY a.position
         """
 
     // MARK: - Search (W4), PatientSearchIndex and PatientSearchMerge
@@ -71,7 +89,12 @@ enum ClinicSQL {
         WHERE token = ? AND sort_key >= ? AND (sort_key > ? OR patient_id > ?) \
         ORDER BY sort_key, patient_id LIMIT ?
         """
-    static let patientByRowid = "SELECT \(patientColumns) FROM patient WHERE rowid = ?"
+    /// `PatientSearchIndex.patientsByRowid`: up to 50 candidates' rows in one statement.
+    static let patientsPerRead = 50
+    static let patientsByRowid = """
+        SELECT \(patientColumns), rowid FROM patient \
+        WHERE rowid IN (\(Array(repeating: "?", count: patientsPerRead).joined(separator: ", ")))
+        """
 
     // MARK: - Medications (W6)
 

@@ -6,9 +6,10 @@ import MedVaultCore
 /// W3 — a patient's full history with its diagnoses, materialised as values.
 ///
 /// MedVault: `sessions.history(of: id, after: nil, limit: 50)` (a read transaction:
-/// the patient check, the history query, one diagnosis query per session, every row
-/// decoded into `ClinicalSession`/`Diagnosis`). Raw C: the same statements in one
-/// `BEGIN … COMMIT` on a read-only connection, each row copied into a plain struct.
+/// the patient check, the history query, then the page's diagnoses, signatures and
+/// addenda with one query each, every row decoded into `ClinicalSession`/`Diagnosis`).
+/// Raw C: the same statements in one `BEGIN … COMMIT` on a read-only connection, each
+/// row copied into a plain struct.
 /// Random patients of the 10,000-patient clinic (10 sessions each).
 struct HistoryWorkload: Workload {
     let id = "W3"
@@ -46,6 +47,13 @@ struct HistoryWorkload: Workload {
                         unit: .microseconds, target: nil,
                         note: "the same on the connection's own thread: a hop there and back, what a long "
                             + "transaction (and a short one finding its connection busy) pays"),
+            Measurement(label: "W3 diagnostic: pages read from the file per call (page-cache misses)",
+                        referenceLabel: "MedVault's SQL through C", medVault: nil,
+                        reference: result.pages.misses, unit: .pages, target: nil,
+                        note: "each one read and decrypted; same file, same 8 MiB cache, same patients; "
+                            + String(format: "page-cache hits per call: MedVault's SQL %.1f, C plain %.1f",
+                                     result.pages.hits, peers.pages.hits))
+                .with(plain: peers.pages.misses, grdb: nil),
         ]
     }
 
@@ -57,15 +65,18 @@ struct HistoryWorkload: Workload {
 
     /// The same histories on C plain and GRDB; both must read as many rows as MedVault.
     static func measurePeers(_ clinic: ReadFixtures.Clinic, queries: Int, context: BenchmarkContext) async throws
-        -> (plain: [Double], grdb: PeerResult)
+        -> (plain: [Double], grdb: PeerResult, pages: PageCounts)
     {
         let indexes = patientIndexes(clinic, queries: queries, context: context)
         let url = try await ReadFixtures.shared.plainClinic(of: clinic, context: context)
         let plain = try PlainClinic(at: url, key: clinic.key, create: false)
         var plainRows = 0
+        var pages = PageCounts()
         let latencies = try ReadFixtures.measure(indexes) { index in
+            _ = plain.db.takePageCounts()
             let rows = try plain.history(of: clinic.data.source.patients[index].id.bytes)
             plainRows += rows.count + rows.reduce(0) { $0 + $1.diagnoses.count }
+            pages.add(plain.db.takePageCounts())
         }
         context.log("W3: GRDB peer")
         let grdb = try GRDBPeerProcess.run(PeerRequest(
@@ -77,7 +88,7 @@ struct HistoryWorkload: Workload {
         else {
             throw BenchmarkError("W3: C plain read \(plainRows) rows, GRDB \(grdb.counts["rows"] ?? -1), expected \(expected)")
         }
-        return (latencies, grdb)
+        return (latencies, grdb, pages)
     }
 
     /// `pool.read` with an empty closure vs raw `BEGIN; COMMIT`: the per-call cost.
@@ -102,7 +113,7 @@ struct HistoryWorkload: Workload {
     /// Measures `queries` random patients' histories on both sides; checks both read
     /// the same number of sessions and diagnoses.
     static func measure(_ clinic: ReadFixtures.Clinic, queries: Int, context: BenchmarkContext) async throws
-        -> (medVault: [Double], reference: [Double])
+        -> (medVault: [Double], reference: [Double], pages: PageCounts)
     {
         let ids = patientIndexes(clinic, queries: queries, context: context).map { clinic.data.patients[$0].id }
         let pool = try await ReadFixtures.openPool(clinic)
@@ -112,14 +123,18 @@ struct HistoryWorkload: Workload {
         let commit = try raw.prepare("COMMIT")
         let exists = try raw.prepare(ClinicSQL.patientExists)
         let history = try raw.prepare(ClinicSQL.history)
-        let diagnoses = try raw.prepare(ClinicSQL.diagnosesOfSession)
+        let diagnoses = try raw.prepare(ClinicSQL.pageDiagnoses)
+        let signatures = try raw.prepare(ClinicSQL.pageSignatures)
+        let addenda = try raw.prepare(ClinicSQL.pageAddenda)
         var medVaultRows = 0
         var rawRows = 0
+        var pages = PageCounts()
         let limit = 50
         let result = try await Alternating.measure(ids, warmUps: 50, medVault: { id in
             let page = try await sessions.history(of: id, after: nil, limit: limit)
             medVaultRows += page.entries.count + page.entries.reduce(0) { $0 + $1.diagnoses.count }
         }, reference: { id in
+            _ = raw.takePageCounts()
             try begin.run()
             try exists.bind(1, bytes: id.bytes)
             guard try exists.step() else { throw BenchmarkError("W3: raw patient missing") }
@@ -129,18 +144,54 @@ struct HistoryWorkload: Workload {
             var rows: [RawClinic.SessionRow] = []
             while try history.step() { rows.append(RawClinic.session(history)) }
             history.reset()
-            for index in rows.indices.prefix(limit) {
-                try diagnoses.bind(1, bytes: rows[index].id)
-                while try diagnoses.step() { rows[index].diagnoses.append(RawClinic.diagnosis(diagnoses)) }
+            let page = rows.prefix(limit)
+            if let first = page.first, let last = page.last {
+                var position: [[UInt8]: Int] = [:]
+                for index in page.indices { position[rows[index].id] = index }
+                for statement in [diagnoses, signatures, addenda] {
+                    try statement.bind(1, bytes: id.bytes)
+                    try statement.bind(2, last.dateMS)
+                    try statement.bind(3, first.dateMS)
+                    try statement.bind(4, last.dateMS)
+                    try statement.bind(5, bytes: last.id)
+                    try statement.bind(6, first.dateMS)
+                    try statement.bind(7, bytes: first.id)
+                }
+                while try diagnoses.step() {
+                    let diagnosis = RawClinic.diagnosis(diagnoses)
+                    if let index = position[diagnosis.sessionID] { rows[index].diagnoses.append(diagnosis) }
+                }
                 diagnoses.reset()
+                // The fixture has no signatures or addenda: both queries return no row.
+                while try signatures.step() { throw BenchmarkError("W3: unexpected signature") }
+                signatures.reset()
+                while try addenda.step() { throw BenchmarkError("W3: unexpected addendum") }
+                addenda.reset()
             }
             try commit.run()
             rawRows += rows.count + rows.reduce(0) { $0 + $1.diagnoses.count }
+            pages.add(raw.takePageCounts())
         })
         await pool.close()
         guard medVaultRows == rawRows, medVaultRows > 0 else {
             throw BenchmarkError("W3: MedVault read \(medVaultRows) rows, raw C \(rawRows)")
         }
-        return result
+        return (result.medVault, result.reference, pages)
     }
+}
+
+/// Page-cache misses and hits of a raw connection, averaged per call.
+struct PageCounts {
+    private var calls = 0
+    private var totalMisses = 0
+    private var totalHits = 0
+
+    mutating func add(_ counts: (misses: Int, hits: Int)) {
+        calls += 1
+        totalMisses += counts.misses
+        totalHits += counts.hits
+    }
+
+    var misses: Double { calls == 0 ? .nan : Double(totalMisses) / Double(calls) }
+    var hits: Double { calls == 0 ? .nan : Double(totalHits) / Double(calls) }
 }

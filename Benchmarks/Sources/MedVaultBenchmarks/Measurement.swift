@@ -89,12 +89,13 @@ enum MeasureUnit: String, Sendable {
     case mebibytes = "MiB"
     case writesPerSecond = "writes/s"
     case ratio = "×"
+    case pages = "pages"
 
     /// Rates are better when higher; times and memory when lower.
     var higherIsBetter: Bool {
         switch self {
         case .rowsPerSecond, .megabytesPerSecond, .writesPerSecond: return true
-        case .milliseconds, .microseconds, .mebibytes, .ratio: return false
+        case .milliseconds, .microseconds, .mebibytes, .ratio, .pages: return false
         }
     }
 
@@ -105,7 +106,7 @@ enum MeasureUnit: String, Sendable {
         switch self {
         case .rowsPerSecond, .writesPerSecond:
             return "\(Self.grouped(Int(value.rounded()))) \(rawValue)"
-        case .milliseconds, .microseconds, .megabytesPerSecond, .mebibytes, .ratio:
+        case .milliseconds, .microseconds, .megabytesPerSecond, .mebibytes, .ratio, .pages:
             let digits = value >= 100 ? 0 : (value >= 10 ? 1 : 2)
             return String(format: "%.\(digits)f %@", value, rawValue)
         }

@@ -91,6 +91,23 @@ final class PlainClinic {
         }
     }
 
+    /// Every patient, then every session and its diagnosis in date order, in one
+    /// transaction (the read fixtures' chronological layout).
+    func insertChronologically(_ data: BenchmarkDataset) throws {
+        try begin.run()
+        do {
+            for patient in data.patients.indices { try insert(patient: patient, of: data) }
+            for session in data.sessions.indices {
+                try insert(session: session, of: data)
+                try insert(diagnosis: session, of: data)
+            }
+            try commit.run()
+        } catch {
+            try? db.exec("ROLLBACK")
+            throw error
+        }
+    }
+
     /// W1: one transaction (an autocommit statement, one commit) per record, for the
     /// first `patients` patients and their rows.
     func insertPerRecord(_ data: BenchmarkDataset, order: DatasetOrder, patients: Int) throws {

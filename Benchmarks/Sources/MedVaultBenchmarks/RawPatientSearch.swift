@@ -22,6 +22,7 @@ final class RawPatientSearch {
         var buffer: [Candidate] = []
         var position = 0
         var exhausted = false
+        var size = RawPatientSearch.batchSize
         var head: Candidate? { position < buffer.count ? buffer[position] : nil }
     }
 
@@ -29,7 +30,7 @@ final class RawPatientSearch {
     static let batchSize: Int64 = 64
 
     private let begin, commit: RawStatement
-    private let firstToken, nextToken, rangeCandidates, firstBatch, nextBatch, patientByRowid: RawStatement
+    private let firstToken, nextToken, rangeCandidates, firstBatch, nextBatch, patientsByRowid: RawStatement
 
     init(_ db: RawSQLCipher) throws {
         begin = try db.prepare("BEGIN")
@@ -39,7 +40,7 @@ final class RawPatientSearch {
         rangeCandidates = try db.prepare(ClinicSQL.rangeCandidates)
         firstBatch = try db.prepare(ClinicSQL.firstBatch)
         nextBatch = try db.prepare(ClinicSQL.nextBatch)
-        patientByRowid = try db.prepare(ClinicSQL.patientByRowid)
+        patientsByRowid = try db.prepare(ClinicSQL.patientsByRowid)
     }
 
     /// The first `limit` active patients holding a token that starts with `prefix` (folded).
@@ -65,28 +66,49 @@ final class RawPatientSearch {
             try rangeCandidates.bind(2, upper)
             cursors = [Cursor(token: "", buffer: try Self.candidates(rangeCandidates), exhausted: true)]
         } else {
-            cursors = tokens.map { Cursor(token: $0) }
+            // PatientSearchMerge.firstBatchSize: an even share of the results and two more.
+            let first = min(Self.batchSize, Int64(limit / max(tokens.count, 1) + 2))
+            cursors = tokens.map { Cursor(token: $0, size: first) }
         }
         var rows: [RawClinic.PatientRow] = []
         var previousID: [UInt8] = []
-        while rows.count < limit {
-            var smallest: Int?
-            for index in cursors.indices {
-                try fill(&cursors[index])
-                guard let head = cursors[index].head else { continue }
-                if let current = smallest, let best = cursors[current].head, !head.precedes(best) { continue }
-                smallest = index
+        var candidatesLeft = true
+        while rows.count < limit, candidatesLeft {
+            // As many candidates as results are missing, read in one statement.
+            var wanted: [Int64] = []
+            while wanted.count < min(limit - rows.count, ClinicSQL.patientsPerRead) {
+                var smallest: Int?
+                for index in cursors.indices {
+                    try fill(&cursors[index])
+                    guard let head = cursors[index].head else { continue }
+                    if let current = smallest, let best = cursors[current].head, !head.precedes(best) { continue }
+                    smallest = index
+                }
+                guard let smallest, let candidate = cursors[smallest].head else {
+                    candidatesLeft = false
+                    break
+                }
+                cursors[smallest].position += 1
+                guard candidate.id != previousID else { continue }
+                previousID = candidate.id
+                wanted.append(candidate.rowid)
             }
-            guard let smallest, let candidate = cursors[smallest].head else { break }
-            cursors[smallest].position += 1
-            guard candidate.id != previousID else { continue }
-            previousID = candidate.id
-            try patientByRowid.bind(1, candidate.rowid)
-            if try patientByRowid.step() {
-                let row = RawClinic.patient(patientByRowid)
-                if row.deletedAt == nil { rows.append(row) }
+            guard !wanted.isEmpty else { break }
+            for place in 0..<ClinicSQL.patientsPerRead {
+                if place < wanted.count {
+                    try patientsByRowid.bind(Int32(place + 1), wanted[place])
+                } else {
+                    try patientsByRowid.bindNull(Int32(place + 1))
+                }
             }
-            patientByRowid.reset()
+            var found: [Int64: RawClinic.PatientRow] = [:]
+            while try patientsByRowid.step() {
+                found[patientsByRowid.int64(at: 13)] = RawClinic.patient(patientsByRowid)
+            }
+            patientsByRowid.reset()
+            for rowid in wanted {
+                if let row = found[rowid], row.deletedAt == nil { rows.append(row) }
+            }
         }
         return rows
     }
@@ -100,14 +122,16 @@ final class RawPatientSearch {
             try statement.bind(2, last.sortKey)
             try statement.bind(3, last.sortKey)
             try statement.bind(4, bytes: last.id)
-            try statement.bind(5, Self.batchSize)
+            try statement.bind(5, cursor.size)
         } else {
             statement = firstBatch
             try statement.bind(1, cursor.token)
-            try statement.bind(2, Self.batchSize)
+            try statement.bind(2, cursor.size)
         }
+        let requested = cursor.size
+        cursor.size = Self.batchSize
         let batch = try Self.candidates(statement)
-        cursor.exhausted = batch.count < Self.batchSize
+        cursor.exhausted = batch.count < requested
         if !batch.isEmpty {
             cursor.buffer = batch
             cursor.position = 0

@@ -110,6 +110,18 @@ final class RawSQLCipher {
     /// The rowid of the last row inserted on this connection.
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// Pages this connection read from the file (page-cache misses, each one read and
+    /// decrypted) and found in its cache (hits) since the last call: the pages a query
+    /// touched, for the read-path diagnostics.
+    func takePageCounts() -> (misses: Int, hits: Int) {
+        var current: Int32 = 0
+        var highwater: Int32 = 0
+        sqlite3_db_status(handle, SQLITE_DBSTATUS_CACHE_MISS, &current, &highwater, 1)
+        let misses = Int(current)
+        sqlite3_db_status(handle, SQLITE_DBSTATUS_CACHE_HIT, &current, &highwater, 1)
+        return (misses, Int(current))
+    }
+
     /// The first column of the first row of `sql`, as an integer.
     func scalarInt64(_ sql: String) throws -> Int64? {
         let statement = try prepare(sql)

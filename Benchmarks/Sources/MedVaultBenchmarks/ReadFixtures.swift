@@ -18,6 +18,20 @@ actor ReadFixtures {
         let data: ClinicData
     }
 
+    /// How the read clinics lay out their rows; both sides of W3, W4 and S share it.
+    enum Layout {
+        /// As W1 and an app's batch import write them: a patient, then its sessions.
+        case datasetOrder
+        /// Every patient, then every session in date order, as a clinic records them
+        /// over months: one patient's sessions are scattered (a diagnostic, set with
+        /// `MEDVAULT_BENCH_READ_LAYOUT=chronological`).
+        case chronological
+    }
+
+    static let layout: Layout =
+        ProcessInfo.processInfo.environment["MEDVAULT_BENCH_READ_LAYOUT"] == "chronological" ? .chronological
+            : .datasetOrder
+
     private var clinics: [Int: Clinic] = [:]
     private var plainClinics: [Int: URL] = [:]
     private var fixture: ClinicFixture?
@@ -35,7 +49,9 @@ actor ReadFixtures {
         let key = context.databaseKey(salt: 0x5EAD).bytes
         let url = context.databaseURL("read-\(patientCount).db")
         let start = ContinuousClock.now
-        try schema.build(at: url, key: .raw(key), data: data)
+        // The plain clinic is written in dataset order: so is this one, or the two files
+        // would differ in layout (10 pages for one patient's sessions instead of 2–3).
+        try schema.build(at: url, key: .raw(key), data: data, datasetOrder: Self.layout == .datasetOrder)
         context.log(String(format: "built a read clinic of %d patients, %d sessions in %.1f s", patientCount,
                            data.sessions.count, (ContinuousClock.now - start).seconds))
         let clinic = Clinic(url: url, key: key, data: data)
@@ -50,7 +66,10 @@ actor ReadFixtures {
         if let url = plainClinics[count] { return url }
         let url = context.databaseURL("read-plain-\(count).db")
         let plain = try PlainClinic(at: url, key: clinic.key, create: true)
-        try plain.insertChunked(clinic.data.source, order: clinic.data.order)
+        switch Self.layout {
+        case .datasetOrder: try plain.insertChunked(clinic.data.source, order: clinic.data.order)
+        case .chronological: try plain.insertChronologically(clinic.data.source)
+        }
         plainClinics[count] = url
         return url
     }

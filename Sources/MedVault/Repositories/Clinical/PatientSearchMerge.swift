@@ -30,9 +30,17 @@ struct PatientSearchCandidate {
 /// few tokens, each token's rows read in patient order a batch at a time (keyset
 /// pagination on (sort_key, patient_id)), or one range already read and sorted.
 struct PatientSearchMerge {
-    /// Rows read per token and batch: a search usually wants 50 results, and a batch is
-    /// one index range read.
+    /// Rows read per token and batch after the first: a search usually wants 50
+    /// results, and a batch is one index range read.
     static let batchSize = 64
+
+    /// The first batch of each of `tokenCount` tokens when `wanted` rows are wanted in
+    /// all: an even share and two more (the same patient under two tokens, a filtered
+    /// row), never more than ``batchSize``. Three tokens for 50 results read 3 × 18
+    /// rows, not 3 × 64; a token holding most matches reads its next batch when needed.
+    static func firstBatchSize(tokenCount: Int, wanted: Int) -> Int {
+        min(batchSize, wanted / max(tokenCount, 1) + 2)
+    }
 
     static let firstBatch = """
         SELECT sort_key, patient_id, patient_rowid FROM patient_search_token \
@@ -50,11 +58,15 @@ struct PatientSearchMerge {
         var buffer: ArraySlice<PatientSearchCandidate> = []
         var last: PatientSearchCandidate?
         var exhausted = false
+        /// Rows the next batch reads.
+        var size = PatientSearchMerge.batchSize
 
         /// Refills an empty buffer with the token's next batch.
         mutating func fill(_ db: DatabaseConnection) throws {
             guard buffer.isEmpty, !exhausted else { return }
-            let limit = VaultValue.integer(Int64(PatientSearchMerge.batchSize))
+            let requested = size
+            size = PatientSearchMerge.batchSize
+            let limit = VaultValue.integer(Int64(requested))
             let batch: [PatientSearchCandidate]
             if let last {
                 batch = try db.fetchAll(nextBatch, [.text(token), .text(last.sortKey), .text(last.sortKey),
@@ -62,7 +74,7 @@ struct PatientSearchMerge {
             } else {
                 batch = try db.fetchAll(firstBatch, [.text(token), limit], PatientSearchCandidate.init(row:))
             }
-            exhausted = batch.count < PatientSearchMerge.batchSize
+            exhausted = batch.count < requested
             last = batch.last ?? last
             buffer = batch[...]
         }
@@ -70,9 +82,10 @@ struct PatientSearchMerge {
 
     private var cursors: [Cursor]
 
-    /// Merges the index rows of `tokens`, read as needed.
-    init(tokens: [String]) {
-        cursors = tokens.map { Cursor(token: $0) }
+    /// Merges the index rows of `tokens`, read as needed, `wanted` of them in all as a rule.
+    init(tokens: [String], wanted: Int) {
+        let first = Self.firstBatchSize(tokenCount: tokens.count, wanted: wanted)
+        cursors = tokens.map { Cursor(token: $0, size: first) }
     }
 
     /// Yields `sorted`, already in patient order.

@@ -208,22 +208,7 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
     static func history(of patientID: UUID, after cursor: SessionHistoryCursor?, limit: Int,
                         in db: DatabaseConnection) throws -> SessionHistoryPage {
         try ClinicalSQL.checkLimit(limit)
-        var sql = "SELECT \(ClinicalRows.SessionColumn.selection) FROM clinical_session WHERE patient_id = ?"
-        var arguments: [VaultValue] = [patientID.vaultValue]
-        if let cursor {
-            // (date_ms, id) < (?, ?) without row values; the first term bounds the index range.
-            sql += " AND date_ms <= ? AND (date_ms < ? OR id < ?)"
-            arguments += [.integer(cursor.dateMilliseconds), .integer(cursor.dateMilliseconds),
-                          cursor.id.vaultValue]
-        }
-        sql += " ORDER BY date_ms DESC, id DESC LIMIT ?"
-        arguments.append(.integer(Int64(limit) + 1))
-        guard try db.fetchOne("SELECT 1 FROM patient WHERE id = ?", [patientID.vaultValue], { _ in true }) != nil
-        else { throw ClinicalSQL.notFound("patientID") }
-        let sessions = try db.fetchAll(sql, arguments) { try ClinicalRows.session($0) }
-        let entries = try sessions.prefix(limit).map { session in try entry(session, in: db) }
-        let next = sessions.count > limit ? entries.last.map { SessionHistoryCursor(after: $0.session) } : nil
-        return SessionHistoryPage(entries: entries, nextCursor: next)
+        return try SessionHistoryReader.page(of: patientID, after: cursor, limit: limit, in: db)
     }
 
     public func count() async throws -> Int {
