@@ -101,7 +101,7 @@ enum MeasureUnit: String, Sendable {
 
     /// `value` with a sensible number of digits and the unit, e.g. "3.42 ms", "81,230 rows/s".
     func format(_ value: Double?) -> String {
-        guard let value else { return "pending" }
+        guard let value else { return "—" } // a side not measured (a diagnostic of the references)
         guard value.isFinite else { return "n/a" }
         switch self {
         case .rowsPerSecond, .writesPerSecond:
