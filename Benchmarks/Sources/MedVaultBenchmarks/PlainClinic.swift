@@ -74,8 +74,7 @@ final class PlainClinic {
     /// W1: one transaction per chunk of ≈1,000 rows, in dataset order.
     func insertChunked(_ data: BenchmarkDataset, order: DatasetOrder) throws {
         for chunk in order.chunks {
-            try begin.run()
-            do {
+            try inTransaction {
                 for patient in chunk {
                     try insert(patient: patient, of: data)
                     for session in order.sessionsOfPatient[patient] {
@@ -83,10 +82,6 @@ final class PlainClinic {
                         try insert(diagnosis: session, of: data)
                     }
                 }
-                try commit.run()
-            } catch {
-                try? db.exec("ROLLBACK")
-                throw error
             }
         }
     }
@@ -94,13 +89,20 @@ final class PlainClinic {
     /// Every patient, then every session and its diagnosis in date order, in one
     /// transaction (the read fixtures' chronological layout).
     func insertChronologically(_ data: BenchmarkDataset) throws {
-        try begin.run()
-        do {
+        try inTransaction {
             for patient in data.patients.indices { try insert(patient: patient, of: data) }
             for session in data.sessions.indices {
                 try insert(session: session, of: data)
                 try insert(diagnosis: session, of: data)
             }
+        }
+    }
+
+    /// `body` between `BEGIN` and `COMMIT`, rolled back when it throws.
+    private func inTransaction(_ body: () throws -> Void) throws {
+        try begin.run()
+        do {
+            try body()
             try commit.run()
         } catch {
             try? db.exec("ROLLBACK")

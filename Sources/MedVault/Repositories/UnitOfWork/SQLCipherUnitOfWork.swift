@@ -19,7 +19,6 @@ import MedVaultCore
 ///   error), the unit is **poisoned**: every later step throws that error, and so
 ///   does the commit, so the transaction rolls back and nothing of the unit is written.
 ///
-
 /// Not `Sendable`: it lives on the thread running the closure, inside it.
 final class SQLCipherUnitOfWork {
     let db: DatabaseConnection
