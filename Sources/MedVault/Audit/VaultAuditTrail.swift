@@ -81,8 +81,6 @@ public final class VaultAuditTrail: Sendable {
     public func verify() async throws -> AuditVerification {
         let key = try key
         let reading = try await readCheckpoint(key)
-        // The head it may checkpoint must be on the disk first (see `CommitDurability`).
-        try await pool.syncDeferredCommits()
         let (verdict, head) = try await pool.read(duration: .long) { db in
             try AuditVerifier.verify(db, key: key, checkpoint: reading)
         }
@@ -119,10 +117,6 @@ public final class VaultAuditTrail: Sendable {
     /// unless `creating` (a new vault, or a first unlock after the upgrade).
     func checkpoint(creating: Bool = false) async throws {
         let key = try key
-        // Never a head the disk may not have: the unlock entry is committed without a sync
-        // of its own (see unlocked()). Only the open that writes it commits so, before the
-        // vault is returned, so no such commit can land between this sync and the read.
-        try await pool.syncDeferredCommits()
         let head = try await pool.read { db in try AuditTrailReader.head(db) }
         let current = try head.map { AuditCheckpoint(sequence: $0.sequence, mac: $0.mac) }
             ?? AuditCheckpoint(sequence: 0, mac: AuditChain.genesis(key))
@@ -145,6 +139,12 @@ public final class VaultAuditTrail: Sendable {
         case .invalid: return
         case .valid(let saved) where !saved.isRestored && saved.sequence >= head.sequence: return
         default:
+            // Never a head the disk may not have: an unlock entry is committed without a
+            // sync of its own (see unlocked()), by this process or another one sharing the
+            // vault. The head was read before this sync, so its frames are in the log now
+            // synced (or, checkpointed since, in the database file, synced by the
+            // checkpoint). One fsync of the log and the folder per checkpoint written.
+            try await pool.syncDeferredCommits(force: true)
             let url = layout.auditCheckpoint
             try await BlockingWork.run { try AuditCheckpoint.write(head, to: url, key: key) }
         }

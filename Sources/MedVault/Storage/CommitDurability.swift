@@ -50,13 +50,15 @@ extension LazyConnection {
     }
 
     /// Makes every commit this writer made with ``CommitDurability/walOnly`` durable:
-    /// one `fsync` of the write-ahead log, none when there was no such commit since the
-    /// last call. Called before anything outside the database names a head written so
-    /// (the audit checkpoint file).
+    /// one `fsync` of the write-ahead log and its folder, none when there was no such
+    /// commit since the last call, unless `force`: another process's unlock entry may
+    /// lie unsynced in the same log, which this writer's flag cannot know. Called before
+    /// anything outside the database names a head (the audit checkpoint file), with
+    /// `force`.
     ///
     /// - Throws: `storage` (or `diskFull`) when the log cannot be synced.
-    func syncDeferredCommits() throws {
-        guard hasDeferredSync else { return }
+    func syncDeferredCommits(force: Bool = false) throws {
+        guard hasDeferredSync || force else { return }
         try DatabaseFile.syncLog(of: path)
         hasDeferredSync = false
     }

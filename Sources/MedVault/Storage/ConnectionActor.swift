@@ -108,8 +108,9 @@ actor ConnectionActor {
 
     /// Makes the connection's ``CommitDurability/walOnly`` commits durable (see
     /// ``LazyConnection/syncDeferredCommits()``), placed as ``perform(_:_:)`` places it.
-    nonisolated func syncDeferredCommits() async throws {
-        try await perform(.short) { connection in try connection.syncDeferredCommits() }
+    /// An fsync: on the connection's own thread (`.long`), never a cooperative one.
+    nonisolated func syncDeferredCommits(force: Bool = false) async throws {
+        try await perform(.long) { connection in try connection.syncDeferredCommits(force: force) }
     }
 
     /// Closes this actor's connection, runs `body` (which works on the file with no

@@ -128,9 +128,12 @@ enum DatabaseFile {
         return (status.st_mode & S_IFMT) == S_IFREG && status.st_size == 0
     }
 
-    /// fsyncs the write-ahead log beside the database at `path`: any descriptor of a
-    /// file flushes all of it. A missing log has nothing to sync (the last connection
-    /// checkpointed and removed it, syncing the database file).
+    /// fsyncs the write-ahead log beside the database at `path` (any descriptor of a
+    /// file flushes all of it), then the folder: the log is usually new since the open,
+    /// and its directory entry is durable only once the folder is synced (SQLite does it
+    /// at its own handle's first sync, which a commit without a sync never made). A
+    /// missing log has nothing to sync (the last connection checkpointed and removed it,
+    /// syncing the database file).
     ///
     /// - Throws: `storage` when the log is a link or not a plain file, or cannot be
     ///   opened or synced (`diskFull` for a full disk).
@@ -146,6 +149,7 @@ enum DatabaseFile {
         }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else { throw fileError(errno, "syncing the write-ahead log") }
+        try syncFolder(of: URL(fileURLWithPath: logPath))
     }
 
     private static func readPrefix(_ path: String, name: String, count: Int) throws -> [UInt8] {

@@ -216,14 +216,19 @@ extension LazyConnection {
         }
     }
 
-    /// Back to `synchronous = FULL` after a ``CommitDurability/walOnly`` commit. If even
-    /// that fails, the connection is closed: the next write reopens it with `FULL`.
+    /// Back to `synchronous = FULL` after a ``CommitDurability/walOnly`` commit.
+    ///
+    /// SQLite refuses the change inside a transaction, which is left open only when both
+    /// the COMMIT and its ROLLBACK failed: the transaction is rolled back again and the
+    /// change retried, because closing the connection at a weaker level could
+    /// checkpoint and delete the log without syncing it. Only if even that fails is the
+    /// connection closed (the next write reopens it with `FULL`).
     func restoreFullSync() {
-        do {
-            try opened().executeScript("PRAGMA synchronous = FULL;")
-        } catch {
-            suspend()
-        }
+        guard let connection = try? opened() else { return }
+        if (try? connection.executeScript("PRAGMA synchronous = FULL;")) != nil { return }
+        try? connection.execute("ROLLBACK")
+        if (try? connection.executeScript("PRAGMA synchronous = FULL;")) != nil { return }
+        suspend()
     }
 
     /// An interrupted statement is reported as the caller's cancellation.

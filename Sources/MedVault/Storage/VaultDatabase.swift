@@ -260,12 +260,14 @@ public final class VaultDatabase: Sendable {
     /// of the log, none when there is none to make durable).
     ///
     /// - Throws: `locked` once closed; `storage` or `diskFull` when the log cannot be synced.
-    func syncDeferredCommits() async throws {
+    /// With `force`, the log is synced even when this pool made no such commit (another
+    /// process's may be in it).
+    func syncDeferredCommits(force: Bool = false) async throws {
         try await gate.enter()
         defer { gate.leave() }
         readers.acquireWriter()
         defer { readers.releaseWriter() }
-        try await writer.syncDeferredCommits()
+        try await writer.syncDeferredCommits(force: force)
     }
 
     /// Copies the WAL into the database file on the checkpoint connection, off every

@@ -145,4 +145,31 @@ struct CommitDurabilityTests {
             #expect(closed?.code == .locked)
         }
     }
+
+    @Test("A forced sync syncs the log even when this pool deferred nothing: another process's unlock entry may be in it")
+    func forcedSync() async throws {
+        try await withTemporaryDirectory { dir in
+            let url = dir.file("f.db")
+            let key = StorageFixtures.randomKey()
+            let pool = try await StorageFixtures.openNotes(url, key: key)
+            let other = try await StorageFixtures.openNotes(url, key: key)
+            try await other.write(durability: .walOnly, Self.insert(1))
+            #expect(try await pool.hasDeferredCommits == false)
+            // Unforced, this pool has nothing of its own to sync and does not touch the log;
+            // forced, it syncs it: a log replaced by a link makes that attempt visible.
+            let log = url.path + "-wal"
+            let moved = url.path + "-wal.moved"
+            #expect(rename(log, moved) == 0)
+            let target = dir.file("elsewhere")
+            #expect(FileManager.default.createFile(atPath: target.path, contents: Data("x".utf8)))
+            #expect(symlink(target.path, log) == 0)
+            try await pool.syncDeferredCommits()
+            let error = await #expect(throws: MedVaultError.self) { try await pool.syncDeferredCommits(force: true) }
+            #expect(error?.code == .storage)
+            #expect(unlink(log) == 0 && rename(moved, log) == 0)
+            try await pool.syncDeferredCommits(force: true)
+            await other.close()
+            await pool.close()
+        }
+    }
 }
