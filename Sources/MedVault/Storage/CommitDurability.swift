@@ -24,14 +24,21 @@ enum CommitDurability: Sendable {
 
 extension LazyConnection {
     /// Begins the write transaction of ``CommitDurability/walOnly`` writes: under
-    /// `synchronous = OFF` when the write-ahead log is empty, else `NORMAL`. The caller
+    /// `synchronous = OFF` when the write-ahead log is empty and was created since this
+    /// connection opened (no write of this connection since), else `NORMAL`. The caller
     /// restores `FULL` after the transaction (SQLite changes the level only outside one).
     ///
-    /// Why OFF is safe on an empty log only: SQLite syncs the log's header when it starts
+    /// Why OFF is safe on a new, empty log only: SQLite syncs the log's header when it starts
     /// the log over (unless OFF) because, after a restart, frames of the previous log
     /// still lie in the file; a header lost in a power cut while new frames reached the
-    /// disk could make recovery mistake old frames for new. An empty (0-byte) log holds
-    /// no earlier frame: a power cut before the next sync loses this commit, as `NORMAL`
+    /// disk could make recovery mistake old frames for new. A log that did not exist
+    /// when this connection opened and is still empty never held a frame on this disk
+    /// (a log truncated to 0 bytes by a checkpoint might: SQLite does not sync the
+    /// truncation, so that case takes NORMAL). Left open: another process writing to the
+    /// new log and truncating it between this connection's open and this transaction
+    /// (microseconds at `Vault.open`); its frames were synced and checkpointed, so a
+    /// replay would rewrite pages with what the database file holds. On such a log a
+    /// power cut before the next sync loses this commit, as `NORMAL`
     /// would, and recovery finds no valid header or stops at the first invalid frame.
     /// The next `full` commit syncs the header and frames (and, as the handle's first
     /// sync, the folder entry of a log created since). No checkpoint copies a frame to
@@ -41,9 +48,10 @@ extension LazyConnection {
     /// the log before this commit. When it is not empty, the transaction begins again
     /// under `NORMAL`, which keeps the header sync.
     func beginDeferringSync(_ connection: DatabaseConnection) throws {
+        let created = logCreatedSinceOpen
         try connection.executeScript("PRAGMA synchronous = OFF;")
         try connection.execute("BEGIN IMMEDIATE")
-        if DatabaseFile.logIsEmpty(of: path) { return }
+        if created && DatabaseFile.logIsEmpty(of: path) { return }
         try connection.execute("ROLLBACK")
         try connection.executeScript("PRAGMA synchronous = NORMAL;")
         try connection.execute("BEGIN IMMEDIATE")

@@ -120,6 +120,12 @@ enum DatabaseFile {
         }
     }
 
+    /// Whether anything (even a link) is at the write-ahead log's path beside `path`.
+    static func logExists(of path: String) -> Bool {
+        var status = stat()
+        return lstat(path + "-wal", &status) == 0
+    }
+
     /// Whether the write-ahead log beside the database at `path` is a plain file of
     /// 0 bytes (`false` when it is absent, anything else, or cannot be examined).
     static func logIsEmpty(of path: String) -> Bool {

@@ -146,6 +146,7 @@ extension LazyConnection {
             } else {
                 try connection.execute("BEGIN IMMEDIATE")
             }
+            logCreatedSinceOpen = false
             connection.changeLog.transactionBegan()
         } catch {
             for write in live { write.settle(.failure(Self.mapped(error))) }

@@ -26,6 +26,11 @@ final class LazyConnection: @unchecked Sendable {
     /// Whether a commit since the last `full` one was ``CommitDurability/walOnly``: the
     /// log holds committed frames not yet synced (see ``syncDeferredCommits()``).
     var hasDeferredSync = false
+    /// Whether the write-ahead log did not exist when this connection opened and this
+    /// connection has begun no write since: then an empty log is one SQLite created, never
+    /// a log truncated to 0 bytes (a truncation SQLite does not sync, so the disk may
+    /// still hold older frames). See ``beginDeferringSync(_:)``.
+    var logCreatedSinceOpen = false
 
     init(path: String, keyBox: DatabaseKeyBox, role: DatabaseConnection.Role,
          configuration: DatabaseConfiguration, interrupter: ConnectionInterrupter,
@@ -44,12 +49,14 @@ final class LazyConnection: @unchecked Sendable {
     func opened() throws -> DatabaseConnection {
         if isClosed { throw VaultDatabase.closedError }
         if let connection { return connection }
+        let logAbsent = !DatabaseFile.logExists(of: path)
         let opened = try DatabaseConnection.open(path: path, key: keyBox.key, role: role, configuration: configuration)
         checkpoints?.install(on: opened.handle)
         opened.changeLog.isDisabled = configuration._changeLogDisabled
         opened.changeLog.audit.isDisabled = configuration._auditTrailDisabled
         opened.changeLog.audit.keys = auditKeys
         connection = opened
+        logCreatedSinceOpen = logAbsent
         interrupter.attach(opened.handle)
         return opened
     }
@@ -68,7 +75,10 @@ final class LazyConnection: @unchecked Sendable {
         connection.refusesWrites = kind == .readOnWriter
         defer { connection.refusesWrites = false }
         try connection.execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
-        if kind == .write { connection.changeLog.transactionBegan() }
+        if kind == .write {
+            logCreatedSinceOpen = false
+            connection.changeLog.transactionBegan()
+        }
         do {
             let value = try body(connection)
             if Task.isCancelled { throw VaultDatabase.cancelledError }

@@ -70,6 +70,27 @@ struct CommitDurabilityTests {
         }
     }
 
+    @Test("An empty log that existed before the connection opened (truncated by a checkpoint, maybe not on the disk) takes NORMAL, not OFF")
+    func truncatedLogKeepsTheHeaderSync() async throws {
+        try await withTemporaryDirectory { dir in
+            let url = dir.file("t.db")
+            let key = StorageFixtures.randomKey()
+            let level: @Sendable (DatabaseConnection) throws -> Int64? = { db in
+                try db.fetchOne("PRAGMA synchronous") { $0.int64(at: 0) }
+            }
+            let holder = try await StorageFixtures.openNotes(url, key: key)
+            try await holder.write(Self.insert(1))
+            try await holder.checkpoint()
+            #expect(DatabaseFile.logIsEmpty(of: url.path), "the checkpoint truncated the log to 0 bytes")
+            // A second pool (another process's, say) opens on that truncated log.
+            let pool = try await StorageFixtures.openNotes(url, key: key, mode: .openExisting)
+            #expect(DatabaseFile.logIsEmpty(of: url.path))
+            #expect(try await pool.write(durability: .walOnly, level) == 1)
+            await pool.close()
+            await holder.close()
+        }
+    }
+
     @Test("A full write grouped with a walOnly one makes the whole group commit durably")
     func groupWithAFullWriteCommitsFull() async throws {
         try await withTemporaryDirectory { dir in
