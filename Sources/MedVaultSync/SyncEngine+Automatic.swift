@@ -36,7 +36,12 @@ extension SyncEngine {
     }
 
     /// What wakes the loop.
-    private enum Wake: Sendable { case commit, timer }
+    /// What wakes the loop; a timer's wake carries its generation, so the wake of a timer
+    /// replaced or already accounted for is recognised as stale.
+    private enum Wake: Sendable, Equatable {
+        case commit
+        case timer(UInt64)
+    }
 
     private nonisolated func runAutomaticSync(_ schedule: SyncSchedule, _ output: AsyncStream<SyncPass>.Continuation) async {
         defer { output.finish() }
@@ -62,9 +67,9 @@ extension SyncEngine {
         }
         var wakeups = wakes.makeAsyncIterator()
         var failures = 0
-        var next = Wake.timer
+        var afterCommit = false
         repeat {
-            if next == .commit {
+            if afterCommit {
                 try? await Task.sleep(for: schedule.afterCommit)
             }
             if Task.isCancelled { return }
@@ -84,15 +89,24 @@ extension SyncEngine {
                 wait = schedule.backoff(afterFailures: failures, retryAfter: failure.retryAfter)
                 output.yield(.failed(failure, retryIn: wait))
             }
-            timer.start(after: wait) { wake.yield(.timer) }
+            timer.start(after: wait) { generation in wake.yield(.timer(generation)) }
             // While backing off, commits wait for the timer. The wake stream keeps only
             // the newest wake, so a commit signalled just after the timer fired replaces
-            // its `.timer`: the timer's own flag says it fired, or the loop would wait
-            // for a timer that will never come again.
-            var woken = await wakeups.next()
-            while woken == .commit && failures > 0 && !timer.hasFired { woken = await wakeups.next() }
-            guard let woken else { return }
-            next = woken == .commit && failures > 0 ? .timer : woken
+            // its wake: the timer's own flag says it fired, or the loop would wait for a
+            // timer that will never come again. A timer wake from an earlier timer, or
+            // one already accounted for through the flag, is stale: skipped, or it would
+            // cut the next wait short.
+            var woken: Wake?
+            repeat {
+                guard let wake = await wakeups.next() else { return }
+                switch wake {
+                case .timer(let generation):
+                    if timer.takeFiring(generation) { woken = wake }
+                case .commit:
+                    if failures == 0 || timer.takeFiring(nil) { woken = wake }
+                }
+            } while woken == nil
+            afterCommit = woken == .commit && failures == 0
         } while !Task.isCancelled
     }
 }
@@ -106,10 +120,24 @@ final class TimerSlot: @unchecked Sendable {
     private var generation: UInt64 = 0
     private var fired = false
 
-    /// Whether the timer started last has fired (set before its `fire` runs).
+    /// Whether the timer started last has fired and its firing was not taken yet.
     var hasFired: Bool { lock.withLock { fired } }
 
-    func start(after wait: Duration, _ fire: @escaping @Sendable () -> Void) {
+    /// Takes the firing of the current timer, once: `true` when the current timer fired
+    /// (and `generation`, when given, is its generation), after which any wake of that
+    /// timer is stale. `false` for an earlier timer's wake or a timer not yet fired.
+    func takeFiring(_ generation: UInt64?) -> Bool {
+        lock.withLock {
+            guard fired, generation == nil || generation == self.generation else { return false }
+            fired = false
+            self.generation &+= 1
+            return true
+        }
+    }
+
+    /// Starts a timer firing `fire` with its generation after `wait`, replacing the
+    /// previous one (whose wakes become stale).
+    func start(after wait: Duration, _ fire: @escaping @Sendable (UInt64) -> Void) {
         let mine = lock.withLock {
             generation &+= 1
             fired = false
@@ -123,7 +151,7 @@ final class TimerSlot: @unchecked Sendable {
                 self.fired = true
                 return true
             }
-            if current { fire() }
+            if current { fire(mine) }
         }
         lock.withLock {
             task?.cancel()

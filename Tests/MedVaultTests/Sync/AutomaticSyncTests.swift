@@ -28,13 +28,13 @@ final class PassLog: @unchecked Sendable {
     }
 }
 
-/// Counts a timer's firings.
-final class FireCount: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `count` is only touched under `lock`.
+/// The generations a timer fired with.
+final class FireLog: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `generations` is only touched under `lock`.
     private let lock = NSLock()
-    private var count = 0
-    func add() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
+    private var generations: [UInt64] = []
+    func add(_ generation: UInt64) { lock.withLock { generations.append(generation) } }
+    var all: [UInt64] { lock.withLock { generations } }
 }
 
 /// Waits until `condition` holds, checking every 20 ms, for at most `timeout`.
@@ -114,22 +114,27 @@ struct AutomaticSyncTests {
         }
     }
 
-    @Test("The backoff timer remembers that it fired, so a commit signalled after it cannot hide it; a restart forgets")
+    @Test("The backoff timer remembers that it fired, so a commit signalled after it cannot hide it; its firing is taken once, and a replaced timer's wake is stale")
     func timerRemembersFiring() async throws {
         // The loop's wake stream keeps only the newest wake: a commit signalled right after
         // the timer fired replaces the timer's wake, and the loop, backing off, used to
         // wait for a timer that had already fired (the loop stalled for good).
         let timer = TimerSlot()
-        let fires = FireCount()
-        timer.start(after: .milliseconds(10)) { fires.add() }
+        let fires = FireLog()
+        timer.start(after: .milliseconds(10)) { fires.add($0) }
         #expect(!timer.hasFired)
+        #expect(!timer.takeFiring(nil), "not fired yet: nothing to take")
         #expect(try await eventually { timer.hasFired })
-        #expect(fires.value == 1)
-        timer.start(after: .seconds(30)) { fires.add() }
+        let generation = try #require(fires.all.first)
+        #expect(fires.all.count == 1)
+        #expect(!timer.takeFiring(generation &+ 1), "another generation's wake is stale")
+        #expect(timer.takeFiring(nil), "a commit during the backoff takes the firing")
+        #expect(!timer.takeFiring(generation), "the timer's own late wake is then stale")
+        timer.start(after: .seconds(30)) { fires.add($0) }
         #expect(!timer.hasFired, "a new timer starts unfired")
         timer.cancel()
         try await Task.sleep(for: .milliseconds(50))
-        #expect(!timer.hasFired && fires.value == 1, "a cancelled timer never fires")
+        #expect(!timer.hasFired && fires.all.count == 1, "a cancelled timer never fires")
     }
 
     @Test("The wait after failures: doubled from the first, capped, never shorter than Retry-After")
