@@ -147,18 +147,13 @@ struct CommitDurabilityTests {
             let url = dir.file("s.db")
             let pool = try await StorageFixtures.openNotes(url, key: StorageFixtures.randomKey())
             try await pool.write(durability: .walOnly, Self.insert(1))
-            let log = url.path + "-wal"
-            let moved = url.path + "-wal.moved"
-            #expect(rename(log, moved) == 0)
-            let target = dir.file("elsewhere")
-            #expect(FileManager.default.createFile(atPath: target.path, contents: Data("x".utf8)))
-            #expect(symlink(target.path, log) == 0)
+            let (target, putBack) = Self.replaceLogWithLink(of: url, in: dir)
             let error = await #expect(throws: MedVaultError.self) { try await pool.syncDeferredCommits() }
             #expect(error?.code == .storage)
             #expect(error?.reason.contains("symbolic link") == true)
             #expect(try await pool.hasDeferredCommits)
             #expect(try Data(contentsOf: target) == Data("x".utf8))
-            #expect(unlink(log) == 0 && rename(moved, log) == 0)
+            putBack()
             try await pool.syncDeferredCommits()
             #expect(try await pool.hasDeferredCommits == false)
             await pool.close()
@@ -178,19 +173,27 @@ struct CommitDurabilityTests {
             #expect(try await pool.hasDeferredCommits == false)
             // Unforced, this pool has nothing of its own to sync and does not touch the log;
             // forced, it syncs it: a log replaced by a link makes that attempt visible.
-            let log = url.path + "-wal"
-            let moved = url.path + "-wal.moved"
-            #expect(rename(log, moved) == 0)
-            let target = dir.file("elsewhere")
-            #expect(FileManager.default.createFile(atPath: target.path, contents: Data("x".utf8)))
-            #expect(symlink(target.path, log) == 0)
+            let (target, putBack) = Self.replaceLogWithLink(of: url, in: dir)
             try await pool.syncDeferredCommits()
             let error = await #expect(throws: MedVaultError.self) { try await pool.syncDeferredCommits(force: true) }
             #expect(error?.code == .storage)
-            #expect(unlink(log) == 0 && rename(moved, log) == 0)
+            #expect(try Data(contentsOf: target) == Data("x".utf8))
+            putBack()
             try await pool.syncDeferredCommits(force: true)
             await other.close()
             await pool.close()
         }
+    }
+
+    /// Moves the log of the database at `url` aside and puts a symbolic link to a file
+    /// holding "x" in its place; returns that file and what puts the log back.
+    static func replaceLogWithLink(of url: URL, in dir: TemporaryDirectory) -> (target: URL, putBack: () -> Void) {
+        let log = url.path + "-wal"
+        let moved = url.path + "-wal.moved"
+        #expect(rename(log, moved) == 0)
+        let target = dir.file("elsewhere")
+        #expect(FileManager.default.createFile(atPath: target.path, contents: Data("x".utf8)))
+        #expect(symlink(target.path, log) == 0)
+        return (target, { #expect(unlink(log) == 0 && rename(moved, log) == 0) })
     }
 }
