@@ -8,9 +8,10 @@ import MedVaultKeys
 ///
 /// Only the current holder of the actor's ``ConnectionOwnership`` calls into it.
 final class LazyConnection: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `connection`, `isClosed` and `hasDeferredSync` are read and written
-    // only by the holder of the owning actor's ConnectionOwnership, which admits one
-    // holder at a time; its lock orders each holder's writes before the next one's reads.
+    // Safety of @unchecked Sendable: `connection`, `isClosed`, `hasDeferredSync` and
+    // `logCreatedSinceOpen` are read and written only by the holder of the owning actor's
+    // ConnectionOwnership, which admits one holder at a time; its lock orders each
+    // holder's writes before the next one's reads.
     let path: String
     private let keyBox: DatabaseKeyBox
     private let role: DatabaseConnection.Role
