@@ -271,14 +271,18 @@ public final class VaultDatabase: Sendable {
     }
 
     /// Copies the WAL into the database file on the checkpoint connection, off every
-    /// caller's path (see ``CheckpointScheduler``). Skipped once the pool is closed.
-    private func checkpointInBackground() async {
-        do { try await gate.enter() } catch { return }
+    /// caller's path (see ``CheckpointScheduler``), and returns how many of its frames
+    /// are now in the database file. Skipped (`nil`) once the pool is closed.
+    private func checkpointInBackground() async -> Int32? {
+        do { try await gate.enter() } catch { return nil }
         defer { gate.leave() }
-        _ = try? await checkpointer.withConnection(.long) { db in
-            try db.executeScript("PRAGMA wal_checkpoint(PASSIVE);")
+        let backfilled = try? await checkpointer.withConnection(.long) { db in
+            // Columns: busy, frames in the log, frames copied (-1 outside WAL mode).
+            try db.fetchOne("PRAGMA wal_checkpoint(PASSIVE)") { $0.int64(at: 2) }
         }
         checkpointCount.increment()
+        guard let backfilled, backfilled >= 0 else { return nil }
+        return Int32(clamping: backfilled)
     }
 
     /// Copies every page of the write-ahead log into the database file and empties the
@@ -304,6 +308,9 @@ public final class VaultDatabase: Sendable {
 
     /// How many background checkpoints ran (for tests).
     var backgroundCheckpointCount: Int { checkpointCount.value }
+
+    /// How many times the writer's commits found the WAL restarted from its start (for tests).
+    var walRestartCount: Int { checkpoints.restartCount }
 
     /// Runs `body` as an admitted call, like a read: a key change or ``close()`` waits
     /// until it returns. For work on a connection of its own (a backup's snapshot), which
