@@ -80,6 +80,35 @@ struct ClinicalSearchIndexTests {
         #expect(try await Self.tokens(database.pool, created.id) == "12 34 600 garces giuseppe x")
     }
 
+    /// With the names (and so the sort key) unchanged, an update writes only the tokens
+    /// that appear or disappear; a token another field still holds stays.
+    @Test func updateKeepingTheNamesRewritesOnlyTheTokensThatChanged() async throws {
+        let database = try await TemporaryVaultDatabase.open()
+        defer { Task { await database.close() } }
+        let patients = SQLCipherPatientRepository(pool: database.pool, clock: SteppingClock().recordClock)
+        let created = try await patients.create(F.patient("Ana", "Ruiz", email: "ana@ex.com", phone: "600 111"))
+        #expect(try await Self.tokens(database.pool, created.id) == "111 600 ana com ex ruiz")
+
+        var changed = created
+        changed.email = "bea@ex.com"
+        changed.phoneNumber = "600 222"
+        let updated = try await patients.update(changed)
+        #expect(try await Self.tokens(database.pool, created.id) == "222 600 ana bea com ex ruiz")
+        #expect(try await patients.search("ana").map(\.id) == [created.id])
+        #expect(try await patients.search("bea 222").map(\.id) == [created.id])
+        #expect(try await patients.search("111").isEmpty)
+
+        var cleared = updated
+        cleared.email = nil
+        cleared.phoneNumber = nil
+        try await patients.update(cleared)
+        #expect(try await Self.tokens(database.pool, created.id) == "ana ruiz")
+        #expect(try await patients.search("ana").map(\.id) == [created.id])
+        #expect(try await patients.search("bea").isEmpty)
+        #expect(try await patients.search("600").isEmpty)
+        #expect(try await Self.indexRowCount(database.pool) == 2)
+    }
+
     /// A rolled-back batch leaves no index rows behind.
     @Test func failedBatchLeavesNoIndexRows() async throws {
         let database = try await TemporaryVaultDatabase.open()

@@ -35,6 +35,7 @@ enum PatientSearchIndex {
         INSERT INTO patient_search_token (token, sort_key, patient_id, patient_rowid) VALUES (?, ?, ?, ?)
         """
     static let deleteTokens = "DELETE FROM patient_search_token WHERE patient_rowid = ?"
+    static let deleteToken = "DELETE FROM patient_search_token WHERE token = ? AND sort_key = ? AND patient_id = ?"
 
     /// The distinct folded tokens of `patient`'s searchable fields, in field order.
     static func tokens(of patient: Patient) -> [String] {
@@ -50,7 +51,30 @@ enum PatientSearchIndex {
         }
     }
 
-    /// Replaces the index rows of a patient whose names or searchable fields changed.
+    /// Brings the index rows of a patient stored as `stored` up to date with `patient`.
+    ///
+    /// When the sort key is unchanged, only the tokens that appear or disappear are
+    /// written (a new phone number rewrites one or two rows, not every token of the
+    /// patient, each on its own index page); a new sort key moves every row.
+    static func update(from stored: Patient, to patient: Patient, rowid: Int64, in db: DatabaseConnection) throws {
+        guard stored.sortKey == patient.sortKey else {
+            try replace(patient, rowid: rowid, in: db)
+            return
+        }
+        let before = tokens(of: stored)
+        let after = tokens(of: patient)
+        guard before != after else { return }
+        let (remaining, existing) = (Set(after), Set(before))
+        let sortKey = VaultValue.text(patient.sortKey)
+        for token in before where !remaining.contains(token) {
+            try db.execute(deleteToken, [.text(token), sortKey, patient.id.vaultValue])
+        }
+        for token in after where !existing.contains(token) {
+            try db.execute(insertToken, [.text(token), sortKey, patient.id.vaultValue, .integer(rowid)])
+        }
+    }
+
+    /// Replaces every index row of a patient (its sort key changed, or the index is rebuilt).
     static func replace(_ patient: Patient, rowid: Int64, in db: DatabaseConnection) throws {
         try db.execute(deleteTokens, [.integer(rowid)])
         try insert(patient, rowid: rowid, in: db)

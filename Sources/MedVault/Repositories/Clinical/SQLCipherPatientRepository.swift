@@ -118,10 +118,7 @@ public struct SQLCipherPatientRepository: PatientRepository {
         value.updatedAt = clock.now()
         try db.execute(update, ClinicalRows.PatientColumn.arguments(value, ClinicalRows.updatedPatientColumns)
                        + [.integer(rowid)])
-        if PatientSearchIndex.tokens(of: value) != PatientSearchIndex.tokens(of: stored)
-            || value.sortKey != stored.sortKey {
-            try PatientSearchIndex.replace(value, rowid: rowid, in: db)
-        }
+        try PatientSearchIndex.update(from: stored, to: value, rowid: rowid, in: db)
         try db.changeLog.append(value, .update)
         return value
     }
