@@ -41,12 +41,56 @@ public enum TextSafety {
         isControl(scalar) && scalar != "\n" && scalar != "\r" && scalar != "\t"
     }
 
+    /// Whether `text` holds a scalar ``isRefusedInLine(_:)`` (or, when `multiline`,
+    /// ``isRefusedInNote(_:)``) refuses.
+    ///
+    /// The same answer as testing every Unicode scalar, read from the UTF-8 bytes
+    /// instead (validation of a 600-byte note was a visible part of a bulk insert): a
+    /// refused scalar is an ASCII control byte, `C2 80`–`C2 9F` (U+0080–U+009F), or,
+    /// in a line, `D8 9C` (U+061C), `E2 80 8E`/`8F` (U+200E/F), `E2 80 AA`–`AE`
+    /// (U+202A–E) or `E2 81 A6`–`A9` (U+2066–9). Continuation bytes (`80`–`BF`) are
+    /// never taken for lead bytes, so stepping one byte at a time is exact.
+    static func containsRefused(_ text: String, multiline: Bool) -> Bool {
+        let scanned = text.utf8.withContiguousStorageIfAvailable { bytes in
+            containsRefused(utf8: bytes, multiline: multiline)
+        }
+        if let scanned { return scanned }
+        return text.unicodeScalars.contains(where: multiline ? isRefusedInNote : isRefusedInLine)
+    }
+
+    private static func containsRefused(utf8 bytes: UnsafeBufferPointer<UInt8>, multiline: Bool) -> Bool {
+        var index = 0
+        let end = bytes.count
+        while index < end {
+            let byte = bytes[index]
+            switch byte {
+            case 0x0A, 0x0D, 0x09:
+                if !multiline { return true }
+            case 0x00..<0x20, 0x7F:
+                return true
+            case 0xC2:
+                // U+0080–U+009F: the second byte is 80–9F (valid UTF-8 has one).
+                if bytes[index + 1] < 0xA0 { return true }
+            case 0xD8 where !multiline:
+                if bytes[index + 1] == 0x9C { return true }
+            case 0xE2 where !multiline:
+                let (second, third) = (bytes[index + 1], bytes[index + 2])
+                if second == 0x80, third == 0x8E || third == 0x8F || (0xAA...0xAE).contains(third) { return true }
+                if second == 0x81, (0xA6...0xA9).contains(third) { return true }
+            default:
+                break
+            }
+            index += 1
+        }
+        return false
+    }
+
     /// `text` with every control and bidi formatting character replaced by a visible
     /// escape, so that it prints as exactly one line that cannot recolour or reorder a
     /// terminal: `\n`, `\r`, `\t`, `\e` for ESC, `\xHH` for other control characters
     /// and `\u{HHHH}` for bidi formatting characters. Other text is unchanged.
     public static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isRefusedInLine) else { return text }
+        guard containsRefused(text, multiline: false) else { return text }
         var result = ""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -64,13 +64,22 @@ public struct ICD11Snapshot: Sendable, Hashable, Codable {
 
     // MARK: - Syntax
 
-    /// Characters of ICD-11 codes: digits and upper-case letters except I and O.
-    private static func isCodeCharacter(_ c: Character) -> Bool {
-        c.isASCII && (c.isNumber || (c.isUppercase && c != "I" && c != "O"))
+    // The rules read UTF-8 bytes: every valid code and release is ASCII, and any other
+    // byte (part of a non-ASCII character) makes the value invalid, as the rules on
+    // characters did (ValidationFastPathTests compares both).
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte)
     }
 
-    private static func isCodeLetter(_ c: Character) -> Bool {
-        c.isASCII && c.isUppercase && c != "I" && c != "O"
+    /// Upper-case ASCII letters except I and O.
+    private static func isCodeLetter(_ byte: UInt8) -> Bool {
+        (0x41...0x5A).contains(byte) && byte != UInt8(ascii: "I") && byte != UInt8(ascii: "O")
+    }
+
+    /// Characters of ICD-11 codes: digits and upper-case letters except I and O.
+    private static func isCodeCharacter(_ byte: UInt8) -> Bool {
+        isDigit(byte) || isCodeLetter(byte)
     }
 
     /// Whether `code` is an ICD-11 MMS code: a stem code, an extension code, or a
@@ -89,27 +98,27 @@ public struct ICD11Snapshot: Sendable, Hashable, Codable {
     /// ICD11Snapshot.isValidCode("6a70")      // false
     /// ```
     public static func isValidCode(_ code: String) -> Bool {
-        guard !code.isEmpty, code.count <= 100 else { return false }
-        let parts = code.split(omittingEmptySubsequences: false) { $0 == "&" || $0 == "/" }
+        let bytes = Array(code.utf8)
+        guard !bytes.isEmpty, bytes.count <= 100 else { return false }
+        let parts = bytes.split(omittingEmptySubsequences: false) { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "/") }
         return parts.allSatisfy { isStemCode(Array($0)) || isExtensionCode(Array($0)) }
     }
 
-    private static func isStemCode(_ c: [Character]) -> Bool {
-        guard c.count == 4 || ((6...7).contains(c.count) && c[4] == ".") else { return false }
-        guard c[0] != "X", isCodeCharacter(c[0]), isCodeLetter(c[1]),
-              c[2].isASCII, c[2].isNumber, isCodeCharacter(c[3])
+    private static func isStemCode(_ c: [UInt8]) -> Bool {
+        guard c.count == 4 || ((6...7).contains(c.count) && c[4] == UInt8(ascii: ".")) else { return false }
+        guard c[0] != UInt8(ascii: "X"), isCodeCharacter(c[0]), isCodeLetter(c[1]), isDigit(c[2]), isCodeCharacter(c[3])
         else { return false }
         return c.dropFirst(5).allSatisfy(isCodeCharacter)
     }
 
-    private static func isExtensionCode(_ c: [Character]) -> Bool {
-        (4...6).contains(c.count) && c[0] == "X" && isCodeLetter(c[1])
+    private static func isExtensionCode(_ c: [UInt8]) -> Bool {
+        (4...6).contains(c.count) && c[0] == UInt8(ascii: "X") && isCodeLetter(c[1])
             && c.dropFirst(2).allSatisfy(isCodeCharacter)
     }
 
     /// Whether `uri` is an `http(s)://id.who.int/…` URI with a non-empty path.
     public static func isValidURI(_ uri: String) -> Bool {
-        guard uri.count <= 2_048 else { return false }
+        guard !ClinicalValidation.isLonger(uri, than: 2_048) else { return false }
         let path: Substring
         if uri.hasPrefix("https://id.who.int/") {
             path = uri.dropFirst("https://id.who.int/".count)
@@ -118,16 +127,17 @@ public struct ICD11Snapshot: Sendable, Hashable, Codable {
         } else {
             return false
         }
-        return !path.isEmpty && path.allSatisfy { $0.isASCII && !$0.isWhitespace && $0 != "\u{7F}" && $0.asciiValue.map { $0 >= 0x21 } == true }
+        // Printable ASCII other than the space, byte by byte: the same as asking each
+        // character for an ASCII value of at least 0x21, not 0x7F, and no white space.
+        return !path.isEmpty && path.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 
     /// Whether `release` is `YYYY-MM` with a month 01 to 12.
     public static func isValidRelease(_ release: String) -> Bool {
-        let c = Array(release)
-        guard c.count == 7, c[4] == "-",
-              c.enumerated().allSatisfy({ $0.offset == 4 || ($0.element.isASCII && $0.element.isNumber) }),
-              let month = Int(String(c[5...6]))
+        let c = Array(release.utf8)
+        guard c.count == 7, c[4] == UInt8(ascii: "-"),
+              c.indices.allSatisfy({ $0 == 4 || isDigit(c[$0]) })
         else { return false }
-        return (1...12).contains(month)
+        return (1...12).contains(Int(c[5] - 0x30) * 10 + Int(c[6] - 0x30))
     }
 }

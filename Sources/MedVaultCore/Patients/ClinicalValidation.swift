@@ -16,6 +16,13 @@ enum ClinicalValidation {
     /// The longest raw value of an extensible category accepted.
     static let maximumCategoryLength = 64
 
+    /// Whether `text` has more than `maximum` characters. A character is at least one
+    /// UTF-8 byte, so a text of at most `maximum` bytes is never counted (counting
+    /// characters breaks the whole text into grapheme clusters).
+    static func isLonger(_ text: some StringProtocol, than maximum: Int) -> Bool {
+        text.utf8.count > maximum && text.count > maximum
+    }
+
     /// Whether `text` has nothing but white space.
     static func isBlank(_ text: String) -> Bool {
         text.allSatisfy { $0.isWhitespace || $0.isNewline }
@@ -34,7 +41,7 @@ enum ClinicalValidation {
     ) {
         if isBlank(text) {
             errors.append(.validation(field, "must not be blank"))
-        } else if text.count > maximum {
+        } else if isLonger(text, than: maximum) {
             errors.append(.validation(field, "is too long"))
         } else {
             checkCharacters(text, field: field, multiline: multiline, into: &errors)
@@ -47,7 +54,7 @@ enum ClinicalValidation {
         _ text: String?, field: String, maximum: Int, multiline: Bool = false, into errors: inout [MedVaultError]
     ) {
         guard let text else { return }
-        if text.count > maximum {
+        if isLonger(text, than: maximum) {
             errors.append(.validation(field, "is too long"))
         } else {
             checkCharacters(text, field: field, multiline: multiline, into: &errors)
@@ -61,10 +68,10 @@ enum ClinicalValidation {
     ) {
         guard let text else { return }
         if multiline {
-            if text.unicodeScalars.contains(where: TextSafety.isRefusedInNote) {
+            if TextSafety.containsRefused(text, multiline: true) {
                 errors.append(.validation(field, "must not contain control characters other than newlines and tabs"))
             }
-        } else if text.unicodeScalars.contains(where: TextSafety.isRefusedInLine) {
+        } else if TextSafety.containsRefused(text, multiline: false) {
             errors.append(.validation(field, "must not contain control characters, line breaks or bidirectional formatting characters"))
         }
     }
@@ -75,7 +82,7 @@ enum ClinicalValidation {
         guard let rawValue else { return }
         if isBlank(rawValue) {
             errors.append(.validation(field, "must not be blank"))
-        } else if rawValue.count > maximumCategoryLength {
+        } else if isLonger(rawValue, than: maximumCategoryLength) {
             errors.append(.validation(field, "is too long"))
         } else {
             checkCharacters(rawValue, field: field, into: &errors)
@@ -96,12 +103,12 @@ enum ClinicalValidation {
     }
 
     static func isEmail(_ email: String) -> Bool {
-        guard email.count <= 254,
+        guard !isLonger(email, than: 254),
               email.unicodeScalars.allSatisfy({ !CharacterSet.whitespacesAndNewlines.contains($0)
                   && !CharacterSet.controlCharacters.contains($0) && !TextSafety.isRefusedInLine($0) })
         else { return false }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[0].count <= 64 else { return false }
+        guard parts.count == 2, !parts[0].isEmpty, !isLonger(parts[0], than: 64) else { return false }
         let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
         return labels.count >= 2 && labels.allSatisfy { !$0.isEmpty && !$0.hasPrefix("-") && !$0.hasSuffix("-") }
     }
@@ -113,7 +120,7 @@ enum ClinicalValidation {
         let allowed = Set("0123456789+-. ()")
         let digits = phone.filter(\.isASCII).filter(\.isNumber).count
         let plusOnlyFirst = !phone.dropFirst().contains("+")
-        if phone.count > 32 || !phone.allSatisfy({ allowed.contains($0) }) || !(3...20).contains(digits)
+        if isLonger(phone, than: 32) || !phone.allSatisfy({ allowed.contains($0) }) || !(3...20).contains(digits)
             || !plusOnlyFirst
         {
             errors.append(.validation(field, "is not a valid phone number"))
