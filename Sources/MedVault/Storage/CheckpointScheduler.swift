@@ -139,6 +139,11 @@ final class CheckpointScheduler: @unchecked Sendable {
                 lastBackfilled = max(lastBackfilled, backfilled)
             } else {
                 phase = .idle
+                // A round that could not run (another connection or process holds the
+                // checkpoint lock: it is checkpointing this log now) is not retried at
+                // the next commit, which would start one round per commit while it
+                // lasts, but once the log has grown by another threshold's worth.
+                if backfilled == nil { nextAttempt = lastCommitPages + backgroundThreshold }
             }
         }
     }
