@@ -42,6 +42,7 @@ final class CheckpointScheduler: @unchecked Sendable {
     /// later cycle than it started in copied frames of a log that no longer exists.
     private var cycle = 0
     private var runner: (@Sendable () async -> Int32?)?
+    private var launch: Launch = { work in Task.detached { await work() } }
 
     private enum Phase {
         /// No checkpoint in flight: one is scheduled when the WAL reaches `nextAttempt`.
@@ -71,9 +72,20 @@ final class CheckpointScheduler: @unchecked Sendable {
     /// Sets what runs a background checkpoint (returning the WAL frames it copied, or
     /// `nil` when it could not run); until then, and after ``stop()``, nothing is
     /// scheduled (the writer's inline backstop still applies).
-    func start(_ runner: @escaping @Sendable () async -> Int32?) {
-        lock.withLock { self.runner = runner }
+    ///
+    /// `launch` starts the round as a task: the pool's starts it on the checkpoint
+    /// connection's own thread (``ConnectionActor/launch(_:)``), so app tasks that keep
+    /// the cooperative pool busy cannot delay it until the WAL reaches the inline backstop.
+    func start(launch: @escaping Launch = { work in Task.detached { await work() } },
+               _ runner: @escaping @Sendable () async -> Int32?) {
+        lock.withLock {
+            self.runner = runner
+            self.launch = launch
+        }
     }
+
+    /// Starts a background round's task.
+    typealias Launch = @Sendable (@escaping @Sendable () async -> Void) -> Void
 
     /// Schedules nothing more.
     func stop() {
@@ -139,6 +151,11 @@ final class CheckpointScheduler: @unchecked Sendable {
                 lastBackfilled = max(lastBackfilled, backfilled)
             } else {
                 phase = .idle
+                // A round that could not run (another connection or process holds the
+                // checkpoint lock: it is checkpointing this log now) is not retried at
+                // the next commit, which would start one round per commit while it
+                // lasts, but once the log has grown by another threshold's worth.
+                if backfilled == nil { nextAttempt = lastCommitPages + backgroundThreshold }
             }
         }
     }
@@ -161,11 +178,12 @@ final class CheckpointScheduler: @unchecked Sendable {
         case .checkpointInline:
             sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         case .schedule:
-            guard let run = lock.withLock({ runner }) else {
+            let (run, launch) = lock.withLock { (runner, self.launch) }
+            guard let run else {
                 backgroundCheckpointFinished(backfilled: nil)
                 return
             }
-            Task.detached { [self] in
+            launch { [self] in
                 backgroundCheckpointFinished(backfilled: await run())
             }
         }

@@ -130,6 +130,19 @@ actor ConnectionActor {
         _ = try? await perform(.long) { connection in connection.suspend() }
     }
 
+    /// Starts `work` as a task that runs on this connection's own thread, not on
+    /// Swift's cooperative pool: callers that keep every cooperative thread busy (a
+    /// loop of short writes, which run on the caller's thread and never suspend) would
+    /// otherwise keep it from starting. Before macOS 15 / iOS 18 (no task executors),
+    /// a plain detached task.
+    nonisolated func launch(_ work: @escaping @Sendable () async -> Void) {
+        if #available(macOS 15.0, iOS 18.0, *) {
+            Task.detached(executorPreference: thread) { await work() }
+        } else {
+            Task.detached { await work() }
+        }
+    }
+
     /// How many callers wait in line (for tests).
     nonisolated var queuedCount: Int { ownership.queuedCount }
 

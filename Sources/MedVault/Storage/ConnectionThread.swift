@@ -96,3 +96,8 @@ final class ConnectionThread: SerialExecutor, @unchecked Sendable {
         }
     }
 }
+
+/// A task that prefers this executor (``ConnectionActor/launch(_:)``) runs every
+/// nonisolated step on the thread too, never waiting for a cooperative thread.
+@available(macOS 15.0, iOS 18.0, *)
+extension ConnectionThread: TaskExecutor {}

@@ -82,7 +82,10 @@ public final class VaultDatabase: Sendable {
             ConnectionActor(path: path, keyBox: keyBox, role: .reader,
                             configuration: configuration, name: "medvault.read\(index)")
         }
-        checkpoints.start { [weak self] in await self?.checkpointInBackground() }
+        let checkpointer = self.checkpointer
+        checkpoints.start(launch: { work in checkpointer.launch(work) }) { [weak self] in
+            await self?.checkpointInBackground()
+        }
     }
 
     /// Opens (or creates) an encrypted database.

@@ -66,12 +66,18 @@ struct CheckpointSchedulerTests {
         #expect(scheduler.action(afterCommitAt: 105) == .schedule)
     }
 
-    @Test("A round that could not run is retried at the next commit past the threshold")
+    @Test("A round that could not run (another process is checkpointing) is retried a threshold later, not at every commit")
     func roundThatCouldNotRun() {
         let scheduler = Self.scheduler()
         #expect(scheduler.action(afterCommitAt: 100) == .schedule)
+        #expect(scheduler.action(afterCommitAt: 104) == .nothing)
         scheduler.backgroundCheckpointFinished(backfilled: nil)
-        #expect(scheduler.action(afterCommitAt: 101) == .schedule)
+        #expect(scheduler.action(afterCommitAt: 105) == .nothing)
+        #expect(scheduler.action(afterCommitAt: 203) == .nothing)
+        #expect(scheduler.action(afterCommitAt: 204) == .schedule)
+        // That round ran: the catch-up works as after any round.
+        scheduler.backgroundCheckpointFinished(backfilled: 204)
+        #expect(scheduler.action(afterCommitAt: 210) == .checkpointInline)
     }
 
     @Test("Once stopped, nothing is scheduled; the backstop remains")
