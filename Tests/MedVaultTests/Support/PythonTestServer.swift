@@ -9,46 +9,26 @@ import MedVaultCore
 /// and stopped with SIGKILL. It also exits by itself when its standard input closes, so
 /// a test process that dies takes it along.
 final class PythonTestServer: @unchecked Sendable {
-    // @unchecked: `process` and `lifeline` are set once in init and only used by stop(),
-    // which TestProcess (its wait status under a lock) and FileHandle allow from any thread.
+    // @unchecked: `child` is set once in init and only used by stop(), which TestProcess
+    // (its wait status under a lock) and FileHandle allow from any thread.
     let port: Int
-    private let process: TestProcess
-    /// The server's standard input: it exits when this closes.
-    private let lifeline: Pipe
+    private let child: PythonChild
 
     /// The folder of the test scripts.
-    static let scripts = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Scripts")
+    static let scripts = PythonChild.scripts
 
     /// Starts `Tests/Scripts/<script>` with `arguments` and waits for the port it printed.
     ///
     /// - Throws: `invalidArgument` naming `what` when it printed no port (python3 missing,
     ///   a script error); the process is then killed.
     init(script: String, arguments: [String] = [], what: String) throws {
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.scripts.appendingPathComponent(script).path] + arguments
-        let output = Pipe(), lifeline = Pipe()
-        process.standardInput = lifeline
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        let child = try PythonChild(script: script, arguments: arguments)
+        guard child.firstLine.hasPrefix("PORT "), let port = Int(child.firstLine.dropFirst(5)) else {
+            child.stop()
             throw MedVaultError(.invalidArgument, reason: "the \(what) did not start (is python3 installed?)")
         }
         self.port = port
-        self.process = process
-        self.lifeline = lifeline
+        self.child = child
     }
 
     deinit { stop() }
@@ -56,11 +36,7 @@ final class PythonTestServer: @unchecked Sendable {
     /// Stops the server (idempotent): SIGKILL, which no inherited signal disposition can
     /// ignore, then waits for it.
     func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? lifeline.fileHandleForWriting.close()
+        child.stop()
     }
 
     /// `http://127.0.0.1:<port>`.
