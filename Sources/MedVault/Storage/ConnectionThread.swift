@@ -31,6 +31,7 @@ final class ConnectionThread: SerialExecutor, @unchecked Sendable {
     private func launchIfNeeded() {
         guard !isLaunched else { return }
         isLaunched = true
+        isStarted = false
         let thread = Thread { [self] in
             // Named from inside, once `start()` has returned: on Linux a name set
             // before `start()` never reaches the system thread (which tools such as
@@ -65,7 +66,10 @@ final class ConnectionThread: SerialExecutor, @unchecked Sendable {
         UnownedSerialExecutor(ordinary: self)
     }
 
-    /// Lets the thread finish the jobs already queued, then exit.
+    /// Lets the thread finish the jobs already queued, then exit. A job enqueued after
+    /// that (a task that prefers this executor, resuming after the pool closed) starts a
+    /// thread again, which runs it and exits: no job is ever left unrun, and two threads
+    /// never run this executor's jobs at once.
     func stop() {
         condition.lock()
         isStopping = true
@@ -81,6 +85,8 @@ final class ConnectionThread: SerialExecutor, @unchecked Sendable {
                 condition.lock()
                 while jobs.isEmpty && !isStopping { condition.wait() }
                 if jobs.isEmpty {
+                    // Stopping with nothing left: a later job launches a new thread.
+                    isLaunched = false
                     condition.unlock()
                     return
                 }
