@@ -9,16 +9,16 @@ struct ConnectionThreadTests {
     func jobAfterStopRuns() async throws {
         guard #available(macOS 15.0, iOS 18.0, *) else { return }
         let thread = ConnectionThread(name: "medvault.test")
-        let first = await Task.detached(executorPreference: thread) { threadName() }.value
+        let first = await Task.detached(executorPreference: thread) { ThreadNames.current() }.value
         #expect(first == "medvault.test")
         thread.stop()
         // Let the thread see the stop and exit (nothing is queued).
         try await Task.sleep(for: .milliseconds(100))
         // A task resuming on the executor after that, as a round would after close().
         let ran = Gate()
-        let names = Names()
+        let names = ThreadNames()
         Task.detached(executorPreference: thread) {
-            names.record(threadName())
+            names.append(ThreadNames.current())
             ran.open()
         }
         let deadline = ContinuousClock.now + .seconds(20)
@@ -30,22 +30,7 @@ struct ConnectionThreadTests {
         try #require(ran.isOpened)
         // And the relaunched thread exits again: a later job starts yet another one.
         try await Task.sleep(for: .milliseconds(100))
-        let third = await Task.detached(executorPreference: thread) { threadName() }.value
+        let third = await Task.detached(executorPreference: thread) { ThreadNames.current() }.value
         #expect(third == "medvault.test")
     }
-}
-
-/// The current thread's name (synchronous: `Thread.current` is not for async contexts).
-private func threadName() -> String {
-    Thread.current.name ?? ""
-}
-
-/// Thread names recorded from any thread.
-private final class Names: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `names` is read and written only while holding `lock`.
-    private let lock = NSLock()
-    private var names: [String] = []
-
-    func record(_ name: String) { lock.withLock { names.append(name) } }
-    var all: [String] { lock.withLock { names } }
 }

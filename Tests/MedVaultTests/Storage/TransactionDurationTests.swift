@@ -209,14 +209,19 @@ struct MigrationDurationTests {
     }
 }
 
-/// Thread names collected from migration closures.
-private final class ThreadNames: @unchecked Sendable {
+/// Thread names collected from migration closures and tasks, from any thread.
+final class ThreadNames: @unchecked Sendable {
     // Safety of @unchecked Sendable: `names` is read and written only under `lock`.
     private let lock = NSLock()
     private var names: [String] = []
 
     func append(_ name: String) { lock.withLock { names.append(name) } }
     var all: [String] { lock.withLock { names } }
+
+    /// The current thread's name (synchronous: `Thread.current` is not for async contexts).
+    static func current() -> String {
+        Thread.current.name ?? ""
+    }
 }
 
 @Suite("Connection ownership")
