@@ -1,3 +1,5 @@
+import Foundation
+
 /// The statements of the raw reference: the very SQL text the SQLCipher
 /// repositories run (copied from `Sources/MedVault/Repositories/`, whose constants
 /// are internal), so both sides do the same SQL work and the ratio measures the
@@ -89,6 +91,20 @@ enum ClinicSQL {
         WHERE token = ? AND sort_key >= ? AND (sort_key > ? OR patient_id > ?) \
         ORDER BY sort_key, patient_id LIMIT ?
         """
+    /// `PatientSearchIndex.tokenPatients` and `tokenPatientsAfter`: a single token's
+    /// patients joined to their rows, the index key last.
+    static let tokenPatients = """
+        SELECT \(tokenPatientColumns) FROM patient_search_token t LEFT JOIN patient p ON p.rowid = t.patient_rowid \
+        WHERE t.token = ? ORDER BY t.sort_key, t.patient_id LIMIT ?
+        """
+    static let tokenPatientsAfter = """
+        SELECT \(tokenPatientColumns) FROM patient_search_token t LEFT JOIN patient p ON p.rowid = t.patient_rowid \
+        WHERE t.token = ? AND t.sort_key >= ? AND (t.sort_key > ? OR t.patient_id > ?) \
+        ORDER BY t.sort_key, t.patient_id LIMIT ?
+        """
+    private static let tokenPatientColumns = patientColumns.split(separator: ",")
+        .map { "p." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
+        + ", t.sort_key, t.patient_id"
     /// `PatientSearchIndex.patientsByRowid`: up to 50 candidates' rows in one statement.
     static let patientsPerRead = 50
     static let patientsByRowid = """

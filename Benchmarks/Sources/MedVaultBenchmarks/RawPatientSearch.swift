@@ -1,6 +1,7 @@
 /// W4's raw reference: the algorithm of MedVault's `PatientSearchIndex` (find the
-/// distinct tokens under the prefix, merge their index rows in patient order a batch
-/// at a time, read each candidate's row by rowid) on statements prepared once, for a
+/// distinct tokens under the prefix; for one token, walk its index rows joined to the
+/// patient rows; for several, merge their index rows in patient order a batch at a
+/// time and read each candidate's row by rowid) on statements prepared once, for a
 /// one-word query of active patients, inside one `BEGIN … COMMIT` read transaction as
 /// MedVault's `pool.read` (one snapshot, one lock, instead of one per statement). Rows
 /// are copied into ``RawClinic/PatientRow``.
@@ -31,6 +32,7 @@ final class RawPatientSearch {
 
     private let begin, commit: RawStatement
     private let firstToken, nextToken, rangeCandidates, firstBatch, nextBatch, patientsByRowid: RawStatement
+    private let tokenPatients, tokenPatientsAfter: RawStatement
 
     init(_ db: RawSQLCipher) throws {
         begin = try db.prepare("BEGIN")
@@ -41,6 +43,8 @@ final class RawPatientSearch {
         firstBatch = try db.prepare(ClinicSQL.firstBatch)
         nextBatch = try db.prepare(ClinicSQL.nextBatch)
         patientsByRowid = try db.prepare(ClinicSQL.patientsByRowid)
+        tokenPatients = try db.prepare(ClinicSQL.tokenPatients)
+        tokenPatientsAfter = try db.prepare(ClinicSQL.tokenPatientsAfter)
     }
 
     /// The first `limit` active patients holding a token that starts with `prefix` (folded).
@@ -59,6 +63,9 @@ final class RawPatientSearch {
             try nextToken.bind(2, upper)
             probe = try nextToken.step() ? nextToken.text(at: 0) : nil
             nextToken.reset()
+        }
+        if tokens.count == 1 {
+            return try patients(holding: tokens[0], limit: limit)
         }
         var cursors: [Cursor]
         if tokens.count > Self.maxMergedTokens {
@@ -109,6 +116,37 @@ final class RawPatientSearch {
             for rowid in wanted {
                 if let row = found[rowid], row.deletedAt == nil { rows.append(row) }
             }
+        }
+        return rows
+    }
+
+    /// `PatientSearchIndex.patients(holding:keeping:limit:in:)`: batches of as many
+    /// rows as results are missing, each after the previous batch's last index key.
+    private func patients(holding token: String, limit: Int) throws -> [RawClinic.PatientRow] {
+        var rows: [RawClinic.PatientRow] = []
+        var last: (sortKey: String, id: [UInt8])?
+        while rows.count < limit {
+            let requested = limit - rows.count
+            let statement = last == nil ? tokenPatients : tokenPatientsAfter
+            try statement.bind(1, token)
+            if let last {
+                try statement.bind(2, last.sortKey)
+                try statement.bind(3, last.sortKey)
+                try statement.bind(4, bytes: last.id)
+                try statement.bind(5, Int64(requested))
+            } else {
+                try statement.bind(2, Int64(requested))
+            }
+            var read = 0
+            while try statement.step() {
+                read += 1
+                if read == requested { last = (statement.text(at: 13), statement.blob(at: 14)) }
+                guard !statement.isNull(at: 0) else { continue }
+                let row = RawClinic.patient(statement)
+                if row.deletedAt == nil { rows.append(row) }
+            }
+            statement.reset()
+            guard read == requested else { break }
         }
         return rows
     }

@@ -1,11 +1,12 @@
 import Foundation
-import MedVault
+@testable import MedVault
 import MedVaultCore
 import Testing
 
-/// The ordered search walks tokens, merges them in batches and falls back to a sorted
-/// range for wide prefixes: every path must give exactly the in-memory repository's
-/// answer (a plain scan in patient order) on the same patients.
+/// The ordered search walks tokens, merges them in batches, reads a single token's
+/// patients joined to their rows, and falls back to a sorted range for wide prefixes:
+/// every path must give exactly the in-memory repository's answer (a plain scan in
+/// patient order) on the same patients.
 @Suite("Patient search merge (SQLCipher vs in-memory)")
 struct PatientSearchMergeTests {
     typealias F = ClinicalFixtures
@@ -38,7 +39,8 @@ struct PatientSearchMergeTests {
             }
         }
         let queries = ["a", "an", "ana", "anab", "ANDRÉS", "gar", "garc", "garci", "g", "ru", "ruiz", "nun",
-                       "núñ", "jo", "jose gar", "gar jose", "ana ru", "6", "60", "61", "example", "zzz", "ma ló"]
+                       "núñ", "jo", "jose gar", "gar jose", "ana ru", "6", "60", "61", "example", "zzz", "ma ló",
+                       "garcia", "lópez", "rub", "josefa garc", "gómez ana"]
         for query in queries {
             for filter in PatientFilter.allCases {
                 for limit in [1, 7, 50, 500] {
@@ -51,6 +53,49 @@ struct PatientSearchMergeTests {
         // The wide and the long results really cross the paths this suite is about.
         #expect(try await sqlcipher.search("6", filter: .all, limit: 500).count == 500)
         #expect(try await sqlcipher.search("ana", filter: .all, limit: 500).count > 64)
+        // One token ("garcia", surnames and e-mail domains) holding more patients than
+        // a batch reads, with inactive ones among them: the single-token walk goes on
+        // after a batch the filter thinned.
+        #expect(try await sqlcipher.search("garcia", filter: .active, limit: 500).count > 100)
+    }
+
+    @Test func aSingleTokenWalkSkipsAnIndexRowWithoutItsPatient() async throws {
+        let database = try await TemporaryVaultDatabase.open()
+        defer { Task { await database.close() } }
+        let clock = SteppingClock().recordClock
+        let sqlcipher = SQLCipherPatientRepository(pool: database.pool, clock: clock)
+        let memory = InMemoryClinicalRecords(clock: clock).patients
+        let people = Self.clinic()
+        try await sqlcipher.create(people)
+        try await memory.create(people)
+        // A damaged index: a "garcia" row first in patient order, and one in the middle,
+        // pointing at rowids no patient has.
+        try await database.pool.write { db in
+            for (sortKey, rowid) in [("a", 900_001), ("m", 900_002)] as [(String, Int64)] {
+                try db.execute("""
+                    INSERT INTO patient_search_token (token, sort_key, patient_id, patient_rowid) VALUES ('garcia', ?, ?, ?)
+                    """, [.text(sortKey), UUID().vaultValue, .integer(rowid)])
+            }
+        }
+        for limit in [1, 2, 50, 500] {
+            let expected = try await memory.search("garcia", filter: .all, limit: limit).map(\.id)
+            #expect(try await sqlcipher.search("garcia", filter: .all, limit: limit).map(\.id) == expected)
+        }
+    }
+
+    @Test func theSingleTokenWalkFollowsTheIndex() async throws {
+        let database = try await TemporaryVaultDatabase.open()
+        defer { Task { await database.close() } }
+        for (sql, parameterCount) in [(PatientSearchIndex.tokenPatients, 2), (PatientSearchIndex.tokenPatientsAfter, 5)] {
+            let arguments = [VaultValue](repeating: .text("x"), count: parameterCount)
+            let plan = try await database.pool.read { db in
+                try db.fetchAll("EXPLAIN QUERY PLAN " + sql, arguments) { $0.text(at: 3) }
+            }
+            #expect(plan.count == 2, "\(plan)")
+            #expect(plan.first?.hasPrefix("SEARCH TABLE patient_search_token AS t USING PRIMARY KEY (token=?") == true, "\(plan)")
+            #expect(plan.last?.hasPrefix("SEARCH TABLE patient AS p USING INTEGER PRIMARY KEY") == true, "\(plan)")
+            #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+        }
     }
 
     @Test func renamedPatientsMoveInTheOrder() async throws {

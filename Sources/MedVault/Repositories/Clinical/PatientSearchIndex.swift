@@ -15,6 +15,11 @@ import MedVaultCore
 ///    ``rowsPerRead``, one statement), and keeps each in merge order when the filter
 ///    includes it and the other query words are prefixes of its tokens too, until `limit`.
 ///
+/// When the prefix covers a single token (a whole word, or a prefix only one name
+/// starts with: the common case), there is nothing to merge: one statement walks that
+/// token's rows in patient order joined to the patient rows, as many as results are
+/// still missing, so no candidate is decoded apart and no rowid list is built.
+///
 /// The work is proportional to the distinct tokens plus the rows returned, not to the
 /// number of matches: at 100,000 patients a 3-letter prefix costs about what it costs at
 /// 10,000. A prefix covering more than ``maxMergedTokens`` distinct tokens (one digit of
@@ -112,7 +117,15 @@ enum PatientSearchIndex {
         // Every candidate holds a token in [walker, upper), which is exactly a token
         // starting with `walker`: only the other words remain to be checked.
         let others = queryTokens.filter { $0 != walker }
-        var candidates = try candidateStream(prefix: walker, upper: upper, wanted: limit, in: db)
+        let keeps = { (patient: Patient) in
+            filter.includes(patient)
+                && (others.isEmpty || SearchText.matches(queryTokens: others, recordTokens: patient.searchTokens))
+        }
+        let tokens = try self.tokens(prefix: walker, upper: upper, in: db)
+        if tokens.count == 1 {
+            return try patients(holding: tokens[0], keeping: keeps, limit: limit, in: db)
+        }
+        var candidates = try candidateStream(tokens: tokens, prefix: walker, upper: upper, wanted: limit, in: db)
         var result: [Patient] = []
         var previousID: UUID?
         while result.count < limit {
@@ -128,11 +141,58 @@ enum PatientSearchIndex {
             guard !wanted.isEmpty else { break }
             let rows = try patients(rowids: wanted, in: db)
             for rowid in wanted {
-                guard let patient = rows[rowid], filter.includes(patient),
-                      others.isEmpty || SearchText.matches(queryTokens: others, recordTokens: patient.searchTokens)
-                else { continue }
+                guard let patient = rows[rowid], keeps(patient) else { continue }
                 result.append(patient)
             }
+        }
+        return result
+    }
+
+    /// One token's patients in patient order, with the index row's key last (to read
+    /// the next batch after it). A `LEFT JOIN` fixes the index as the outer loop, so the
+    /// rows come in its order whatever the planner estimates; an index row whose patient
+    /// row is missing (a damaged index) comes as NULLs and is skipped.
+    static let tokenPatients = """
+        SELECT \(tokenPatientColumns) FROM patient_search_token t LEFT JOIN patient p ON p.rowid = t.patient_rowid \
+        WHERE t.token = ? ORDER BY t.sort_key, t.patient_id LIMIT ?
+        """
+    /// ``tokenPatients`` after (sort_key, patient_id) = (?, ?), without row values.
+    static let tokenPatientsAfter = """
+        SELECT \(tokenPatientColumns) FROM patient_search_token t LEFT JOIN patient p ON p.rowid = t.patient_rowid \
+        WHERE t.token = ? AND t.sort_key >= ? AND (t.sort_key > ? OR t.patient_id > ?) \
+        ORDER BY t.sort_key, t.patient_id LIMIT ?
+        """
+    private static let tokenPatientColumns =
+        "\(ClinicalRows.PatientColumn.selection(alias: "p")), t.sort_key, t.patient_id"
+    private static let tokenSortKeyColumn = Int32(ClinicalRows.PatientColumn.allCases.count)
+
+    /// The first `limit` patients holding `token` that `keeps` accepts, in patient order:
+    /// each batch reads as many rows as results are still missing, so when every row is
+    /// kept, one statement reads exactly the rows returned.
+    private static func patients(
+        holding token: String, keeping keeps: (Patient) -> Bool, limit: Int, in db: DatabaseConnection
+    ) throws -> [Patient] {
+        var result: [Patient] = []
+        var last: (sortKey: String, id: UUID)?
+        while result.count < limit {
+            let requested = limit - result.count
+            var read = 0
+            let arguments: [VaultValue] = if let last {
+                [.text(token), .text(last.sortKey), .text(last.sortKey), last.id.vaultValue, .integer(Int64(requested))]
+            } else {
+                [.text(token), .integer(Int64(requested))]
+            }
+            try db.forEachRow(last == nil ? tokenPatients : tokenPatientsAfter, arguments) { row in
+                read += 1
+                if read == requested {
+                    last = (row.text(at: tokenSortKeyColumn), try row[tokenSortKeyColumn + 1])
+                }
+                guard !row.isNull(at: ClinicalRows.PatientColumn.id.rawValue) else { return true }
+                let patient = try ClinicalRows.patient(row)
+                if keeps(patient) { result.append(patient) }
+                return true
+            }
+            guard read == requested else { break }
         }
         return result
     }
@@ -151,16 +211,23 @@ enum PatientSearchIndex {
         return rows
     }
 
-    /// The candidates of the prefix range [`prefix`, `upper`) in patient order.
-    private static func candidateStream(
-        prefix: String, upper: String, wanted: Int, in db: DatabaseConnection
-    ) throws -> PatientSearchMerge {
+    /// The distinct tokens in [`prefix`, `upper`), in order, one index probe each; one
+    /// more than ``maxMergedTokens`` at most (enough to know there are too many).
+    private static func tokens(prefix: String, upper: String, in db: DatabaseConnection) throws -> [String] {
         var tokens: [String] = []
         var probe = try db.fetchOne(firstToken, [.text(prefix), .text(upper)]) { $0.text(at: 0) }
         while let token = probe, tokens.count <= maxMergedTokens {
             tokens.append(token)
             probe = try db.fetchOne(nextToken, [.text(token), .text(upper)]) { $0.text(at: 0) }
         }
+        return tokens
+    }
+
+    /// The candidates of `tokens`, the distinct tokens of the prefix range
+    /// [`prefix`, `upper`), in patient order.
+    private static func candidateStream(
+        tokens: [String], prefix: String, upper: String, wanted: Int, in db: DatabaseConnection
+    ) throws -> PatientSearchMerge {
         if tokens.count > maxMergedTokens {
             let sorted = try db.fetchAll(rangeCandidates, [.text(prefix), .text(upper)],
                                          PatientSearchCandidate.init(row:))
