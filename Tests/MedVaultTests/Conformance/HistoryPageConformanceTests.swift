@@ -74,6 +74,51 @@ struct HistoryPageConformanceTests {
         }
     }
 
+    /// Signed sessions with and without addenda, and an unsigned one, on pages of every
+    /// size: each entry carries exactly its own signature and addenda (SQLCipher reads
+    /// the addenda only for a page where a session has some). A patient without
+    /// sessions, or a cursor past the last one, gives an empty page, not `notFound`.
+    @Test(arguments: ClinicalBackend.all)
+    func signaturesAndAddendaFollowTheirSessionOnEveryPage(backend: ClinicalBackend) async throws {
+        let repos = try await F.make(backend)
+        try await repos.professional.save(SigningConformanceTests.professional)
+        let patient = try await repos.patients.create(F.patient())
+        var sessions: [ClinicalSession] = []
+        for (hours, signed, addenda) in [(-3.0, true, 2), (-2, true, 0), (-1, false, 0), (0, true, 0)] {
+            let session = try await repos.sessions.create(ClinicalSession(patientID: patient.id,
+                                                                          date: Self.at(hours: hours)))
+            if signed { try await repos.sessions.sign(session.id, version: session.version) }
+            for number in 0..<addenda {
+                _ = try await repos.sessions.addAddendum(to: session.id, reason: "Corrección \(number)", text: "Nota")
+            }
+            sessions.append(session)
+        }
+        for limit in [1, 2, 3, 4, 5] {
+            var entries: [SessionHistoryEntry] = []
+            var page = try await repos.sessions.history(of: patient.id, after: nil, limit: limit)
+            entries += page.entries
+            while let cursor = page.nextCursor {
+                page = try await repos.sessions.history(of: patient.id, after: cursor, limit: limit)
+                entries += page.entries
+            }
+            #expect(entries.map(\.session.id) == sessions.reversed().map(\.id), "limit \(limit)")
+            for entry in entries {
+                #expect(try await repos.sessions.entry(entry.session.id) == entry, "limit \(limit)")
+            }
+            #expect(entries.map { $0.signature != nil } == [true, false, true, true], "limit \(limit)")
+            #expect(entries.map(\.addenda.count) == [0, 0, 0, 2], "limit \(limit)")
+        }
+        let past = try await repos.sessions.history(of: patient.id, after: SessionHistoryCursor(after: sessions[0]),
+                                                    limit: 5)
+        #expect(past.entries.isEmpty && past.nextCursor == nil)
+        let newcomer = try await repos.patients.create(F.patient("Nuevo", "Paciente"))
+        let none = try await repos.sessions.history(of: newcomer.id, after: nil, limit: 5)
+        #expect(none.entries.isEmpty && none.nextCursor == nil)
+        await expectMedVaultError(.notFound, field: "patientID") {
+            try await repos.sessions.history(of: UUID(), after: SessionHistoryCursor(after: sessions[0]), limit: 5)
+        }
+    }
+
     /// A page of one session whose neighbour in history order shares its date and has
     /// records: the page's span (date, then id) includes the one and not the other.
     @Test(arguments: ClinicalBackend.all)
