@@ -45,18 +45,9 @@ enum ClinicSQL {
 
     static let countPatients = "SELECT count(*) FROM patient WHERE 1"
     static let patientExists = "SELECT 1 FROM patient WHERE id = ?"
-    /// `SessionHistoryReader.sessions`: the sessions, each joined to its signature
-    /// (columns 12–18) and with an addenda flag (column 19).
     static let history = """
-        SELECT \(sessionColumns.split(separator: ",").map { "s." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-            .joined(separator: ", ")), \
-        g.session_id, g.professional_id, g.professional_name, g.license_number, g.signed_at, g.content_sha256, \
-        g.encoding_version, EXISTS (SELECT 1 FROM session_addendum a WHERE a.session_id = s.id) \
-        FROM clinical_session s LEFT JOIN session_signature g ON g.session_id = s.id \
-        WHERE s.patient_id = ? ORDER BY s.date_ms DESC, s.id DESC LIMIT ?
+        SELECT \(sessionColumns) FROM clinical_session WHERE patient_id = ? ORDER BY date_ms DESC, id DESC LIMIT ?
         """
-    static let historySignatureColumn: Int32 = 12
-    static let historyAddendaFlagColumn: Int32 = 19
     /// `SessionHistoryReader`'s page-wide reads: the rows of every session of the page
     /// (one patient, (date_ms, id) between the page's last and first entries).
     private static let pageSessions = """
@@ -68,6 +59,11 @@ enum ClinicSQL {
         d.severity, d.diagnosed_at, d.created_at, d.updated_at, d.version, d.clinical_notes \
         FROM clinical_session s JOIN diagnosis d ON d.session_id = s.id \(pageSessions) \
         ORDER BY s.date_ms DESC, s.id DESC, d.diagnosed_at, d.id
+        """
+    static let pageSignatures = """
+        SELECT g.session_id, g.professional_id, g.professional_name, g.license_number, g.signed_at, \
+        g.content_sha256, g.encoding_version \
+        FROM clinical_session s JOIN session_signature g ON g.session_id = s.id \(pageSessions)
         """
     static let pageAddenda = """
         SELECT a.id, a.session_id, a.author_id, a.author_name, a.created_at, a.reason, a.text \

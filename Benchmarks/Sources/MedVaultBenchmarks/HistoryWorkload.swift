@@ -6,10 +6,8 @@ import MedVaultCore
 /// W3 — a patient's full history with its diagnoses, materialised as values.
 ///
 /// MedVault: `sessions.history(of: id, after: nil, limit: 50)` (a read transaction:
-/// the sessions, each joined to its signature and flagged when it has addenda, then the
-/// page's diagnoses in one query; the addenda query only when a session has some, none
-/// here, and the patient check only for an empty page; every row decoded into
-/// `ClinicalSession`/`Diagnosis`).
+/// the patient check, the history query, then the page's diagnoses, signatures and
+/// addenda with one query each, every row decoded into `ClinicalSession`/`Diagnosis`).
 /// Raw C: the same statements in one `BEGIN … COMMIT` on a read-only connection, each
 /// row copied into a plain struct.
 /// Random patients of the 10,000-patient clinic (10 sessions each).
@@ -126,6 +124,7 @@ struct HistoryWorkload: Workload {
         let exists = try raw.prepare(ClinicSQL.patientExists)
         let history = try raw.prepare(ClinicSQL.history)
         let diagnoses = try raw.prepare(ClinicSQL.pageDiagnoses)
+        let signatures = try raw.prepare(ClinicSQL.pageSignatures)
         let addenda = try raw.prepare(ClinicSQL.pageAddenda)
         var medVaultRows = 0
         var rawRows = 0
@@ -137,30 +136,19 @@ struct HistoryWorkload: Workload {
         }, reference: { id in
             _ = raw.takePageCounts()
             try begin.run()
+            try exists.bind(1, bytes: id.bytes)
+            guard try exists.step() else { throw BenchmarkError("W3: raw patient missing") }
+            exists.reset()
             try history.bind(1, bytes: id.bytes)
             try history.bind(2, Int64(limit + 1))
             var rows: [RawClinic.SessionRow] = []
-            var hasAddenda = false
-            while try history.step() {
-                rows.append(RawClinic.session(history))
-                // The fixture has no signatures or addenda.
-                guard history.isNull(at: ClinicSQL.historySignatureColumn) else {
-                    throw BenchmarkError("W3: unexpected signature")
-                }
-                hasAddenda = hasAddenda || history.int64(at: ClinicSQL.historyAddendaFlagColumn) != 0
-            }
+            while try history.step() { rows.append(RawClinic.session(history)) }
             history.reset()
-            if rows.isEmpty {
-                // SessionHistoryReader checks the patient only for an empty page.
-                try exists.bind(1, bytes: id.bytes)
-                guard try exists.step() else { throw BenchmarkError("W3: raw patient missing") }
-                exists.reset()
-            }
             let page = rows.prefix(limit)
             if let first = page.first, let last = page.last {
                 var position: [[UInt8]: Int] = [:]
                 for index in page.indices { position[rows[index].id] = index }
-                for statement in [diagnoses, addenda] {
+                for statement in [diagnoses, signatures, addenda] {
                     try statement.bind(1, bytes: id.bytes)
                     try statement.bind(2, last.dateMS)
                     try statement.bind(3, first.dateMS)
@@ -174,9 +162,10 @@ struct HistoryWorkload: Workload {
                     if let index = position[diagnosis.sessionID] { rows[index].diagnoses.append(diagnosis) }
                 }
                 diagnoses.reset()
-                if hasAddenda {
-                    while try addenda.step() { throw BenchmarkError("W3: unexpected addendum") }
-                }
+                // The fixture has no signatures or addenda: both queries return no row.
+                while try signatures.step() { throw BenchmarkError("W3: unexpected signature") }
+                signatures.reset()
+                while try addenda.step() { throw BenchmarkError("W3: unexpected addendum") }
                 addenda.reset()
             }
             try commit.run()

@@ -81,10 +81,4 @@ extension VaultRow {
     subscript<Value: VaultValueConvertible, Column: TableColumn>(_ column: Column) -> Value {
         get throws { try Value(row: self, column: column.rawValue) }
     }
-
-    /// Decodes `column` of `Column`'s ``TableColumn/selection`` selected from position
-    /// `offset` on (after another table's columns, in a join).
-    subscript<Value: VaultValueConvertible, Column: TableColumn>(_ column: Column, from offset: Int32) -> Value {
-        get throws { try Value(row: self, column: offset + column.rawValue) }
-    }
 }

@@ -47,20 +47,18 @@ enum SigningRows {
         SELECT \(AddendumColumn.selection) FROM session_addendum WHERE session_id = ? ORDER BY position
         """
 
-    /// A signature selected with ``SignatureColumn``'s selection, from column `offset` on.
-    static func signature(_ row: VaultRow, from offset: Int32 = 0) throws -> SessionSignature {
+    static func signature(_ row: VaultRow) throws -> SessionSignature {
         typealias C = SignatureColumn
-        let hex: String = try row[C.contentSha256, from: offset]
+        let hex: String = try row[C.contentSha256]
         let digest: SHA256Digest
         do { digest = try SHA256Digest(hex: hex) } catch {
             throw MedVaultError(.corrupted, reason: "a stored signature digest is malformed")
         }
-        let version: Int64 = try row[C.encodingVersion, from: offset]
+        let version: Int64 = try row[C.encodingVersion]
         return SessionSignature(
-            sessionID: try row[C.sessionId, from: offset], professionalID: try row[C.professionalId, from: offset],
-            professionalName: try row[C.professionalName, from: offset],
-            licenseNumber: try row[C.licenseNumber, from: offset],
-            signedAt: try row[C.signedAt, from: offset], contentSHA256: digest, encodingVersion: Int(version))
+            sessionID: try row[C.sessionId], professionalID: try row[C.professionalId],
+            professionalName: try row[C.professionalName], licenseNumber: try row[C.licenseNumber],
+            signedAt: try row[C.signedAt], contentSHA256: digest, encodingVersion: Int(version))
     }
 
     static func addendum(_ row: VaultRow) throws -> SessionAddendum {
