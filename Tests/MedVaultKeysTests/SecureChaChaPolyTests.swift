@@ -52,6 +52,43 @@ struct SecureChaChaPolyTests {
         #expect(error?.code == .invalidArgument)
     }
 
+    @Test("long messages, every associated-data length around a block, and buffers at odd addresses agree with swift-crypto")
+    func wordWisePathsAgree() throws {
+        for (length, adLength) in [(127, 0), (128, 16), (129, 17), (1_000, 33), (4_103, 15), (65_537, 1)] {
+            let plaintext = (0..<length).map { _ in UInt8.random(in: 0...255) }
+            let key = (0..<32).map { _ in UInt8.random(in: 0...255) }
+            let nonce = (0..<12).map { _ in UInt8.random(in: 0...255) }
+            let ad = (0..<adLength).map { _ in UInt8.random(in: 0...255) }
+            let theirs = try ChaChaPoly.seal(plaintext, using: SymmetricKey(data: key),
+                                             nonce: ChaChaPoly.Nonce(data: nonce), authenticating: ad)
+            // One byte in: every 8- and 16-byte load of the message is unaligned.
+            let shiftedInput = [0] + plaintext
+            var shiftedOutput = [UInt8](repeating: 0, count: length + 1)
+            let tag = shiftedInput.withUnsafeBytes { input in
+                key.withUnsafeBytes { keyBytes in
+                    shiftedOutput.withUnsafeMutableBytes { output in
+                        SecureChaChaPoly.seal(UnsafeRawBufferPointer(rebasing: input[1...]), key: keyBytes, nonce: nonce,
+                                              associatedData: ad, into: UnsafeMutableRawBufferPointer(rebasing: output[1...]))
+                    }
+                }
+            }
+            #expect(Array(shiftedOutput.dropFirst()) == Array(theirs.ciphertext), "length \(length)")
+            #expect(tag == Array(theirs.tag), "length \(length)")
+            let shiftedCiphertext = [0] + Array(theirs.ciphertext)
+            var opened = [UInt8](repeating: 0, count: length + 1)
+            let ok = shiftedCiphertext.withUnsafeBytes { input in
+                key.withUnsafeBytes { keyBytes in
+                    opened.withUnsafeMutableBytes { output in
+                        SecureChaChaPoly.open(UnsafeRawBufferPointer(rebasing: input[1...]), tag: Array(theirs.tag),
+                                              key: keyBytes, nonce: nonce, associatedData: ad,
+                                              into: UnsafeMutableRawBufferPointer(rebasing: output[1...]))
+                    }
+                }
+            }
+            #expect(ok && Array(opened.dropFirst()) == plaintext, "length \(length)")
+        }
+    }
+
     @Test("interoperates with swift-crypto's ChaChaPoly both ways, and refuses any tampering")
     func interoperates() throws {
         for length in [0, 1, 15, 16, 17, 32, 63, 64, 65, 200] {

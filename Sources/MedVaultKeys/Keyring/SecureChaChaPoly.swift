@@ -11,7 +11,11 @@
 /// The output is byte-for-byte RFC 8439's AEAD construction: keyrings sealed by either
 /// implementation open with the other (tests check both directions and the RFC vector).
 /// It seals 32-byte keys and sync envelopes (at most 1 MiB, far below the 32-bit block
-/// counter's limit); a byte-at-a-time implementation is fast enough for both.
+/// counter's limit). A sync clone opens every record through here, so the rounds run
+/// on local words, the key stream is applied 8 bytes at a time and Poly1305 reads whole
+/// blocks straight from the message. Locals live in registers and, where the compiler
+/// spills them, on the calling thread's stack (overwritten by the next calls), never in
+/// the heap; the 26-bit Poly1305 limbs always did the same.
 enum SecureChaChaPoly {
     static let keyLength = 32
     static let nonceLength = 12
@@ -93,26 +97,33 @@ enum SecureChaChaPoly {
         let state = scratch + stateOffset
         let work = scratch + workOffset
         state[12] = counter
-        for index in 0..<16 { work[index] = state[index] }
+        var (x0, x1, x2, x3) = (state[0], state[1], state[2], state[3])
+        var (x4, x5, x6, x7) = (state[4], state[5], state[6], state[7])
+        var (x8, x9, x10, x11) = (state[8], state[9], state[10], state[11])
+        var (x12, x13, x14, x15) = (state[12], state[13], state[14], state[15])
         for _ in 0..<10 {
-            quarterRound(work, 0, 4, 8, 12)
-            quarterRound(work, 1, 5, 9, 13)
-            quarterRound(work, 2, 6, 10, 14)
-            quarterRound(work, 3, 7, 11, 15)
-            quarterRound(work, 0, 5, 10, 15)
-            quarterRound(work, 1, 6, 11, 12)
-            quarterRound(work, 2, 7, 8, 13)
-            quarterRound(work, 3, 4, 9, 14)
+            quarterRound(&x0, &x4, &x8, &x12)
+            quarterRound(&x1, &x5, &x9, &x13)
+            quarterRound(&x2, &x6, &x10, &x14)
+            quarterRound(&x3, &x7, &x11, &x15)
+            quarterRound(&x0, &x5, &x10, &x15)
+            quarterRound(&x1, &x6, &x11, &x12)
+            quarterRound(&x2, &x7, &x8, &x13)
+            quarterRound(&x3, &x4, &x9, &x14)
         }
-        for index in 0..<16 { work[index] = work[index] &+ state[index] }
+        work[0] = x0 &+ state[0]; work[1] = x1 &+ state[1]; work[2] = x2 &+ state[2]; work[3] = x3 &+ state[3]
+        work[4] = x4 &+ state[4]; work[5] = x5 &+ state[5]; work[6] = x6 &+ state[6]; work[7] = x7 &+ state[7]
+        work[8] = x8 &+ state[8]; work[9] = x9 &+ state[9]; work[10] = x10 &+ state[10]
+        work[11] = x11 &+ state[11]; work[12] = x12 &+ state[12]; work[13] = x13 &+ state[13]
+        work[14] = x14 &+ state[14]; work[15] = x15 &+ state[15]
     }
 
     @inline(__always)
-    private static func quarterRound(_ x: UnsafeMutablePointer<UInt32>, _ a: Int, _ b: Int, _ c: Int, _ d: Int) {
-        x[a] = x[a] &+ x[b]; x[d] = rotate(x[d] ^ x[a], 16)
-        x[c] = x[c] &+ x[d]; x[b] = rotate(x[b] ^ x[c], 12)
-        x[a] = x[a] &+ x[b]; x[d] = rotate(x[d] ^ x[a], 8)
-        x[c] = x[c] &+ x[d]; x[b] = rotate(x[b] ^ x[c], 7)
+    private static func quarterRound(_ a: inout UInt32, _ b: inout UInt32, _ c: inout UInt32, _ d: inout UInt32) {
+        a = a &+ b; d = rotate(d ^ a, 16)
+        c = c &+ d; b = rotate(b ^ c, 12)
+        a = a &+ b; d = rotate(d ^ a, 8)
+        c = c &+ d; b = rotate(b ^ c, 7)
     }
 
     @inline(__always)
@@ -120,27 +131,35 @@ enum SecureChaChaPoly {
         (value << count) | (value >> (32 - count))
     }
 
-    /// XORs `input` with the key stream from counter 1 into `output`.
+    /// XORs `input` with the key stream from counter 1 into `output`: whole blocks 8
+    /// bytes at a time, the last partial block byte by byte.
     private static func crypt(_ scratch: UnsafeMutablePointer<UInt32>, input: UnsafeRawBufferPointer,
                               output: UnsafeMutableRawBufferPointer) {
-        let stream = UnsafeRawPointer(scratch + workOffset).assumingMemoryBound(to: UInt8.self)
+        guard let source = input.baseAddress, let target = output.baseAddress else { return }
+        let stream = UnsafeRawPointer(scratch + workOffset)
         var offset = 0
         var counter: UInt32 = 1
         while offset < input.count {
             block(scratch, counter: counter)
-            for index in 0..<min(64, input.count - offset) {
-                // Key-stream words are little-endian bytes on every platform MedVault runs on.
-                output[offset + index] = input[offset + index] ^ streamByte(stream, index)
+            let length = min(64, input.count - offset)
+            var index = 0
+            // Key-stream words are little-endian bytes on every platform MedVault runs on,
+            // so the stream's memory is the RFC's byte order.
+            while index + 8 <= length {
+                let word = source.loadUnaligned(fromByteOffset: offset + index, as: UInt64.self)
+                    ^ stream.load(fromByteOffset: index, as: UInt64.self)
+                target.storeBytes(of: word, toByteOffset: offset + index, as: UInt64.self)
+                index += 8
+            }
+            while index < length {
+                let byte = source.load(fromByteOffset: offset + index, as: UInt8.self)
+                    ^ stream.load(fromByteOffset: index, as: UInt8.self)
+                target.storeBytes(of: byte, toByteOffset: offset + index, as: UInt8.self)
+                index += 1
             }
             offset += 64
             counter &+= 1
         }
-    }
-
-    @inline(__always)
-    private static func streamByte(_ stream: UnsafePointer<UInt8>, _ index: Int) -> UInt8 {
-        let word = UnsafeRawPointer(stream).load(fromByteOffset: index & ~3, as: UInt32.self)
-        return UInt8(truncatingIfNeeded: word >> (UInt32(index & 3) * 8))
     }
 
     // MARK: - Poly1305 (26-bit limbs, after poly1305-donna)
@@ -168,50 +187,73 @@ enum SecureChaChaPoly {
         return finish(scratch)
     }
 
-    /// Absorbs `bytes` zero-padded to whole 16-byte blocks.
+    /// Absorbs `bytes` zero-padded to whole 16-byte blocks: whole blocks read straight
+    /// from `bytes`, the last partial one through the zeroed block words.
     private static func absorbPadded(_ scratch: UnsafeMutablePointer<UInt32>, _ bytes: UnsafeRawBufferPointer) {
-        let block = scratch + blockOffset
-        let blockBytes = UnsafeMutableRawPointer(block)
-        var offset = 0
-        while offset < bytes.count {
-            for index in 0..<4 { block[index] = 0 }
-            let length = min(16, bytes.count - offset)
-            for index in 0..<length { blockBytes.storeBytes(of: bytes[offset + index], toByteOffset: index, as: UInt8.self) }
-            for index in 0..<4 { block[index] = UInt32(littleEndian: block[index]) }
-            absorbBlock(scratch)
-            offset += 16
-        }
-        for index in 0..<4 { block[index] = 0 }
-    }
-
-    private static func absorbBlock(_ scratch: UnsafeMutablePointer<UInt32>) {
+        guard let base = bytes.baseAddress else { return }
         let r = scratch + polyROffset
         let h = scratch + polyHOffset
-        let m = scratch + blockOffset
+        let block = scratch + blockOffset
+        let blockBytes = UnsafeMutableRawPointer(block)
+        let key = PolyKey(r: (UInt64(r[0]), UInt64(r[1]), UInt64(r[2]), UInt64(r[3]), UInt64(r[4])))
+        var accumulator = (h[0], h[1], h[2], h[3], h[4])
+        var offset = 0
+        while offset < bytes.count {
+            let length = min(16, bytes.count - offset)
+            if length == 16 {
+                absorb(&accumulator, key,
+                       UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)),
+                       UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)),
+                       UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self)),
+                       UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
+            } else {
+                for index in 0..<4 { block[index] = 0 }
+                blockBytes.copyMemory(from: base + offset, byteCount: length)
+                absorb(&accumulator, key, UInt32(littleEndian: block[0]), UInt32(littleEndian: block[1]),
+                       UInt32(littleEndian: block[2]), UInt32(littleEndian: block[3]))
+                for index in 0..<4 { block[index] = 0 }
+            }
+            offset += 16
+        }
+        (h[0], h[1], h[2], h[3], h[4]) = accumulator
+    }
+
+    /// Poly1305's `r` in 26-bit limbs, and the multiples by 5 its reduction uses.
+    private struct PolyKey {
+        let r0, r1, r2, r3, r4: UInt64
+        let s1, s2, s3, s4: UInt64
+
+        init(r: (UInt64, UInt64, UInt64, UInt64, UInt64)) {
+            (r0, r1, r2, r3, r4) = r
+            (s1, s2, s3, s4) = (r1 * 5, r2 * 5, r3 * 5, r4 * 5)
+        }
+    }
+
+    /// h = (h + m + 2^128) · r mod 2^130 − 5 for one 16-byte block m (four little-endian words).
+    @inline(__always)
+    private static func absorb(_ h: inout (UInt32, UInt32, UInt32, UInt32, UInt32), _ k: PolyKey,
+                               _ m0: UInt32, _ m1: UInt32, _ m2: UInt32, _ m3: UInt32) {
         let mask: UInt32 = 0x3FF_FFFF
-        h[0] = h[0] &+ (m[0] & mask)
-        h[1] = h[1] &+ (((m[0] >> 26) | (m[1] << 6)) & mask)
-        h[2] = h[2] &+ (((m[1] >> 20) | (m[2] << 12)) & mask)
-        h[3] = h[3] &+ (((m[2] >> 14) | (m[3] << 18)) & mask)
-        h[4] = h[4] &+ ((m[3] >> 8) | (1 << 24))
-        let (r0, r1, r2, r3, r4) = (UInt64(r[0]), UInt64(r[1]), UInt64(r[2]), UInt64(r[3]), UInt64(r[4]))
-        let (s1, s2, s3, s4) = (r1 * 5, r2 * 5, r3 * 5, r4 * 5)
-        let (h0, h1, h2, h3, h4) = (UInt64(h[0]), UInt64(h[1]), UInt64(h[2]), UInt64(h[3]), UInt64(h[4]))
-        let d0 = h0 * r0 + h1 * s4 + h2 * s3 + h3 * s2 + h4 * s1
-        var d1 = h0 * r1 + h1 * r0 + h2 * s4 + h3 * s3 + h4 * s2
-        var d2 = h0 * r2 + h1 * r1 + h2 * r0 + h3 * s4 + h4 * s3
-        var d3 = h0 * r3 + h1 * r2 + h2 * r1 + h3 * r0 + h4 * s4
-        var d4 = h0 * r4 + h1 * r3 + h2 * r2 + h3 * r1 + h4 * r0
+        let h0 = UInt64(h.0 &+ (m0 & mask))
+        let h1 = UInt64(h.1 &+ (((m0 >> 26) | (m1 << 6)) & mask))
+        let h2 = UInt64(h.2 &+ (((m1 >> 20) | (m2 << 12)) & mask))
+        let h3 = UInt64(h.3 &+ (((m2 >> 14) | (m3 << 18)) & mask))
+        let h4 = UInt64(h.4 &+ ((m3 >> 8) | (1 << 24)))
+        let d0 = h0 * k.r0 + h1 * k.s4 + h2 * k.s3 + h3 * k.s2 + h4 * k.s1
+        var d1 = h0 * k.r1 + h1 * k.r0 + h2 * k.s4 + h3 * k.s3 + h4 * k.s2
+        var d2 = h0 * k.r2 + h1 * k.r1 + h2 * k.r0 + h3 * k.s4 + h4 * k.s3
+        var d3 = h0 * k.r3 + h1 * k.r2 + h2 * k.r1 + h3 * k.r0 + h4 * k.s4
+        var d4 = h0 * k.r4 + h1 * k.r3 + h2 * k.r2 + h3 * k.r1 + h4 * k.r0
         var carry = d0 >> 26
-        h[0] = UInt32(truncatingIfNeeded: d0) & mask
-        d1 += carry; carry = d1 >> 26; h[1] = UInt32(truncatingIfNeeded: d1) & mask
-        d2 += carry; carry = d2 >> 26; h[2] = UInt32(truncatingIfNeeded: d2) & mask
-        d3 += carry; carry = d3 >> 26; h[3] = UInt32(truncatingIfNeeded: d3) & mask
-        d4 += carry; carry = d4 >> 26; h[4] = UInt32(truncatingIfNeeded: d4) & mask
-        h[0] = h[0] &+ UInt32(truncatingIfNeeded: carry) &* 5
-        let c = h[0] >> 26
-        h[0] &= mask
-        h[1] = h[1] &+ c
+        h.0 = UInt32(truncatingIfNeeded: d0) & mask
+        d1 += carry; carry = d1 >> 26; h.1 = UInt32(truncatingIfNeeded: d1) & mask
+        d2 += carry; carry = d2 >> 26; h.2 = UInt32(truncatingIfNeeded: d2) & mask
+        d3 += carry; carry = d3 >> 26; h.3 = UInt32(truncatingIfNeeded: d3) & mask
+        d4 += carry; carry = d4 >> 26; h.4 = UInt32(truncatingIfNeeded: d4) & mask
+        h.0 = h.0 &+ UInt32(truncatingIfNeeded: carry) &* 5
+        let c = h.0 >> 26
+        h.0 &= mask
+        h.1 = h.1 &+ c
     }
 
     private static func finish(_ scratch: UnsafeMutablePointer<UInt32>) -> [UInt8] {
