@@ -183,68 +183,6 @@ public actor SyncEngine {
         }
     }
 
-    private func pull(_ credentials: SyncCredentials, into result: inout SyncResult) async throws {
-        let database = vault.database
-        let now = vault.options.clock.now()
-        var after = try await database.read { db in try SyncStateStore.state(db).pulledThrough }
-        while true {
-            // Several server pages are applied in one transaction (a clone's pages of
-            // 500 would otherwise each re-encrypt the same index pages at commit).
-            var pulled = Self.consecutive(try await transport.pull(after: after, limit: batchSize, as: credentials))
-            if pulled.envelopes.isEmpty { return }
-            var bytes = pulled.envelopes.reduce(0) { $0 + $1.envelope.ciphertext.count }
-            while pulled.hasMore, pulled.envelopes.count + batchSize <= envelopesPerApply,
-                  bytes < Self.maximumBytesPerApply {
-                let next = Self.consecutive(try await transport.pull(after: pulled.lastSequence, limit: batchSize,
-                                                                     as: credentials))
-                if next.envelopes.isEmpty { break }
-                bytes += next.envelopes.reduce(0) { $0 + $1.envelope.ciphertext.count }
-                pulled = SyncPullResponse(envelopes: pulled.envelopes + next.envelopes, lastSequence: next.lastSequence,
-                                          hasMore: next.hasMore)
-            }
-            let page = pulled
-            let pulledAfter = after
-            let outcome = try await vault.withSyncKeys { keys in
-                var opened: [RemoteChangeApplier.PageItem] = []
-                var errors: [SyncEnvelopeError] = []
-                let sealer = EnvelopeSealer(keys: keys)
-                for pulled in page.envelopes {
-                    do {
-                        opened.append(.init(sequence: pulled.sequence, envelopeID: pulled.envelope.id,
-                                            record: try sealer.open(pulled.envelope)))
-                    } catch let error as MedVaultError {
-                        errors.append(SyncEnvelopeError(sequence: pulled.sequence, envelopeID: pulled.envelope.id,
-                                                        code: error.code, reason: "the envelope does not open with this vault's keys"))
-                    }
-                }
-                let records = opened
-                let refused = errors
-                return try await database.write(duration: .long) { db -> (Int, Int, [SyncEnvelopeError])? in
-                    // Another process syncing this vault applied this page first: skip
-                    // it, and go on from the cursor it left (never move it back).
-                    guard try SyncStateStore.state(db).pulledThrough == pulledAfter else { return nil }
-                    try PendingChangeSealer.sealPending(keys: keys, localDevice: credentials.deviceID, db)
-                    let (outcome, refusedByApply) = try RemoteChangeApplier.applyPage(
-                        records, localDevice: credentials.deviceID, now: now, db)
-                    // What applying wrote is in the log as this device's entries: mark
-                    // it sealed so it is never echoed back.
-                    try SyncStateStore.setSealedThrough(try SyncRecordStore.latestSequence(db), db)
-                    try SyncStateStore.setPulledThrough(page.lastSequence, db)
-                    return (outcome.applied, outcome.conflicts, refused + refusedByApply)
-                }
-            }
-            guard let outcome else {
-                after = try await database.read { db in try SyncStateStore.state(db).pulledThrough }
-                continue
-            }
-            result.downloaded += outcome.0
-            result.conflicts += outcome.1
-            result.errors += outcome.2
-            after = page.lastSequence
-            if !page.hasMore { return }
-        }
-    }
-
     /// The page's leading run of consecutive sequences. A vault's sequences are dense,
     /// so a gap means the server left envelopes out of the page (a server before the
     /// fix of its byte cut let a short envelope after the cut slip in): the page ends

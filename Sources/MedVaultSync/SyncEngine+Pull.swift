@@ -1,0 +1,133 @@
+import Foundation
+import MedVault
+import MedVaultCore
+import MedVaultKeys
+import MedVaultSyncWire
+
+extension SyncEngine {
+    /// A run of pulled envelopes, opened with the sync keys, to apply in one transaction.
+    struct PulledGroup: Sendable {
+        /// The envelopes that opened, in sequence order.
+        let items: [RemoteChangeApplier.PageItem]
+        /// The envelopes that did not open with this vault's keys.
+        let refused: [SyncEnvelopeError]
+        /// The server sequence the pull cursor moves to once the group is applied.
+        let lastSequence: Int64
+        /// Whether the server holds envelopes after ``lastSequence``.
+        let hasMore: Bool
+    }
+
+    /// Pulls and applies every envelope after the vault's pull cursor.
+    ///
+    /// While one group applies (on the database's writer thread), the next one is pulled
+    /// and opened, so a clone's network reads, decryption and database writes overlap: at
+    /// most two groups are in memory, each within ``envelopesPerApply`` and
+    /// ``maximumBytesPerApply``. A group applies only if the cursor is still where it was
+    /// read; when another process or engine applied it first, the group pulled ahead is
+    /// dropped (cancelled if still running) and pulling goes on from the cursor that
+    /// process left. A failure while applying cancels the pull ahead; a failure of the
+    /// pull ahead surfaces after the group before it is committed.
+    func pull(_ credentials: SyncCredentials, into result: inout SyncResult) async throws {
+        let now = vault.options.clock.now()
+        var after = try await vault.database.read { db in try SyncStateStore.state(db).pulledThrough }
+        var pending = try await pullGroup(after: after, credentials)
+        while let group = pending {
+            let outcome: ApplyOutcome?
+            let following: PulledGroup?
+            do {
+                async let ahead = group.hasMore ? pullGroup(after: group.lastSequence, credentials) : nil
+                outcome = try await apply(group, pulledAfter: after, credentials, now: now)
+                // Not awaited when the group was applied by someone else: leaving this
+                // scope cancels the pull ahead and waits for it.
+                following = outcome == nil ? nil : try await ahead
+            }
+            guard let outcome else {
+                after = try await vault.database.read { db in try SyncStateStore.state(db).pulledThrough }
+                pending = try await pullGroup(after: after, credentials)
+                continue
+            }
+            result.downloaded += outcome.applied
+            result.conflicts += outcome.conflicts
+            result.errors += outcome.errors
+            after = group.lastSequence
+            pending = following
+        }
+    }
+
+    /// What applying a group did.
+    struct ApplyOutcome: Sendable {
+        let applied: Int
+        let conflicts: Int
+        let errors: [SyncEnvelopeError]
+    }
+
+    /// Pulls the server pages after `after` that one transaction applies (several pages
+    /// of ``batchSize``, within ``envelopesPerApply`` and ``maximumBytesPerApply``: a
+    /// clone's pages of 500 would otherwise each re-encrypt the same index pages at
+    /// commit) and opens them; `nil` when there is nothing after `after`.
+    nonisolated func pullGroup(after: Int64, _ credentials: SyncCredentials) async throws -> PulledGroup? {
+        var pulled = Self.consecutive(try await transport.pull(after: after, limit: batchSize, as: credentials))
+        if pulled.envelopes.isEmpty { return nil }
+        var bytes = pulled.envelopes.reduce(0) { $0 + $1.envelope.ciphertext.count }
+        while pulled.hasMore, pulled.envelopes.count + batchSize <= envelopesPerApply, bytes < Self.maximumBytesPerApply {
+            try Self.checkCancellation()
+            let next = Self.consecutive(try await transport.pull(after: pulled.lastSequence, limit: batchSize,
+                                                                 as: credentials))
+            if next.envelopes.isEmpty { break }
+            bytes += next.envelopes.reduce(0) { $0 + $1.envelope.ciphertext.count }
+            pulled = SyncPullResponse(envelopes: pulled.envelopes + next.envelopes, lastSequence: next.lastSequence,
+                                      hasMore: next.hasMore)
+        }
+        try Self.checkCancellation()
+        let page = pulled
+        // The closure is spelled async on purpose: the synchronous overload records a
+        // `sync` audit entry, a write that would wait for the group being applied.
+        return try await vault.withSyncKeys { @Sendable (keys: SyncKeys) async throws -> PulledGroup in
+            var opened: [RemoteChangeApplier.PageItem] = []
+            var refused: [SyncEnvelopeError] = []
+            opened.reserveCapacity(page.envelopes.count)
+            let sealer = EnvelopeSealer(keys: keys)
+            for (index, pulled) in page.envelopes.enumerated() {
+                if index % 256 == 255 { try Self.checkCancellation() }
+                do {
+                    opened.append(.init(sequence: pulled.sequence, envelopeID: pulled.envelope.id,
+                                        record: try sealer.open(pulled.envelope)))
+                } catch let error as MedVaultError {
+                    refused.append(SyncEnvelopeError(sequence: pulled.sequence, envelopeID: pulled.envelope.id,
+                                                     code: error.code,
+                                                     reason: "the envelope does not open with this vault's keys"))
+                }
+            }
+            return PulledGroup(items: opened, refused: refused, lastSequence: page.lastSequence, hasMore: page.hasMore)
+        }
+    }
+
+    /// Throws `MedVaultError.Code.cancelled` when the task is cancelled: a group pulled
+    /// ahead and no longer wanted stops between pages and every 256 envelopes opened.
+    nonisolated static func checkCancellation() throws {
+        if Task.isCancelled { throw MedVaultError(.cancelled, reason: "the sync pass was cancelled") }
+    }
+
+    /// Applies `group` in one transaction if the pull cursor is still `pulledAfter`;
+    /// `nil`, writing nothing, when another process or engine applied it first.
+    private func apply(_ group: PulledGroup, pulledAfter: Int64, _ credentials: SyncCredentials,
+                       now: Date) async throws -> ApplyOutcome? {
+        let database = vault.database
+        return try await vault.withSyncKeys { keys in
+            try await database.write(duration: .long) { db -> ApplyOutcome? in
+                // Another process syncing this vault applied this page first: skip
+                // it, and go on from the cursor it left (never move it back).
+                guard try SyncStateStore.state(db).pulledThrough == pulledAfter else { return nil }
+                try PendingChangeSealer.sealPending(keys: keys, localDevice: credentials.deviceID, db)
+                let (outcome, refusedByApply) = try RemoteChangeApplier.applyPage(
+                    group.items, localDevice: credentials.deviceID, now: now, db)
+                // What applying wrote is in the log as this device's entries: mark
+                // it sealed so it is never echoed back.
+                try SyncStateStore.setSealedThrough(try SyncRecordStore.latestSequence(db), db)
+                try SyncStateStore.setPulledThrough(group.lastSequence, db)
+                return ApplyOutcome(applied: outcome.applied, conflicts: outcome.conflicts,
+                                    errors: group.refused + refusedByApply)
+            }
+        }
+    }
+}
