@@ -27,6 +27,12 @@ enum ClinicalSQL {
         }
     }
 
+    /// `LIMIT limit + 1`, to know whether a page has a next one; `Int.max` (an app's "all
+    /// of them") stays `Int64.max` instead of overflowing.
+    static func limitAndOne(_ limit: Int) -> VaultValue {
+        .integer(Int64(limit) < .max ? Int64(limit) + 1 : .max)
+    }
+
     /// Maps the error of an INSERT to the repository's error: a unique-constraint
     /// violation is a duplicate id, and the `notFound` (trigger or foreign key) and
     /// trigger-raised `validation` errors concern the parent record, named `parentField`.

@@ -122,6 +122,7 @@ enum PatientSearchIndex {
                 && (others.isEmpty || SearchText.matches(queryTokens: others, recordTokens: patient.searchTokens))
         }
         let tokens = try self.tokens(prefix: walker, upper: upper, in: db)
+        guard !tokens.isEmpty else { return [] }
         if tokens.count == 1 {
             return try patients(holding: tokens[0], keeping: keeps, limit: limit, in: db)
         }
@@ -169,7 +170,7 @@ enum PatientSearchIndex {
     /// The first `limit` patients holding `token` that `keeps` accepts, in patient order:
     /// each batch reads as many rows as results are still missing, so when every row is
     /// kept, one statement reads exactly the rows returned.
-    private static func patients(
+    static func patients(
         holding token: String, keeping keeps: (Patient) -> Bool, limit: Int, in db: DatabaseConnection
     ) throws -> [Patient] {
         var result: [Patient] = []

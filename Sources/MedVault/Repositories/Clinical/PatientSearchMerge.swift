@@ -39,7 +39,7 @@ struct PatientSearchMerge {
     /// row), never more than ``batchSize``. Three tokens for 50 results read 3 × 18
     /// rows, not 3 × 64; a token holding most matches reads its next batch when needed.
     static func firstBatchSize(tokenCount: Int, wanted: Int) -> Int {
-        min(batchSize, wanted / max(tokenCount, 1) + 2)
+        min(batchSize - 2, wanted / max(tokenCount, 1)) + 2
     }
 
     static let firstBatch = """

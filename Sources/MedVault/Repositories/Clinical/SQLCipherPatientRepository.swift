@@ -169,7 +169,7 @@ public struct SQLCipherPatientRepository: PatientRepository {
             arguments = [.text(cursor.sortKey), .text(cursor.sortKey), cursor.id.vaultValue]
         }
         sql += " ORDER BY sort_key, id LIMIT ?"
-        arguments.append(.integer(Int64(limit) + 1))
+        arguments.append(ClinicalSQL.limitAndOne(limit))
         let rows = try db.fetchAll(sql, arguments) { try ClinicalRows.patient($0) }
         let page = Array(rows.prefix(limit))
         let next = rows.count > limit ? page.last.map(PatientCursor.init(after:)) : nil

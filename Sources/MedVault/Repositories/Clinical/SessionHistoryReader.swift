@@ -52,7 +52,7 @@ enum SessionHistoryReader {
         guard try db.fetchOne(patientExists, [patientID.vaultValue], { _ in true }) != nil else {
             throw ClinicalSQL.notFound("patientID")
         }
-        let overLimit = VaultValue.integer(Int64(limit) + 1)
+        let overLimit = ClinicalSQL.limitAndOne(limit)
         // Each session with its stored date_ms: the span is bound with the stored
         // integers, never with a value that went through `Date`.
         let decode = { (row: VaultRow) in
