@@ -11,11 +11,14 @@
 /// The output is byte-for-byte RFC 8439's AEAD construction: keyrings sealed by either
 /// implementation open with the other (tests check both directions and the RFC vector).
 /// It seals 32-byte keys and sync envelopes (at most 1 MiB, far below the 32-bit block
-/// counter's limit). A sync clone opens every record through here, so the rounds run
-/// on local words, the key stream is applied 8 bytes at a time and Poly1305 reads whole
-/// blocks straight from the message. Locals live in registers and, where the compiler
-/// spills them, on the calling thread's stack (overwritten by the next calls), never in
-/// the heap; the 26-bit Poly1305 limbs always did the same.
+/// counter's limit). A sync clone opens every record through here, so the key stream is
+/// applied 8 bytes at a time and Poly1305 reads whole blocks straight from the message;
+/// the ChaCha rounds still run in the scratch words, so the state (from which the key
+/// could be computed back) is never spilled outside the buffer that is wiped. Like the
+/// Poly1305 limbs, the one-time Poly1305 key's multiples live in locals (registers).
+#if _endian(big)
+#error("SecureChaChaPoly XORs the key stream as little-endian words")
+#endif
 enum SecureChaChaPoly {
     static let keyLength = 32
     static let nonceLength = 12
@@ -97,33 +100,26 @@ enum SecureChaChaPoly {
         let state = scratch + stateOffset
         let work = scratch + workOffset
         state[12] = counter
-        var (x0, x1, x2, x3) = (state[0], state[1], state[2], state[3])
-        var (x4, x5, x6, x7) = (state[4], state[5], state[6], state[7])
-        var (x8, x9, x10, x11) = (state[8], state[9], state[10], state[11])
-        var (x12, x13, x14, x15) = (state[12], state[13], state[14], state[15])
+        for index in 0..<16 { work[index] = state[index] }
         for _ in 0..<10 {
-            quarterRound(&x0, &x4, &x8, &x12)
-            quarterRound(&x1, &x5, &x9, &x13)
-            quarterRound(&x2, &x6, &x10, &x14)
-            quarterRound(&x3, &x7, &x11, &x15)
-            quarterRound(&x0, &x5, &x10, &x15)
-            quarterRound(&x1, &x6, &x11, &x12)
-            quarterRound(&x2, &x7, &x8, &x13)
-            quarterRound(&x3, &x4, &x9, &x14)
+            quarterRound(work, 0, 4, 8, 12)
+            quarterRound(work, 1, 5, 9, 13)
+            quarterRound(work, 2, 6, 10, 14)
+            quarterRound(work, 3, 7, 11, 15)
+            quarterRound(work, 0, 5, 10, 15)
+            quarterRound(work, 1, 6, 11, 12)
+            quarterRound(work, 2, 7, 8, 13)
+            quarterRound(work, 3, 4, 9, 14)
         }
-        work[0] = x0 &+ state[0]; work[1] = x1 &+ state[1]; work[2] = x2 &+ state[2]; work[3] = x3 &+ state[3]
-        work[4] = x4 &+ state[4]; work[5] = x5 &+ state[5]; work[6] = x6 &+ state[6]; work[7] = x7 &+ state[7]
-        work[8] = x8 &+ state[8]; work[9] = x9 &+ state[9]; work[10] = x10 &+ state[10]
-        work[11] = x11 &+ state[11]; work[12] = x12 &+ state[12]; work[13] = x13 &+ state[13]
-        work[14] = x14 &+ state[14]; work[15] = x15 &+ state[15]
+        for index in 0..<16 { work[index] = work[index] &+ state[index] }
     }
 
     @inline(__always)
-    private static func quarterRound(_ a: inout UInt32, _ b: inout UInt32, _ c: inout UInt32, _ d: inout UInt32) {
-        a = a &+ b; d = rotate(d ^ a, 16)
-        c = c &+ d; b = rotate(b ^ c, 12)
-        a = a &+ b; d = rotate(d ^ a, 8)
-        c = c &+ d; b = rotate(b ^ c, 7)
+    private static func quarterRound(_ x: UnsafeMutablePointer<UInt32>, _ a: Int, _ b: Int, _ c: Int, _ d: Int) {
+        x[a] = x[a] &+ x[b]; x[d] = rotate(x[d] ^ x[a], 16)
+        x[c] = x[c] &+ x[d]; x[b] = rotate(x[b] ^ x[c], 12)
+        x[a] = x[a] &+ x[b]; x[d] = rotate(x[d] ^ x[a], 8)
+        x[c] = x[c] &+ x[d]; x[b] = rotate(x[b] ^ x[c], 7)
     }
 
     @inline(__always)
