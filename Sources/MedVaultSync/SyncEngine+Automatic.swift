@@ -19,8 +19,10 @@ extension SyncEngine {
     /// ```
     ///
     /// The first pass starts at once. Each pass is one ``sync()``; its outcome is yielded
-    /// (the newest 16 are kept for a slow reader). Passes never overlap, and a manual
-    /// ``sync()`` meanwhile waits for the running pass (the engine is an actor). A pass
+    /// (the newest 16 are kept for a slow reader). The loop's passes never overlap; a
+    /// manual ``sync()`` meanwhile interleaves with the running pass at its suspension
+    /// points (the engine is a reentrant actor), which is safe as two engines on one vault
+    /// are: a pulled group applies only if the pull cursor has not moved. A pass
     /// that applies other devices' changes commits too, so one more pass follows it; that
     /// one finds nothing to push or pull.
     ///

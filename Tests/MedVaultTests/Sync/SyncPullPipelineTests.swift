@@ -2,6 +2,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 @testable import MedVaultSync
+import MedVaultSyncWire
 import Testing
 
 /// A pull applies one group of envelopes while it pulls and opens the next: with groups
@@ -37,6 +38,66 @@ struct SyncPullPipelineTests {
         }
     }
 
+    @Test("A pull ahead that fails surfaces once the group before it is committed; the next sync resumes from there")
+    func failingPullAhead() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir, batchSize: 3)
+            defer { Task { await devices.lockAll() } }
+            for index in 0..<8 {
+                try await SyncFixtures.addRecord(to: devices.vaults[0], name: "F\(index)")
+            }
+            _ = try await devices.engines[0].sync()
+            // Pulls 1 and 2 make the first group (two pages of 3); pull 3 is the pull ahead.
+            let transport = ScriptedPullTransport(devices.server, failingPull: 3)
+            let engine = SyncEngine(vault: devices.vaults[1], transport: transport, batchSize: 3, envelopesPerApply: 6)
+            let error = await #expect(throws: MedVaultError.self) { try await engine.sync() }
+            #expect(error?.code == .offline)
+            let credentials = try #require(try await devices.engines[0].credentials())
+            let total = Int64(await devices.server.envelopeCount(vaultID: credentials.vaultID))
+            let cursor = try await devices.vaults[1].database.read { db in try SyncStateStore.state(db).pulledThrough }
+            #expect(cursor > 0 && cursor < total)
+            let applied = try await devices.vaults[1].patients.count(filter: .all)
+            #expect(applied >= 1 && applied < 8)
+            let result = try await engine.sync()
+            #expect(result.errors.isEmpty && result.conflicts == 0)
+            let exports = try await devices.exports()
+            #expect(exports[0] == exports[1])
+            #expect(try await devices.vaults[1].database.read { db in try SyncStateStore.state(db).pulledThrough } == total)
+        }
+    }
+
+    @Test("A group pulled ahead of a group another engine applied first is dropped: nothing applied twice, the cursor ends at the end")
+    func pullAheadDroppedWhenTheCursorMoved() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir, batchSize: 3)
+            defer { Task { await devices.lockAll() } }
+            for index in 0..<8 {
+                try await SyncFixtures.addRecord(to: devices.vaults[0], name: "D\(index)")
+            }
+            _ = try await devices.engines[0].sync()
+            // Engine B reads the cursor, then its first pull waits while engine A pulls
+            // everything; B's first group then finds the cursor moved.
+            let held = ScriptedPullTransport(devices.server, holdingFirstPull: true)
+            let engineA = SyncEngine(vault: devices.vaults[1], transport: devices.server, batchSize: 3,
+                                     envelopesPerApply: 6)
+            let engineB = SyncEngine(vault: devices.vaults[1], transport: held, batchSize: 3, envelopesPerApply: 6)
+            async let resultB = engineB.sync()
+            while await held.pullCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            let resultA = try await engineA.sync()
+            await held.release()
+            let b = try await resultB
+            let credentials = try #require(try await devices.engines[0].credentials())
+            let total = Int64(await devices.server.envelopeCount(vaultID: credentials.vaultID))
+            #expect(resultA.downloaded == Int(total))
+            #expect(b.downloaded == 0 && b.errors.isEmpty && b.conflicts == 0)
+            #expect(await held.pullCount >= 2)
+            #expect(try await engineB.conflicts().isEmpty)
+            let exports = try await devices.exports()
+            #expect(exports[0] == exports[1])
+            #expect(try await devices.vaults[1].database.read { db in try SyncStateStore.state(db).pulledThrough } == total)
+        }
+    }
+
     @Test("Two engines pulling one vault in small groups at once apply each group once: no false conflict, no cursor moved back", arguments: 0..<3)
     func twoEnginesSmallGroups(round: Int) async throws {
         try await withTemporaryDirectory { dir in
@@ -63,5 +124,51 @@ struct SyncPullPipelineTests {
             let cursor = try await devices.vaults[1].database.read { db in try SyncStateStore.state(db).pulledThrough }
             #expect(cursor == total)
         }
+    }
+}
+
+/// A transport over an `InMemorySyncTransport` whose pulls are counted, and can fail
+/// (pull number `failingPull`, 1-based, throws `offline`) or wait (the first pull waits
+/// for ``release()``).
+actor ScriptedPullTransport: SyncTransport {
+    let inner: InMemorySyncTransport
+    private let failingPull: Int?
+    private var holding: Bool
+    private var held: [CheckedContinuation<Void, Never>] = []
+    private(set) var pullCount = 0
+
+    init(_ inner: InMemorySyncTransport, failingPull: Int? = nil, holdingFirstPull: Bool = false) {
+        self.inner = inner
+        self.failingPull = failingPull
+        self.holding = holdingFirstPull
+    }
+
+    func release() {
+        holding = false
+        for continuation in held { continuation.resume() }
+        held = []
+    }
+
+    func pull(after: Int64, limit: Int, as credentials: SyncCredentials) async throws -> SyncPullResponse {
+        pullCount += 1
+        if pullCount == failingPull { throw MedVaultError(.offline, reason: "test: pull \(pullCount) fails") }
+        if holding, pullCount == 1 { await withCheckedContinuation { held.append($0) } }
+        return try await inner.pull(after: after, limit: limit, as: credentials)
+    }
+
+    func challenge(_ request: SyncChallengeRequest) async throws -> SyncChallenge { try await inner.challenge(request) }
+    func register(_ request: SyncRegisterRequest) async throws -> SyncDeviceToken { try await inner.register(request) }
+    func join(vaultID: UUID, _ request: SyncJoinRequest) async throws -> SyncDeviceToken {
+        try await inner.join(vaultID: vaultID, request)
+    }
+    func push(_ request: SyncPushRequest, as credentials: SyncCredentials) async throws -> SyncPushResponse {
+        try await inner.push(request, as: credentials)
+    }
+    func keyring(as credentials: SyncCredentials) async throws -> SyncKeyringBlob { try await inner.keyring(as: credentials) }
+    func putKeyring(_ update: SyncKeyringUpdate, as credentials: SyncCredentials) async throws -> SyncKeyringBlob {
+        try await inner.putKeyring(update, as: credentials)
+    }
+    func revoke(device: UUID, as credentials: SyncCredentials) async throws {
+        try await inner.revoke(device: device, as: credentials)
     }
 }
