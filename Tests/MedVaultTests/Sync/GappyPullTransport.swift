@@ -6,7 +6,7 @@ import MedVaultSyncWire
 /// A transport over an `InMemorySyncTransport` whose pulls behave as the server's did
 /// before its byte-cut fix: a page cut by its byte limit still took later envelopes
 /// that fit (a short one after a large one), leaving a gap in its sequences.
-actor GappyPullTransport: SyncTransport {
+actor GappyPullTransport: ForwardingSyncTransport {
     let inner: InMemorySyncTransport
     let maximumPullBytes: Int
 
@@ -39,21 +39,5 @@ actor GappyPullTransport: SyncTransport {
             page.append(pulled)
         }
         return SyncPullResponse(envelopes: page, lastSequence: page.last?.sequence ?? after, hasMore: hasMore)
-    }
-
-    func challenge(_ request: SyncChallengeRequest) async throws -> SyncChallenge { try await inner.challenge(request) }
-    func register(_ request: SyncRegisterRequest) async throws -> SyncDeviceToken { try await inner.register(request) }
-    func join(vaultID: UUID, _ request: SyncJoinRequest) async throws -> SyncDeviceToken {
-        try await inner.join(vaultID: vaultID, request)
-    }
-    func push(_ request: SyncPushRequest, as credentials: SyncCredentials) async throws -> SyncPushResponse {
-        try await inner.push(request, as: credentials)
-    }
-    func keyring(as credentials: SyncCredentials) async throws -> SyncKeyringBlob { try await inner.keyring(as: credentials) }
-    func putKeyring(_ update: SyncKeyringUpdate, as credentials: SyncCredentials) async throws -> SyncKeyringBlob {
-        try await inner.putKeyring(update, as: credentials)
-    }
-    func revoke(device: UUID, as credentials: SyncCredentials) async throws {
-        try await inner.revoke(device: device, as: credentials)
     }
 }

@@ -130,7 +130,7 @@ struct SyncPullPipelineTests {
 /// A transport over an `InMemorySyncTransport` whose pulls are counted, and can fail
 /// (pull number `failingPull`, 1-based, throws `offline`) or wait (the first pull waits
 /// for ``release()``).
-actor ScriptedPullTransport: SyncTransport {
+actor ScriptedPullTransport: ForwardingSyncTransport {
     let inner: InMemorySyncTransport
     private let failingPull: Int?
     private var holding: Bool
@@ -154,21 +154,5 @@ actor ScriptedPullTransport: SyncTransport {
         if pullCount == failingPull { throw MedVaultError(.offline, reason: "test: pull \(pullCount) fails") }
         if holding, pullCount == 1 { await withCheckedContinuation { held.append($0) } }
         return try await inner.pull(after: after, limit: limit, as: credentials)
-    }
-
-    func challenge(_ request: SyncChallengeRequest) async throws -> SyncChallenge { try await inner.challenge(request) }
-    func register(_ request: SyncRegisterRequest) async throws -> SyncDeviceToken { try await inner.register(request) }
-    func join(vaultID: UUID, _ request: SyncJoinRequest) async throws -> SyncDeviceToken {
-        try await inner.join(vaultID: vaultID, request)
-    }
-    func push(_ request: SyncPushRequest, as credentials: SyncCredentials) async throws -> SyncPushResponse {
-        try await inner.push(request, as: credentials)
-    }
-    func keyring(as credentials: SyncCredentials) async throws -> SyncKeyringBlob { try await inner.keyring(as: credentials) }
-    func putKeyring(_ update: SyncKeyringUpdate, as credentials: SyncCredentials) async throws -> SyncKeyringBlob {
-        try await inner.putKeyring(update, as: credentials)
-    }
-    func revoke(device: UUID, as credentials: SyncCredentials) async throws {
-        try await inner.revoke(device: device, as: credentials)
     }
 }
