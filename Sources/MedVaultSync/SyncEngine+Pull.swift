@@ -22,11 +22,13 @@ extension SyncEngine {
     /// While one group applies (on the database's writer thread), the next one is pulled
     /// and opened, so a clone's network reads, decryption and database writes overlap. In
     /// memory meanwhile: the applying group and the next one's ciphertext and opened
-    /// records, each group within ``envelopesPerApply`` and ``maximumBytesPerApply``. A group applies only if the cursor is still where it was
-    /// read; when another process or engine applied it first, the group pulled ahead is
-    /// dropped (cancelled if still running) and pulling goes on from the cursor that
-    /// process left. A failure while applying cancels the pull ahead; a failure of the
-    /// pull ahead surfaces after the group before it is committed.
+    /// records, each group within ``envelopesPerApply`` and ``maximumBytesPerApply``.
+    ///
+    /// A group applies only if the cursor is still where it was read; when another
+    /// process or engine applied it first, the group pulled ahead is dropped (cancelled if
+    /// still running) and pulling goes on from the cursor that process left. A failure
+    /// while applying cancels the pull ahead; a failure of the pull ahead surfaces after
+    /// the group before it is committed.
     func pull(_ credentials: SyncCredentials, into result: inout SyncResult) async throws {
         let now = vault.options.clock.now()
         var after = try await vault.database.read { db in try SyncStateStore.state(db).pulledThrough }
