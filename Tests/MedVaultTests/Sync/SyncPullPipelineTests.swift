@@ -9,15 +9,24 @@ import Testing
 /// of a few envelopes, every group boundary is crossed while another group applies.
 @Suite("Sync pull: the next group is pulled while one applies")
 struct SyncPullPipelineTests {
+    /// Two devices (pages of 3), the first holding eight records (six envelopes each)
+    /// named by `name`, already pushed to the server.
+    static func devicesWithEightRecords(in dir: TemporaryDirectory, named name: (Int) -> String) async throws
+        -> SyncDevices
+    {
+        let devices = try await SyncDevices.make(2, in: dir, batchSize: 3)
+        for index in 0..<8 {
+            try await SyncFixtures.addRecord(to: devices.vaults[0], name: name(index))
+        }
+        _ = try await devices.engines[0].sync()
+        return devices
+    }
+
     @Test("A clone in many small groups converges, ends at the server's last sequence, and records no audit entry of its own")
     func manyGroupsConverge() async throws {
         try await withTemporaryDirectory { dir in
-            let devices = try await SyncDevices.make(2, in: dir, batchSize: 3)
+            let devices = try await Self.devicesWithEightRecords(in: dir, named: { "P\($0)" })
             defer { Task { await devices.lockAll() } }
-            for index in 0..<8 {
-                try await SyncFixtures.addRecord(to: devices.vaults[0], name: "P\(index)")
-            }
-            _ = try await devices.engines[0].sync()
             let engine = SyncEngine(vault: devices.vaults[1], transport: devices.server, batchSize: 3,
                                     envelopesPerApply: 6)
             let auditBefore = try await devices.vaults[1].audit.entries(limit: 100_000)
@@ -41,12 +50,8 @@ struct SyncPullPipelineTests {
     @Test("A pull ahead that fails surfaces once the group before it is committed; the next sync resumes from there")
     func failingPullAhead() async throws {
         try await withTemporaryDirectory { dir in
-            let devices = try await SyncDevices.make(2, in: dir, batchSize: 3)
+            let devices = try await Self.devicesWithEightRecords(in: dir, named: { "F\($0)" })
             defer { Task { await devices.lockAll() } }
-            for index in 0..<8 {
-                try await SyncFixtures.addRecord(to: devices.vaults[0], name: "F\(index)")
-            }
-            _ = try await devices.engines[0].sync()
             // Pulls 1 and 2 make the first group (two pages of 3); pull 3 is the pull ahead.
             let transport = ScriptedPullTransport(devices.server, failingPull: 3)
             let engine = SyncEngine(vault: devices.vaults[1], transport: transport, batchSize: 3, envelopesPerApply: 6)
@@ -69,12 +74,8 @@ struct SyncPullPipelineTests {
     @Test("A group pulled ahead of a group another engine applied first is dropped: nothing applied twice, the cursor ends at the end")
     func pullAheadDroppedWhenTheCursorMoved() async throws {
         try await withTemporaryDirectory { dir in
-            let devices = try await SyncDevices.make(2, in: dir, batchSize: 3)
+            let devices = try await Self.devicesWithEightRecords(in: dir, named: { "D\($0)" })
             defer { Task { await devices.lockAll() } }
-            for index in 0..<8 {
-                try await SyncFixtures.addRecord(to: devices.vaults[0], name: "D\(index)")
-            }
-            _ = try await devices.engines[0].sync()
             // Engine B reads the cursor, then its first pull waits while engine A pulls
             // everything; B's first group then finds the cursor moved.
             let held = ScriptedPullTransport(devices.server, holdingFirstPull: true)
@@ -101,12 +102,8 @@ struct SyncPullPipelineTests {
     @Test("Two engines pulling one vault in small groups at once apply each group once: no false conflict, no cursor moved back", arguments: 0..<3)
     func twoEnginesSmallGroups(round: Int) async throws {
         try await withTemporaryDirectory { dir in
-            let devices = try await SyncDevices.make(2, in: dir, batchSize: 3)
+            let devices = try await Self.devicesWithEightRecords(in: dir, named: { "R\(round)-\($0)" })
             defer { Task { await devices.lockAll() } }
-            for index in 0..<8 {
-                try await SyncFixtures.addRecord(to: devices.vaults[0], name: "R\(round)-\(index)")
-            }
-            _ = try await devices.engines[0].sync()
             let engines = (0..<2).map { _ in
                 SyncEngine(vault: devices.vaults[1], transport: devices.server, batchSize: 3, envelopesPerApply: 6)
             }
