@@ -68,13 +68,14 @@ extension SyncEngine {
     /// clone's pages of 500 would otherwise each re-encrypt the same index pages at
     /// commit) and opens them; `nil` when there is nothing after `after`.
     nonisolated func pullGroup(after: Int64, _ credentials: SyncCredentials) async throws -> PulledGroup? {
-        var pulled = Self.consecutive(try await transport.pull(after: after, limit: batchSize, as: credentials))
+        var pulled = try Self.checkedPage(try await transport.pull(after: after, limit: batchSize, as: credentials),
+                                          after: after)
         if pulled.envelopes.isEmpty { return nil }
         var bytes = pulled.envelopes.reduce(0) { $0 + $1.envelope.ciphertext.count }
         while pulled.hasMore, pulled.envelopes.count + batchSize <= envelopesPerApply, bytes < Self.maximumBytesPerApply {
             try Self.checkCancellation()
-            let next = Self.consecutive(try await transport.pull(after: pulled.lastSequence, limit: batchSize,
-                                                                 as: credentials))
+            let next = try Self.checkedPage(try await transport.pull(after: pulled.lastSequence, limit: batchSize,
+                                                                     as: credentials), after: pulled.lastSequence)
             if next.envelopes.isEmpty { break }
             bytes += next.envelopes.reduce(0) { $0 + $1.envelope.ciphertext.count }
             pulled = SyncPullResponse(envelopes: pulled.envelopes + next.envelopes, lastSequence: next.lastSequence,
@@ -104,6 +105,21 @@ extension SyncEngine {
         }
     }
 
+    /// `page` cut to its leading run of consecutive sequences (see ``consecutive(_:)``),
+    /// once it is known to move the cursor forward.
+    ///
+    /// - Throws: `badResponse` when a page with envelopes starts at or before `after`, or
+    ///   names another last sequence than its last envelope's: applying it would move the
+    ///   cursor back (pulling the same pages forever) or past envelopes never sent.
+    nonisolated static func checkedPage(_ page: SyncPullResponse, after: Int64) throws -> SyncPullResponse {
+        if let first = page.envelopes.first, let last = page.envelopes.last {
+            guard first.sequence > after, page.lastSequence == last.sequence else {
+                throw MedVaultError(.badResponse, reason: "the sync server answered a pull page out of order")
+            }
+        }
+        return consecutive(page)
+    }
+
     /// Throws `MedVaultError.Code.cancelled` when the task is cancelled: a group pulled
     /// ahead and no longer wanted stops between pages and every 256 envelopes opened.
     nonisolated static func checkCancellation() throws {
@@ -127,8 +143,11 @@ extension SyncEngine {
                 // it sealed so it is never echoed back.
                 try SyncStateStore.setSealedThrough(try SyncRecordStore.latestSequence(db), db)
                 try SyncStateStore.setPulledThrough(group.lastSequence, db)
-                return ApplyOutcome(applied: outcome.applied, conflicts: outcome.conflicts,
-                                    errors: group.refused + refusedByApply)
+                // Kept with the cursor move: a later step of this sync may throw
+                // before its result, and these envelopes, reach the app.
+                let refused = group.refused + refusedByApply
+                try SyncStateStore.recordRefused(refused, at: now, db)
+                return ApplyOutcome(applied: outcome.applied, conflicts: outcome.conflicts, errors: refused)
             }
         }
     }

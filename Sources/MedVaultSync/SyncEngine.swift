@@ -243,6 +243,32 @@ public actor SyncEngine {
         }
     }
 
+    // MARK: - Refused envelopes
+
+    /// The envelopes this device's syncs refused and the app has not dismissed, in
+    /// sequence order: the same values as ``SyncResult/errors``, kept in the vault.
+    ///
+    /// A refused envelope is not retried: the pull cursor moves past it in the same
+    /// transaction that records it here, so the refusal outlives a sync that throws
+    /// later (its `SyncResult` never returned) and a crash. The 10,000 most recent are
+    /// kept. Each one carries its sequence, id, code and a fixed reason, never content.
+    public func refusedEnvelopes() async throws -> [SyncEnvelopeError] {
+        try await vault.database.read { db in try SyncStateStore.refusedEnvelopes(db) }
+    }
+
+    /// Forgets the refused envelopes up to and including `sequence` (the app has shown or
+    /// logged them); later ones stay.
+    ///
+    /// - Returns: How many were forgotten.
+    /// - Throws: `invalidArgument` for a negative sequence, forgetting nothing.
+    @discardableResult
+    public func dismissRefusedEnvelopes(through sequence: Int64) async throws -> Int {
+        guard sequence >= 0 else {
+            throw MedVaultError(.invalidArgument, reason: "a server sequence is never negative")
+        }
+        return try await vault.database.write { db in try SyncStateStore.dismissRefused(through: sequence, db) }
+    }
+
     // MARK: - Helpers
 
     private func localDeviceID() async throws -> UUID {

@@ -12,6 +12,7 @@ public struct SyncResult: Sendable, Hashable {
     public var conflicts = 0
     /// Envelopes refused: they could not be opened (changed bytes, another vault's) or
     /// applied. The rest of their batch was applied; a refused envelope is not retried.
+    /// The vault keeps them too, until dismissed: see ``SyncEngine/refusedEnvelopes()``.
     public var errors: [SyncEnvelopeError] = []
 
     /// An empty result.

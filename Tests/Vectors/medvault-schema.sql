@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refused envelopes
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -498,6 +498,15 @@ hlc INTEGER NOT NULL,
 device_id BLOB NOT NULL,
 PRIMARY KEY (table_name, record_id)
 ) WITHOUT ROWID
+
+-- table sync_refused_envelope on sync_refused_envelope
+CREATE TABLE sync_refused_envelope (
+sequence INTEGER PRIMARY KEY CHECK (sequence > 0),
+envelope_id BLOB NOT NULL CHECK (length(envelope_id) = 16),
+code TEXT NOT NULL,
+reason TEXT NOT NULL,
+refused_at INTEGER NOT NULL
+)
 
 -- table sync_state on sync_state
 CREATE TABLE sync_state (

@@ -4,7 +4,7 @@
 /// calls code that can change later (repository SQL, row mapping, search folding):
 /// each carries its own copy of what it needs. Each change to the schema is a new
 /// migration, appended here under a new name. The names are recorded in each database
-/// (see ``SchemaMigrator``); `PRAGMA user_version` counts them (6 today).
+/// (see ``SchemaMigrator``); `PRAGMA user_version` counts them.
 public enum MedVaultSchema {
     /// MedVault's own migrations: the schema every `Vault` brings its database to.
     public static let migrator = SchemaMigrator([
@@ -22,6 +22,7 @@ public enum MedVaultSchema {
         .init("audit trail", apply: AuditSchema.createAuditTrail),
         .init("sync attachment staging", apply: SyncAttachmentStagingSchema.createStaging),
         .init("medication stock ledger", apply: MedicationStockLedgerSchema.createStockLedger),
+        .init("sync refused envelopes", apply: SyncRefusedEnvelopeSchema.createRefusedEnvelopes),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a
