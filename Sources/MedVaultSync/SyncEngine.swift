@@ -173,12 +173,12 @@ public actor SyncEngine {
             let rows = try await vault.database.read { db in
                 try SyncStateStore.outbox(limit: limit, maximumBodyBytes: maximumBytes, db)
             }
-            guard let last = rows.last else { return uploaded }
+            guard !rows.isEmpty else { return uploaded }
             let response = try await transport.push(SyncPushRequest(envelopes: rows.map(\.envelope)), as: credentials)
             guard response.sequences.count == rows.count else {
                 throw MedVaultError(.badResponse, reason: "the sync server acknowledged another number of envelopes")
             }
-            try await vault.database.write { db in try SyncStateStore.removeFromOutbox(through: last.position, db) }
+            try await vault.database.write { db in try SyncStateStore.removeFromOutbox(rows, db) }
             uploaded += rows.count
         }
     }

@@ -120,8 +120,15 @@ enum SyncStateStore {
         return found
     }
 
-    static func removeFromOutbox(through position: Int64, _ db: DatabaseConnection) throws {
-        try db.execute("DELETE FROM sync_outbox WHERE position <= ?", [.integer(position)])
+    /// Removes the acknowledged envelopes: by position *and* id, never a range. Positions
+    /// are rowids, reused once the outbox empties, so a late acknowledgement (a push that
+    /// waited while another pass pushed the same rows and sealed new ones) must not
+    /// remove a newer envelope that took one of their positions.
+    static func removeFromOutbox(_ acknowledged: [OutboxEnvelope], _ db: DatabaseConnection) throws {
+        for row in acknowledged {
+            try db.execute("DELETE FROM sync_outbox WHERE position = ? AND envelope_id = ?",
+                           [.integer(row.position), row.envelope.id.vaultValue])
+        }
     }
 
     // MARK: - Record clocks
