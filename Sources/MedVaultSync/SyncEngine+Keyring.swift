@@ -17,43 +17,66 @@ extension SyncEngine {
     ///   password change, a new recovery key): this keyring is published with a
     ///   compare-and-swap on the generation just read (the newest local change wins over
     ///   one published meanwhile; the other device adopts it at its next sync).
-    /// - Otherwise the server's shared slots are adopted: the new password opens this
-    ///   device after it. One this device cannot take (other cipher settings) is skipped,
-    ///   and records go on syncing.
+    /// - The server's generation is not past the one this device last published or
+    ///   adopted, yet its slots differ: the server went back (restored from a backup, or
+    ///   misbehaving). This device's keyring is published again rather than the older
+    ///   password adopted. (The generation is the server's word, not authenticated: a
+    ///   server that relabels an old keyring is not caught; see docs/sync.md.)
+    /// - Otherwise the server's shared slots are adopted, unless this device's changed
+    ///   meanwhile: the new password opens this device after it. One this device cannot
+    ///   take (damaged, forged, another vault's, a newer format, other cipher settings)
+    ///   is left alone, and records go on syncing.
     ///
-    /// - Returns: Whether the keyring was published or adopted.
+    /// - Throws: Transport and storage errors; `badResponse` when the server's generation
+    ///   cannot grow.
     @discardableResult
-    func syncKeyring(_ credentials: SyncCredentials) async throws -> Bool {
+    func syncKeyring(_ credentials: SyncCredentials) async throws -> SyncKeyringOutcome {
         let local = try KeyringFile.read(at: vault.layout.keyring)
         let localShared = local.sharedSlotsDigest
         let mark = try await vault.database.read { db in try SyncStateStore.keyringMark(db) }
         let server = try await transport.keyring(as: credentials)
-        let serverShared = try Keyring(serialized: Array(server.keyring)).sharedSlotsDigest
+        let serverShared: Data
+        do {
+            serverShared = try Keyring(serialized: Array(server.keyring)).sharedSlotsDigest
+        } catch let error as MedVaultError {
+            // Not a keyring this build reads: publish over it only a change of this device.
+            guard localShared != mark.sha256 else { return .notAdopted(error.code) }
+            return try await publish(local, over: server, credentials)
+        }
         if localShared == serverShared {
             if mark.generation != server.generation || mark.sha256 != localShared {
                 try await remember(generation: server.generation, digest: localShared)
             }
-            return false
+            return .unchanged
         }
-        if localShared != mark.sha256 {
-            let published = try await transport.putKeyring(
-                try SyncKeyringUpdate(expectedGeneration: server.generation,
-                                      keyring: try SyncKeyringBlob(generation: server.generation + 1,
-                                                                   keyring: Data(local.serialized()))),
-                as: credentials)
-            try await remember(generation: published.generation, digest: localShared)
-            return true
+        if localShared != mark.sha256 || (mark.sha256 != nil && server.generation <= mark.generation) {
+            return try await publish(local, over: server, credentials)
         }
         do {
-            try await vault.adoptSyncedKeyring(server.keyring)
-        } catch let error as MedVaultError where error.code == .conflict {
-            // A keyring this database cannot use (other cipher settings): records still
-            // sync; the password of this device stays as it was. Tried again at the next sync.
-            return false
+            try await vault.adoptSyncedKeyring(server.keyring, replacingSharedSlots: localShared)
+        } catch let error as MedVaultError
+            where [.conflict, .corrupted, .schemaTooNew, .invalidArgument].contains(error.code)
+        {
+            return .notAdopted(error.code)
         }
         let adopted = try KeyringFile.read(at: vault.layout.keyring)
         try await remember(generation: server.generation, digest: adopted.sharedSlotsDigest)
-        return true
+        return .adopted
+    }
+
+    /// Publishes `local` with a compare-and-swap on the generation `server` was read at.
+    private func publish(_ local: Keyring, over server: SyncKeyringBlob,
+                         _ credentials: SyncCredentials) async throws -> SyncKeyringOutcome {
+        guard server.generation < .max else {
+            throw MedVaultError(.badResponse, reason: "the sync server's keyring generation cannot grow")
+        }
+        let published = try await transport.putKeyring(
+            try SyncKeyringUpdate(expectedGeneration: server.generation,
+                                  keyring: try SyncKeyringBlob(generation: server.generation + 1,
+                                                               keyring: Data(local.serialized()))),
+            as: credentials)
+        try await remember(generation: published.generation, digest: local.sharedSlotsDigest)
+        return .published
     }
 
     private func remember(generation: Int64, digest: Data) async throws {

@@ -106,14 +106,18 @@ extension SyncEngine {
     }
 
     /// `page` cut to its leading run of consecutive sequences (see ``consecutive(_:)``),
-    /// once it is known to move the cursor forward.
+    /// once it is known to continue exactly where the cursor is.
     ///
-    /// - Throws: `badResponse` when a page with envelopes starts at or before `after`, or
-    ///   names another last sequence than its last envelope's: applying it would move the
-    ///   cursor back (pulling the same pages forever) or past envelopes never sent.
+    /// A vault's sequences are dense from 1 (the server numbers pushes under a lock on the
+    /// vault), so a page after `after` starts at `after + 1`.
+    ///
+    /// - Throws: `badResponse` when a page with envelopes starts anywhere else, or names
+    ///   another last sequence than its last envelope's: applying it would move the
+    ///   cursor back (pulling the same pages forever) or past envelopes never sent (this
+    ///   device would never ask for them again).
     nonisolated static func checkedPage(_ page: SyncPullResponse, after: Int64) throws -> SyncPullResponse {
         if let first = page.envelopes.first, let last = page.envelopes.last {
-            guard first.sequence > after, page.lastSequence == last.sequence else {
+            guard after < .max, first.sequence == after + 1, page.lastSequence == last.sequence else {
                 throw MedVaultError(.badResponse, reason: "the sync server answered a pull page out of order")
             }
         }

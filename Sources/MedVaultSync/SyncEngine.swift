@@ -144,7 +144,7 @@ public actor SyncEngine {
     public func sync() async throws -> SyncResult {
         let credentials = try await requireCredentials()
         var result = SyncResult()
-        try await syncKeyring(credentials)
+        result.keyring = try await syncKeyring(credentials)
         try await sealPending(credentials)
         result.uploaded += try await pushOutbox(credentials)
         try await pull(credentials, into: &result)
@@ -190,7 +190,9 @@ public actor SyncEngine {
     static func consecutive(_ page: SyncPullResponse) -> SyncPullResponse {
         guard let first = page.envelopes.first else { return page }
         var count = 1
-        while count < page.envelopes.count, page.envelopes[count].sequence == first.sequence + Int64(count) {
+        while count < page.envelopes.count {
+            let (expected, overflow) = first.sequence.addingReportingOverflow(Int64(count))
+            guard !overflow, page.envelopes[count].sequence == expected else { break }
             count += 1
         }
         guard count < page.envelopes.count else { return page }

@@ -14,6 +14,8 @@ public struct SyncResult: Sendable, Hashable {
     /// applied. The rest of their batch was applied; a refused envelope is not retried.
     /// The vault keeps them too, until dismissed: see ``SyncEngine/refusedEnvelopes()``.
     public var errors: [SyncEnvelopeError] = []
+    /// What the sync did with the keyring's shared slots (password, recovery key).
+    public var keyring: SyncKeyringOutcome = .unchanged
 
     /// An empty result.
     public init() {}
@@ -41,4 +43,21 @@ public struct SyncEnvelopeError: Sendable, Hashable, CustomStringConvertible {
 
     /// The sequence, code and reason.
     public var description: String { "envelope \(sequence) refused (\(code.rawValue)): \(reason)" }
+}
+
+/// What one sync did with the keyring the server holds (see docs/sync.md, "Keyring").
+public enum SyncKeyringOutcome: Sendable, Hashable {
+    /// The server's shared slots were this device's already.
+    case unchanged
+    /// This device's password or recovery-key change was published (or its keyring
+    /// published again over an older one the server held).
+    case published
+    /// Another device's password or recovery-key change was adopted here.
+    case adopted
+    /// The server's keyring was left alone and records synced anyway: `corrupted` (it
+    /// does not parse or authenticate: damaged, forged, another vault's), `schemaTooNew`
+    /// (a newer format), `conflict` (other cipher settings, or this device's password
+    /// changed while the sync read it: the next sync publishes that change) or
+    /// `invalidArgument` (its slots cannot be merged). Tried again at the next sync.
+    case notAdopted(MedVaultError.Code)
 }

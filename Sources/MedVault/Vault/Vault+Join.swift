@@ -89,17 +89,24 @@ extension Vault {
     /// (`Keyring.mergingSharedSlots(of:vaultKey:)`). Written under the keyring lock like
     /// any key operation (proved, atomically).
     ///
+    /// - Parameter expected: When given, the digest of the shared slots the caller decided
+    ///   from (`Keyring.sharedSlotsDigest`): the adoption is refused if a password change
+    ///   or a new recovery key on this device replaced them meanwhile, instead of undoing it.
     /// - Returns: Whether the file changed (`false` when its shared slots already were these).
     /// - Throws: `corrupted` for bytes that are not an authentic keyring of this vault;
-    ///   `conflict` when it has other cipher settings; `locked`.
+    ///   `conflict` when it has other cipher settings, or the shared slots are no longer
+    ///   `expected`; `locked`.
     @discardableResult
-    package func adoptSyncedKeyring(_ bytes: Data) async throws -> Bool {
+    package func adoptSyncedKeyring(_ bytes: Data, replacingSharedSlots expected: Data? = nil) async throws -> Bool {
         let incoming = try Keyring(serialized: Array(bytes))
         guard incoming.vaultID == vaultID else {
             throw MedVaultError(.corrupted, reason: "the synced keyring belongs to another vault")
         }
         return try await keys.perform { operation in
             let current = await operation.keyring()
+            if let expected, current.sharedSlotsDigest != expected {
+                throw MedVaultError(.conflict, reason: "this device's password or recovery key changed meanwhile; not adopted")
+            }
             guard current.cipherSettings == incoming.cipherSettings else {
                 throw MedVaultError(.conflict, reason: "the synced keyring has other cipher settings; not adopted")
             }

@@ -102,8 +102,8 @@ struct SyncRefusedEnvelopeTests {
         }
     }
 
-    @Test("A pull page that would move the cursor back or past envelopes it does not hold is refused: nothing applied",
-          .timeLimit(.minutes(1)), arguments: [PageFault.replaysFromTheStart, .claimsMoreThanItHolds])
+    @Test("A pull page that would move the cursor back or past envelopes it does not hold, or skip some, is refused: nothing applied",
+          .timeLimit(.minutes(1)), arguments: [PageFault.replaysFromTheStart, .claimsMoreThanItHolds, .skipsAhead])
     func outOfOrderPage(fault: PageFault) async throws {
         try await withTemporaryDirectory { dir in
             let devices = try await SyncPullPipelineTests.devicesWithEightRecords(in: dir, named: { "O\($0)" })
@@ -129,11 +129,14 @@ enum PageFault: Sendable, CustomTestStringConvertible {
     case replaysFromTheStart
     /// The first page names a last sequence ten past its last envelope.
     case claimsMoreThanItHolds
+    /// The first page leaves out its first envelope: it starts past the cursor + 1.
+    case skipsAhead
 
     var testDescription: String {
         switch self {
         case .replaysFromTheStart: "a page starting at or before the cursor"
         case .claimsMoreThanItHolds: "a last sequence past the page's last envelope"
+        case .skipsAhead: "a page starting after the cursor's next sequence"
         }
     }
 }
@@ -157,6 +160,10 @@ actor FaultyPageTransport: ForwardingSyncTransport {
         case .claimsMoreThanItHolds where pulls == 1:
             let page = try await inner.pull(after: after, limit: limit, as: credentials)
             return SyncPullResponse(envelopes: page.envelopes, lastSequence: page.lastSequence + 10,
+                                    hasMore: page.hasMore)
+        case .skipsAhead where pulls == 1:
+            let page = try await inner.pull(after: after, limit: limit, as: credentials)
+            return SyncPullResponse(envelopes: Array(page.envelopes.dropFirst()), lastSequence: page.lastSequence,
                                     hasMore: page.hasMore)
         default:
             return try await inner.pull(after: after, limit: limit, as: credentials)
