@@ -21,6 +21,8 @@ struct EnvelopeSealer {
     let keys: SyncKeys
 
     /// Seals `record` under a new envelope id (or `id`, for a deterministic retry).
+    ///
+    /// - Throws: `limitExceeded` when the sealed record is longer than an envelope holds.
     func seal(_ record: SyncRecord, id: UUID = UUID()) throws -> SyncEnvelope {
         let recordKey = try keys.recordKey(table: record.table, recordID: record.recordID)
         var plaintext = Array(try Self.encoder.encode(record))
@@ -28,6 +30,9 @@ struct EnvelopeSealer {
         plaintext += [UInt8](repeating: UInt8(ascii: " "), count: padded - plaintext.count)
         let sealed = try keys.seal(plaintext,
                                    associatedData: associatedData(envelopeID: id, recordKey: recordKey))
+        guard sealed.count <= SyncEnvelope.maximumCiphertextLength else {
+            throw MedVaultError(.limitExceeded, reason: "the record is larger than one sync envelope")
+        }
         return try SyncEnvelope(id: id, recordKey: Data(recordKey), ciphertext: Data(sealed))
     }
 

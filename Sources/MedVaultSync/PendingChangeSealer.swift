@@ -57,6 +57,7 @@ enum PendingChangeSealer {
         let sealer = EnvelopeSealer(keys: keys)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
+        let listsUnsent = try SyncStateStore.hasUnsent(db)
         for pending in order {
             let state = try SyncRecordStore.read(pending.table, id: pending.id, db)
             let base = try SyncStateStore.clock(pending.table, pending.id, db)
@@ -77,11 +78,26 @@ enum PendingChangeSealer {
                 timestamp: UInt64(stamp), deviceID: localDevice,
                 state: try state.map { try encoder.encode($0) },
                 baseTimestamp: base.map { UInt64($0.timestamp) }, baseDeviceID: base?.deviceID)
-            let envelope = try sealer.seal(record, id: try envelopeID(keys: keys, device: localDevice,
+            let envelope: SyncEnvelope
+            do {
+                envelope = try sealer.seal(record, id: try envelopeID(keys: keys, device: localDevice,
                                                                        sequence: pending.firstSequence))
+            } catch let error as MedVaultError where error.code == .limitExceeded {
+                // Too large for one envelope: listed for the app, not sent, and the rest
+                // goes on (one record must not stop sync). Its clock still moves, so a
+                // remote change made from the version before it is a conflict that keeps
+                // this one, never a fast-forward over it.
+                try SyncStateStore.noteUnsent(SyncUnsentRecord(table: pending.table, recordID: pending.id,
+                                                               code: error.code, reason: error.reason),
+                                              sequence: pending.last.sequence, db)
+                try SyncStateStore.setClock(.init(timestamp: stamp, deviceID: localDevice), pending.table,
+                                            pending.id, db)
+                continue
+            }
             try SyncStateStore.enqueue(.init(id: envelope.id, recordKey: envelope.recordKey,
                                              ciphertext: envelope.ciphertext), db)
             try SyncStateStore.setClock(.init(timestamp: stamp, deviceID: localDevice), pending.table, pending.id, db)
+            if listsUnsent { try SyncStateStore.clearUnsent(pending.table, pending.id, db) }
         }
         try SyncStateStore.setSealedThrough(latest, db)
         return resent + order.count

@@ -150,6 +150,7 @@ public actor SyncEngine {
         try await pull(credentials, into: &result)
         try await sealPending(credentials)
         result.uploaded += try await pushOutbox(credentials)
+        result.unsentRecords = try await unsentRecords().count
         return result
     }
 
@@ -269,6 +270,13 @@ public actor SyncEngine {
             throw MedVaultError(.invalidArgument, reason: "a server sequence is never negative")
         }
         return try await vault.database.write { db in try SyncStateStore.dismissRefused(through: sequence, db) }
+    }
+
+    /// This device's records that sync does not send because they are too large for one
+    /// envelope, in the order of their latest change (see ``SyncUnsentRecord``). A record
+    /// leaves the list when a later change of it is sent.
+    public func unsentRecords() async throws -> [SyncUnsentRecord] {
+        try await vault.database.read { db in try SyncStateStore.unsentRecords(db) }
     }
 
     // MARK: - Helpers

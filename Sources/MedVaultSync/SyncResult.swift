@@ -1,4 +1,5 @@
 import Foundation
+import MedVault
 import MedVaultCore
 
 /// What one ``SyncEngine/sync()`` did.
@@ -16,6 +17,9 @@ public struct SyncResult: Sendable, Hashable {
     public var errors: [SyncEnvelopeError] = []
     /// What the sync did with the keyring's shared slots (password, recovery key).
     public var keyring: SyncKeyringOutcome = .unchanged
+    /// How many of this device's records are listed as too large to send, after this
+    /// sync (see ``SyncEngine/unsentRecords()``); 0 in the normal case.
+    public var unsentRecords = 0
 
     /// An empty result.
     public init() {}
@@ -60,4 +64,33 @@ public enum SyncKeyringOutcome: Sendable, Hashable {
     /// changed while the sync read it: the next sync publishes that change) or
     /// `invalidArgument` (its slots cannot be merged). Tried again at the next sync.
     case notAdopted(MedVaultError.Code)
+}
+
+/// A record of this device that sync does not send, and why. It never carries the
+/// record's content.
+///
+/// Today one reason exists: `limitExceeded`, the record's sealed state is larger than
+/// one envelope (1 MiB): long texts are limited to 200,000 characters, and a character
+/// can take several bytes. The record stays here, whole; the other devices keep the
+/// version they had. A later change that makes it fit is sent, and takes it off the list.
+public struct SyncUnsentRecord: Sendable, Hashable, CustomStringConvertible {
+    /// The record's table.
+    public let table: VaultTable
+    /// The record's id.
+    public let recordID: UUID
+    /// Why: `limitExceeded`.
+    public let code: MedVaultError.Code
+    /// A fixed explanation, never a field value.
+    public let reason: String
+
+    /// Creates a value.
+    public init(table: VaultTable, recordID: UUID, code: MedVaultError.Code, reason: String) {
+        self.table = table
+        self.recordID = recordID
+        self.code = code
+        self.reason = reason
+    }
+
+    /// The table, code and reason.
+    public var description: String { "\(table.rawValue) record not sent (\(code.rawValue)): \(reason)" }
 }

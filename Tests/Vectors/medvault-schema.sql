@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refused envelopes
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -519,6 +519,16 @@ pulled_through INTEGER NOT NULL DEFAULT 0,
 keyring_generation INTEGER NOT NULL DEFAULT 0,
 keyring_sha256 BLOB
 )
+
+-- table sync_unsent_record on sync_unsent_record
+CREATE TABLE sync_unsent_record (
+table_name TEXT NOT NULL,
+record_id BLOB NOT NULL CHECK (length(record_id) = 16),
+sequence INTEGER NOT NULL,
+code TEXT NOT NULL,
+reason TEXT NOT NULL,
+PRIMARY KEY (table_name, record_id)
+) WITHOUT ROWID
 
 -- trigger attachment_chunk_sealed on attachment_chunk
 CREATE TRIGGER attachment_chunk_sealed BEFORE INSERT ON attachment_chunk

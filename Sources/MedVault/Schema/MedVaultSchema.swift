@@ -22,7 +22,7 @@ public enum MedVaultSchema {
         .init("audit trail", apply: AuditSchema.createAuditTrail),
         .init("sync attachment staging", apply: SyncAttachmentStagingSchema.createStaging),
         .init("medication stock ledger", apply: MedicationStockLedgerSchema.createStockLedger),
-        .init("sync refused envelopes", apply: SyncRefusedEnvelopeSchema.createRefusedEnvelopes),
+        .init("sync refusals", apply: SyncRefusalSchema.createRefusals),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a
