@@ -291,6 +291,14 @@ public actor SyncEngine {
 
     private func requireCredentials() async throws -> SyncCredentials {
         guard let credentials = try await credentials() else {
+            let restored = try await vault.database.read { db in
+                try db.fetchOne("SELECT vault_id IS NOT NULL AND device_token IS NULL FROM sync_state WHERE singleton = 1") {
+                    $0.int64(at: 0) == 1
+                } ?? false
+            }
+            if restored {
+                throw MedVaultError(.invalidArgument, reason: "this vault was restored from a backup: call join() to sync it as a new device")
+            }
             throw MedVaultError(.invalidArgument, reason: "this device is not registered for sync: call register() or join()")
         }
         return credentials

@@ -182,6 +182,10 @@ public final class VaultAuditTrail: Sendable {
             let hadEntries = try AuditTrailReader.head(db) != nil
             if case .valid(let saved) = reading, saved.isRestored {
                 try db.changeLog.appendAuditEvent(.restore, table: nil, id: nil)
+                // With the restore entry: a restored vault that was syncing joins again
+                // as a new device (a repeat after a crash before the checkpoint only
+                // draws another device id).
+                try SyncRestoreReset.afterRestore(db)
             }
             // At most 1,000 entries for refused attempts: the count is not evidence (see UnlockFailureFile).
             for _ in 0..<min(1_000, max(0, failures.count)) {

@@ -1,0 +1,29 @@
+import Foundation
+import MedVaultCore
+
+/// What the first unlock after a restore does to a vault that was syncing (docs/sync.md,
+/// "After a restore").
+///
+/// A restored database is this device's database as it was at the backup: its change
+/// log ends there, so its next changes reuse local sequences whose envelopes (ids derived
+/// from device and sequence) the server may already hold with other content, and the
+/// changes it made after the backup and pushed are on the server as its own, which the
+/// engine skips. So the restored vault syncs as a new device: a new change-log device id,
+/// and no sync device id or token (the app calls `SyncEngine.join()` again). The vault id,
+/// the cursors, the outbox, the record clocks and the keyring mark stay: pulling from the
+/// restored cursor brings back the changes made after the backup, by whatever device,
+/// each a fast-forward from the restored version.
+///
+/// A vault that never registered or joined is left as it is (its device id kept, as
+/// docs/changes.md describes for a restore).
+enum SyncRestoreReset {
+    /// Runs inside the unlock's write transaction.
+    static func afterRestore(_ db: DatabaseConnection) throws {
+        let synced = try db.fetchOne("SELECT device_token IS NOT NULL FROM sync_state WHERE singleton = 1") { row in
+            row.int64(at: 0) == 1
+        } ?? false
+        guard synced else { return }
+        try db.execute("INSERT INTO medvault_device (device_id) VALUES (?)", [UUID().vaultValue])
+        try db.execute("UPDATE sync_state SET device_id = NULL, device_token = NULL WHERE singleton = 1")
+    }
+}
