@@ -26,18 +26,35 @@ final class HTTPSyncSessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     /// Runs `request` on `session` and returns the whole answer, at most `limit` bytes.
     ///
     /// - Throws: `HTTPSyncFailure` for an answer over the limit; URLSession's error otherwise.
+    ///
+    /// A cancelled call ends with `CancellationError` at once, whatever URLSession does
+    /// with the cancelled task: a task cancelled before it was resumed (the calling task
+    /// already cancelled, or cancelled as the call starts) may never report completion,
+    /// and the call would wait forever. The exchange is taken out of the table exactly
+    /// once, by the completion or by the cancellation, under the lock.
     func data(for request: URLRequest, session: URLSession, limit: Int) async throws -> (Data, HTTPURLResponse) {
         let task = session.dataTask(with: request)
+        let id = task.taskIdentifier
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                lock.withLock {
-                    exchanges[task.taskIdentifier] = Exchange(limit: limit, continuation: continuation)
+                lock.withLock { exchanges[id] = Exchange(limit: limit, continuation: continuation) }
+                // Cancelled before the exchange was registered: the handler found nothing to end.
+                if Task.isCancelled {
+                    abandon(task)
+                } else {
+                    task.resume()
                 }
-                task.resume()
             }
         } onCancel: {
-            task.cancel()
+            abandon(task)
         }
+    }
+
+    /// Ends `task`'s call with `CancellationError`, if it has not ended yet, and cancels it.
+    private func abandon(_ task: URLSessionTask) {
+        let exchange = lock.withLock { exchanges.removeValue(forKey: task.taskIdentifier) }
+        task.cancel()
+        exchange?.continuation.resume(throwing: CancellationError())
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,

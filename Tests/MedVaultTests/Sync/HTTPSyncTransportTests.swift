@@ -167,4 +167,51 @@ struct HTTPSyncTransportTests {
             await expectMedVaultError(.badResponse) { try await transport.keyring(as: Self.credentials) }
         }
     }
+
+    @Test("a call cancelled before it starts, as it starts or while the answer is awaited ends at once and never hangs",
+          .timeLimit(.minutes(1)))
+    func cancelledCallsEnd() async throws {
+        try await withSyncStub { server in
+            let transport = try Self.transport(server, attempts: 1)
+            try await server.script([.init(status: 200, body: Self.pullPage, delay: 0.2)])
+            for round in 0..<150 {
+                let ended = OutcomeBox()
+                let call = Task {
+                    if round % 3 == 0 { withUnsafeCurrentTask { $0?.cancel() } }
+                    do {
+                        _ = try await transport.pull(after: 0, limit: 10, as: Self.credentials)
+                        ended.set(nil)
+                    } catch {
+                        ended.set((error as? MedVaultError)?.code ?? .storage)
+                    }
+                }
+                if round % 3 == 2 { try await Task.sleep(for: .milliseconds(10)) }
+                if round % 3 != 0 { call.cancel() }
+                // Without the fix, a call whose URL task was cancelled before it was resumed
+                // waited forever (about one round in forty): fail instead of hanging.
+                var waited = 0
+                while !ended.isSet, waited < 500 {
+                    try await Task.sleep(for: .milliseconds(10))
+                    waited += 1
+                }
+                guard ended.isSet else {
+                    Issue.record("round \(round): the cancelled call did not end within 5 s")
+                    return
+                }
+                if let code = ended.code { #expect(code == .cancelled, "round \(round)") }
+            }
+        }
+    }
+}
+
+/// How a background call ended: `nil` code for success. Set once, read from the test.
+private final class OutcomeBox: @unchecked Sendable {
+    // Safety of @unchecked Sendable: every field is read and written under `lock`.
+    private let lock = NSLock()
+    private var done = false
+    private var value: MedVaultError.Code?
+
+    func set(_ code: MedVaultError.Code?) { lock.withLock { done = true; value = code } }
+    var isSet: Bool { lock.withLock { done } }
+    var code: MedVaultError.Code? { lock.withLock { value } }
 }
