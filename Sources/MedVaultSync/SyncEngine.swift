@@ -78,8 +78,11 @@ public actor SyncEngine {
     /// vault's keyring (its slots are wrapped: the server cannot use it) and the public
     /// half of the vault's device-signing key.
     ///
-    /// - Throws: `conflict` when the vault is registered already (use ``join()``);
-    ///   `unauthorized` when the server refuses the proof; transport errors.
+    /// Calling it again (its answer was lost, or the token not saved) proves the vault key
+    /// once more and gets a new token for this device; the server's keyring stays.
+    ///
+    /// - Throws: `conflict` when the vault id is registered under another key, or this
+    ///   device was revoked; `unauthorized` when the server refuses the proof; transport errors.
     public func register() async throws {
         let deviceID = try await localDeviceID()
         let vaultID = vault.vaultID
@@ -101,8 +104,10 @@ public actor SyncEngine {
     /// device-signing key (derived from the vault key this vault was opened with:
     /// password or recovery key, see `Vault.join(at:keyring:password:options:)`).
     ///
+    /// Calling it again (its answer was lost) gets a new token for this device.
+    ///
     /// - Throws: `unauthorized` when the server refuses the proof or does not know the
-    ///   vault; `conflict` when this device id was used in the vault before.
+    ///   vault; `conflict` when this device id was revoked in the vault.
     public func join() async throws {
         let deviceID = try await localDeviceID()
         let vaultID = vault.vaultID

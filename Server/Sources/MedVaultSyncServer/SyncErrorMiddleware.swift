@@ -24,6 +24,15 @@ struct SyncErrorMiddleware: RouterMiddleware {
         }
     }
 
+    /// SQLSTATEs after which the same request may succeed: class 57, operator
+    /// intervention (PostgreSQL shutting down or starting up); 40, a serialization
+    /// failure or deadlock; 53, insufficient resources (disk full, too many
+    /// connections); 08, a lost connection reported by the server; 25006, a read-only
+    /// transaction (a standby during a failover).
+    static func isTransient(_ sqlState: String) -> Bool {
+        ["57", "40", "53", "08"].contains(where: sqlState.hasPrefix) || sqlState == "25006"
+    }
+
     static func map(_ error: any Error) -> SyncServerError {
         switch error {
         case let error as SyncServerError:
@@ -38,9 +47,8 @@ struct SyncErrorMiddleware: RouterMiddleware {
             switch error.code {
             case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown:
                 return .unavailable
-            case .server where error.serverInfo?[.sqlState]?.hasPrefix("57") == true:
-                // Class 57, operator intervention: PostgreSQL is shutting down or
-                // starting up (57P01…57P03). The transaction rolled back; try again soon.
+            case .server where error.serverInfo?[.sqlState].map(Self.isTransient) == true:
+                // The transaction rolled back for a reason that passes: try again soon.
                 return .unavailable
             default:
                 return .internalError

@@ -124,7 +124,7 @@ struct SyncRoutes: Sendable {
     func putKeyring(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let device = try await authenticate(request, context)
         let body = try await decode(SyncKeyringUpdate.self, request, limit: limits.maximumOtherBodyBytes)
-        guard try await store.updateKeyring(vaultID: device.vaultID, update: body) else {
+        guard try await store.updateKeyring(vaultID: device.vaultID, deviceID: device.deviceID, update: body) else {
             throw SyncServerError.staleGeneration
         }
         context.logger.info("keyring replaced", metadata: ["generation": "\(body.keyring.generation)"])

@@ -58,7 +58,12 @@ struct SyncStore: Sendable {
 
     /// Registers a vault with its first device and keyring.
     ///
-    /// - Throws: ``SyncServerError/vaultExists`` when the vault id is taken.
+    /// The same vault key registering the same vault again (the first answer was lost:
+    /// the connection dropped after the commit) gets a new token for that device; the
+    /// stored keyring and envelopes stay. Without this, the vault could never sync again.
+    ///
+    /// - Throws: ``SyncServerError/vaultExists`` when the vault id is taken under another
+    ///   key; ``SyncServerError/deviceExists`` when that device was revoked.
     func registerVault(_ request: SyncRegisterRequest, tokenHash: Data) async throws {
         try await transaction { connection in
             let inserted = try await connection.guardedQuery("""
@@ -67,7 +72,16 @@ struct SyncStore: Sendable {
                 """, logger: logger)
             var created = false
             for try await _ in inserted.decode(Int32.self) { created = true }
-            guard created else { throw SyncServerError.vaultExists }
+            guard created else {
+                let rows = try await connection.guardedQuery(
+                    "SELECT verification_key FROM vaults WHERE vault_id = \(request.vaultID) FOR UPDATE", logger: logger)
+                var key: Data?
+                for try await value in rows.decode(Data.self) { key = value }
+                guard key == request.verificationKey else { throw SyncServerError.vaultExists }
+                try await Self.issueToken(vaultID: request.vaultID, deviceID: request.deviceID, tokenHash: tokenHash,
+                                          connection, logger)
+                return
+            }
             try await connection.guardedQuery("""
                 INSERT INTO devices (vault_id, device_id, token_hash) VALUES (\(request.vaultID), \(request.deviceID), \(tokenHash))
                 """, logger: logger)
@@ -76,6 +90,22 @@ struct SyncStore: Sendable {
                 VALUES (\(request.vaultID), \(request.keyring.generation), \(request.keyring.keyring))
                 """, logger: logger)
         }
+    }
+
+    /// Adds the device, or gives it a new token when it is already there and not revoked.
+    ///
+    /// - Throws: ``SyncServerError/deviceExists`` for a revoked device.
+    private static func issueToken(vaultID: UUID, deviceID: UUID, tokenHash: Data,
+                                   _ connection: PostgresConnection, _ logger: Logger) async throws {
+        let rows = try await connection.guardedQuery("""
+            INSERT INTO devices (vault_id, device_id, token_hash) VALUES (\(vaultID), \(deviceID), \(tokenHash))
+            ON CONFLICT (vault_id, device_id) DO UPDATE SET token_hash = excluded.token_hash
+                WHERE devices.revoked_at IS NULL
+            RETURNING 1
+            """, logger: logger)
+        var issued = false
+        for try await _ in rows.decode(Int32.self) { issued = true }
+        guard issued else { throw SyncServerError.deviceExists }
     }
 
     /// The vault's device-verification public key, or nil for an unknown vault.
@@ -89,18 +119,13 @@ struct SyncStore: Sendable {
         }
     }
 
-    /// Adds a device to a vault.
+    /// Adds a device to a vault, or gives it a new token when it joined before and is not
+    /// revoked (its first answer was lost; the caller proved the vault key again).
     ///
-    /// - Throws: ``SyncServerError/deviceExists`` when the id is (or was) used there.
+    /// - Throws: ``SyncServerError/deviceExists`` when the id was used there and revoked.
     func addDevice(vaultID: UUID, deviceID: UUID, tokenHash: Data) async throws {
         try await withConnection { connection in
-            let rows = try await connection.guardedQuery("""
-                INSERT INTO devices (vault_id, device_id, token_hash) VALUES (\(vaultID), \(deviceID), \(tokenHash))
-                ON CONFLICT (vault_id, device_id) DO NOTHING RETURNING 1
-                """, logger: logger)
-            var added = false
-            for try await _ in rows.decode(Int32.self) { added = true }
-            guard added else { throw SyncServerError.deviceExists }
+            try await Self.issueToken(vaultID: vaultID, deviceID: deviceID, tokenHash: tokenHash, connection, logger)
         }
     }
 
@@ -118,18 +143,30 @@ struct SyncStore: Sendable {
         }
     }
 
-    /// Revokes a device of a vault (idempotent).
+    /// Revokes a device of a vault (idempotent), if the revoking device is still active.
+    ///
+    /// Both rows are locked, in device-id order, before the check: of two devices
+    /// revoking each other at once, the second to commit finds itself revoked, so a vault
+    /// is never left without an active device by its own devices.
     ///
     /// - Returns: false when the vault has no such device.
+    /// - Throws: ``SyncServerError/badToken`` when the revoking device was revoked since
+    ///   its request was authenticated.
     func revoke(vaultID: UUID, deviceID: UUID, by revoker: UUID) async throws -> Bool {
-        try await withConnection { connection in
+        try await transaction { connection in
             let rows = try await connection.guardedQuery("""
-                UPDATE devices SET revoked_at = COALESCE(revoked_at, now()), revoked_by = COALESCE(revoked_by, \(revoker))
-                WHERE vault_id = \(vaultID) AND device_id = \(deviceID) RETURNING 1
+                SELECT device_id, revoked_at IS NULL FROM devices
+                WHERE vault_id = \(vaultID) AND device_id IN (\(deviceID), \(revoker)) ORDER BY device_id FOR UPDATE
                 """, logger: logger)
-            var found = false
-            for try await _ in rows.decode(Int32.self) { found = true }
-            return found
+            var active: [UUID: Bool] = [:]
+            for try await (id, isActive) in rows.decode((UUID, Bool).self) { active[id] = isActive }
+            guard active[revoker] == true else { throw SyncServerError.badToken }
+            guard active[deviceID] != nil else { return false }
+            try await connection.guardedQuery("""
+                UPDATE devices SET revoked_at = COALESCE(revoked_at, now()), revoked_by = COALESCE(revoked_by, \(revoker))
+                WHERE vault_id = \(vaultID) AND device_id = \(deviceID)
+                """, logger: logger)
+            return true
         }
     }
 
@@ -148,11 +185,20 @@ struct SyncStore: Sendable {
         }
     }
 
-    /// Replaces the keyring if its generation is still the expected one.
+    /// Replaces the keyring if its generation is still the expected one and the device
+    /// is still active (it may have been revoked while its request body arrived).
     ///
     /// - Returns: false when the generation moved on (nothing changed).
-    func updateKeyring(vaultID: UUID, update: SyncKeyringUpdate) async throws -> Bool {
-        try await withConnection { connection in
+    /// - Throws: ``SyncServerError/badToken`` when `deviceID` was revoked meanwhile.
+    func updateKeyring(vaultID: UUID, deviceID: UUID, update: SyncKeyringUpdate) async throws -> Bool {
+        try await transaction { connection in
+            let device = try await connection.guardedQuery("""
+                SELECT 1 FROM devices WHERE vault_id = \(vaultID) AND device_id = \(deviceID) AND revoked_at IS NULL
+                FOR SHARE
+                """, logger: logger)
+            var active = false
+            for try await _ in device.decode(Int32.self) { active = true }
+            guard active else { throw SyncServerError.badToken }
             let rows = try await connection.guardedQuery("""
                 UPDATE keyrings SET generation = \(update.keyring.generation), keyring = \(update.keyring.keyring),
                     updated_at = now()

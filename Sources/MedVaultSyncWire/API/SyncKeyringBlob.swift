@@ -52,16 +52,17 @@ public struct SyncKeyringBlob: Sendable, Hashable, Codable {
 public struct SyncKeyringUpdate: Sendable, Hashable, Codable {
     /// The generation the device last read.
     public let expectedGeneration: Int64
-    /// The new keyring; its generation must be greater than ``expectedGeneration``.
+    /// The new keyring; its generation is ``expectedGeneration`` + 1.
     public let keyring: SyncKeyringBlob
 
     /// Creates an update.
     ///
-    /// - Throws: `MedVaultError.Code.validation` when the new generation is not greater
-    ///   than the expected one.
+    /// - Throws: `MedVaultError.Code.validation` when the new generation is not the
+    ///   expected one + 1: a generation that jumps (to `Int64.max`, say) would leave no
+    ///   room for the next compare-and-swap.
     public init(expectedGeneration: Int64, keyring: SyncKeyringBlob) throws {
-        guard keyring.generation > expectedGeneration else {
-            throw MedVaultError(.validation, field: "generation", reason: "must grow")
+        guard expectedGeneration < .max, keyring.generation == expectedGeneration + 1 else {
+            throw MedVaultError(.validation, field: "generation", reason: "must be the expected generation + 1")
         }
         self.expectedGeneration = expectedGeneration
         self.keyring = keyring

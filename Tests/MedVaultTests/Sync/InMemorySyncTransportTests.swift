@@ -24,6 +24,34 @@ struct InMemorySyncTransportTests {
         return (vaultID, key, SyncCredentials(vaultID: vaultID, deviceID: deviceID, deviceToken: token.deviceToken))
     }
 
+    /// Registers `vaultID` again with `key`, as a device whose first answer was lost would:
+    /// new credentials for a new device id.
+    static func reRegistered(_ server: InMemorySyncTransport, vaultID: UUID, key: Curve25519.Signing.PrivateKey,
+                             deviceID: UUID = UUID()) async throws -> SyncCredentials {
+        let challenge = try await server.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: deviceID))
+        let signature = try key.signature(for: SyncDeviceProof.message(.register, challenge: challenge.challenge,
+                                                                        vaultID: vaultID, deviceID: deviceID))
+        let token = try await server.register(try SyncRegisterRequest(
+            vaultID: vaultID, deviceID: deviceID, verificationKey: key.publicKey.rawRepresentation,
+            keyring: try SyncKeyringBlob(generation: 1, keyring: Data([4, 5, 6])), challenge: challenge.challenge,
+            signature: signature))
+        return SyncCredentials(vaultID: vaultID, deviceID: deviceID, deviceToken: token.deviceToken)
+    }
+
+    @Test("Registering again with the vault's key gives a new token and keeps the keyring; another key is `conflict`")
+    func registerAgain() async throws {
+        let server = InMemorySyncTransport()
+        let (vaultID, key, first) = try await Self.registered(server)
+        let again = try await Self.reRegistered(server, vaultID: vaultID, key: key, deviceID: first.deviceID)
+        #expect(await SyncFixtures.errorCode { _ = try await server.keyring(as: first) } == .unauthorized)
+        #expect(try await server.keyring(as: again).keyring == Data([1, 2, 3]))
+        let impostor = Curve25519.Signing.PrivateKey()
+        #expect(await SyncFixtures.errorCode {
+            _ = try await Self.reRegistered(server, vaultID: vaultID, key: impostor)
+        } == .conflict)
+        #expect(try await server.keyring(as: again).keyring == Data([1, 2, 3]))
+    }
+
     static func envelope(_ byte: UInt8 = 1, id: UUID = UUID()) throws -> SyncEnvelope {
         try SyncEnvelope(id: id, recordKey: Data(repeating: byte, count: 32), ciphertext: Data(repeating: byte, count: 40))
     }
@@ -73,14 +101,23 @@ struct InMemorySyncTransportTests {
                                                                         vaultID: vaultID, deviceID: device))
         #expect(await SyncFixtures.errorCode { _ = try await server.join(vaultID: vaultID, try SyncJoinRequest(
             deviceID: device, challenge: challenge.challenge, signature: joinProof)) } == .unauthorized)
-        // A fresh challenge with the right proof joins; the same device id cannot join twice.
-        for expected in [MedVaultError.Code?.none, .conflict] {
+        // A fresh challenge with the right proof joins. Joining again (the first answer was
+        // lost) gives a new token and ends the old one; a revoked device id stays out.
+        func join() async throws -> SyncCredentials {
             let fresh = try await server.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: device))
             let proof = try key.signature(for: SyncDeviceProof.message(.join, challenge: fresh.challenge,
                                                                         vaultID: vaultID, deviceID: device))
-            #expect(await SyncFixtures.errorCode { _ = try await server.join(vaultID: vaultID, try SyncJoinRequest(
-                deviceID: device, challenge: fresh.challenge, signature: proof)) } == expected)
+            let token = try await server.join(vaultID: vaultID, try SyncJoinRequest(
+                deviceID: device, challenge: fresh.challenge, signature: proof))
+            return SyncCredentials(vaultID: vaultID, deviceID: device, deviceToken: token.deviceToken)
         }
+        let first = try await join()
+        let again = try await join()
+        #expect(await SyncFixtures.errorCode { _ = try await server.keyring(as: first) } == .unauthorized)
+        #expect(try await server.keyring(as: again).generation == 1)
+        let owner = try await Self.reRegistered(server, vaultID: vaultID, key: key)
+        try await server.revoke(device: device, as: owner)
+        #expect(await SyncFixtures.errorCode { _ = try await join() } == .conflict)
         let other = UUID()
         let stranger = try await server.challenge(SyncChallengeRequest(vaultID: other, deviceID: device))
         let strangerProof = try key.signature(for: SyncDeviceProof.message(.join, challenge: stranger.challenge,
@@ -95,10 +132,19 @@ struct InMemorySyncTransportTests {
         let (_, _, credentials) = try await Self.registered(server)
         let next = try SyncKeyringBlob(generation: 2, keyring: Data([9]))
         #expect(try await server.putKeyring(try SyncKeyringUpdate(expectedGeneration: 1, keyring: next), as: credentials) == next)
-        let stale = try SyncKeyringBlob(generation: 3, keyring: Data([7]))
+        let stale = try SyncKeyringBlob(generation: 2, keyring: Data([7]))
         #expect(await SyncFixtures.errorCode { _ = try await server.putKeyring(try SyncKeyringUpdate(expectedGeneration: 1, keyring: stale),
                                                                   as: credentials) } == .conflict)
         #expect(try await server.keyring(as: credentials) == next)
+        // A generation that jumps is not an update at all: no room would be left after Int64.max.
+        for jump: Int64 in [4, .max] {
+            #expect(throws: MedVaultError.self) {
+                try SyncKeyringUpdate(expectedGeneration: 2, keyring: try SyncKeyringBlob(generation: jump, keyring: Data([1])))
+            }
+        }
+        #expect(throws: MedVaultError.self) {
+            try SyncKeyringUpdate(expectedGeneration: .max, keyring: try SyncKeyringBlob(generation: .max, keyring: Data([1])))
+        }
     }
 
     @Test("Vaults are isolated; a wrong or revoked token is `unauthorized`; a device cannot revoke itself")

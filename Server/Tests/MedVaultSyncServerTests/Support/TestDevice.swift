@@ -49,6 +49,11 @@ struct TestVault: Sendable {
     func sealedKeyring(_ text: String) throws -> Data {
         try ChaChaPoly.seal(Data(text.utf8), using: envelopeKey).combined
     }
+
+    /// The text of a ``sealedKeyring(_:)``.
+    func openKeyring(_ sealed: Data) throws -> String {
+        String(decoding: try ChaChaPoly.open(ChaChaPoly.SealedBox(combined: sealed), using: envelopeKey), as: UTF8.self)
+    }
 }
 
 /// One device of a ``TestVault`` talking to a server.
@@ -59,8 +64,8 @@ struct TestDevice: Sendable {
     let client: HTTPTestClient
 
     /// Registers `vault` with a first device.
-    static func register(_ vault: TestVault, client: HTTPTestClient, keyring: Data? = nil) async throws -> TestDevice {
-        let deviceID = UUID()
+    static func register(_ vault: TestVault, client: HTTPTestClient, keyring: Data? = nil,
+                         deviceID: UUID = UUID()) async throws -> TestDevice {
         let challenge = try await challenge(vault: vault.id, device: deviceID, client: client)
         let message = SyncDeviceProof.message(.register, challenge: challenge, vaultID: vault.id, deviceID: deviceID)
         let request = try SyncRegisterRequest(
