@@ -16,14 +16,7 @@ extension SyncStore {
     func push(_ envelopes: [SyncEnvelope], vaultID: UUID, deviceID: UUID) async throws -> [Int64] {
         guard !envelopes.isEmpty else { return [] }
         return try await transaction { connection in
-            // The device must still be active; FOR SHARE holds off a concurrent revoke.
-            let active = try await connection.guardedQuery("""
-                SELECT 1 FROM devices WHERE vault_id = \(vaultID) AND device_id = \(deviceID) AND revoked_at IS NULL
-                FOR SHARE
-                """, logger: logger)
-            var isActive = false
-            for try await _ in active.decode(Int32.self) { isActive = true }
-            guard isActive else { throw SyncServerError.badToken }
+            try await Self.requireActive(vaultID: vaultID, deviceID: deviceID, connection, logger)
 
             let locked = try await connection.guardedQuery(
                 "SELECT last_sequence FROM vaults WHERE vault_id = \(vaultID) FOR UPDATE", logger: logger)

@@ -92,6 +92,19 @@ struct SyncStore: Sendable {
         }
     }
 
+    /// Throws ``SyncServerError/badToken`` unless the device is still active; inside a
+    /// transaction, its row stays share-locked (a concurrent revoke waits for the commit).
+    static func requireActive(vaultID: UUID, deviceID: UUID, _ connection: PostgresConnection,
+                              _ logger: Logger) async throws {
+        let rows = try await connection.guardedQuery("""
+            SELECT 1 FROM devices WHERE vault_id = \(vaultID) AND device_id = \(deviceID) AND revoked_at IS NULL
+            FOR SHARE
+            """, logger: logger)
+        var active = false
+        for try await _ in rows.decode(Int32.self) { active = true }
+        guard active else { throw SyncServerError.badToken }
+    }
+
     /// Adds the device, or gives it a new token when it is already there and not revoked.
     ///
     /// - Throws: ``SyncServerError/deviceExists`` for a revoked device.
@@ -192,13 +205,7 @@ struct SyncStore: Sendable {
     /// - Throws: ``SyncServerError/badToken`` when `deviceID` was revoked meanwhile.
     func updateKeyring(vaultID: UUID, deviceID: UUID, update: SyncKeyringUpdate) async throws -> Bool {
         try await transaction { connection in
-            let device = try await connection.guardedQuery("""
-                SELECT 1 FROM devices WHERE vault_id = \(vaultID) AND device_id = \(deviceID) AND revoked_at IS NULL
-                FOR SHARE
-                """, logger: logger)
-            var active = false
-            for try await _ in device.decode(Int32.self) { active = true }
-            guard active else { throw SyncServerError.badToken }
+            try await Self.requireActive(vaultID: vaultID, deviceID: deviceID, connection, logger)
             let rows = try await connection.guardedQuery("""
                 UPDATE keyrings SET generation = \(update.keyring.generation), keyring = \(update.keyring.keyring),
                     updated_at = now()

@@ -12,28 +12,20 @@ struct InMemorySyncTransportTests {
     static func registered(_ server: InMemorySyncTransport) async throws
         -> (vaultID: UUID, key: Curve25519.Signing.PrivateKey, credentials: SyncCredentials) {
         let vaultID = UUID()
-        let deviceID = UUID()
         let key = Curve25519.Signing.PrivateKey()
-        let challenge = try await server.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: deviceID))
-        let signature = try key.signature(for: SyncDeviceProof.message(.register, challenge: challenge.challenge,
-                                                                        vaultID: vaultID, deviceID: deviceID))
-        let token = try await server.register(try SyncRegisterRequest(
-            vaultID: vaultID, deviceID: deviceID, verificationKey: key.publicKey.rawRepresentation,
-            keyring: try SyncKeyringBlob(generation: 1, keyring: Data([1, 2, 3])), challenge: challenge.challenge,
-            signature: signature))
-        return (vaultID, key, SyncCredentials(vaultID: vaultID, deviceID: deviceID, deviceToken: token.deviceToken))
+        return (vaultID, key, try await reRegistered(server, vaultID: vaultID, key: key, keyring: Data([1, 2, 3])))
     }
 
-    /// Registers `vaultID` again with `key`, as a device whose first answer was lost would:
-    /// new credentials for a new device id.
+    /// Registers `vaultID` with `key` (again, when it is registered: as a device whose first
+    /// answer was lost would) under `deviceID`, publishing `keyring`.
     static func reRegistered(_ server: InMemorySyncTransport, vaultID: UUID, key: Curve25519.Signing.PrivateKey,
-                             deviceID: UUID = UUID()) async throws -> SyncCredentials {
+                             deviceID: UUID = UUID(), keyring: Data = Data([4, 5, 6])) async throws -> SyncCredentials {
         let challenge = try await server.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: deviceID))
         let signature = try key.signature(for: SyncDeviceProof.message(.register, challenge: challenge.challenge,
                                                                         vaultID: vaultID, deviceID: deviceID))
         let token = try await server.register(try SyncRegisterRequest(
             vaultID: vaultID, deviceID: deviceID, verificationKey: key.publicKey.rawRepresentation,
-            keyring: try SyncKeyringBlob(generation: 1, keyring: Data([4, 5, 6])), challenge: challenge.challenge,
+            keyring: try SyncKeyringBlob(generation: 1, keyring: keyring), challenge: challenge.challenge,
             signature: signature))
         return SyncCredentials(vaultID: vaultID, deviceID: deviceID, deviceToken: token.deviceToken)
     }

@@ -132,8 +132,7 @@ actor KeyringOverrideTransport: ForwardingSyncTransport {
 
     let inner: InMemorySyncTransport
     private let answer: Answer
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-    private var released = false
+    private let gate = TestGate()
     private(set) var keyringReads = 0
     private(set) var published: [SyncKeyringUpdate] = []
 
@@ -142,11 +141,7 @@ actor KeyringOverrideTransport: ForwardingSyncTransport {
         self.answer = answer
     }
 
-    func release() {
-        released = true
-        for continuation in waiting { continuation.resume() }
-        waiting = []
-    }
+    func release() async { await gate.release() }
 
     func pull(after: Int64, limit: Int, as credentials: SyncCredentials) async throws -> SyncPullResponse {
         try await inner.pull(after: after, limit: limit, as: credentials)
@@ -160,7 +155,7 @@ actor KeyringOverrideTransport: ForwardingSyncTransport {
         case .serve(let blob): return blob
         case .relabel(let generation): return try SyncKeyringBlob(generation: generation, keyring: real.keyring)
         case .hold:
-            if !released { await withCheckedContinuation { waiting.append($0) } }
+            await gate.wait()
             return real
         }
     }

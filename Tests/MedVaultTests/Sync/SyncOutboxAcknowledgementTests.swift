@@ -59,17 +59,12 @@ struct SyncOutboxAcknowledgementTests {
 /// before it reaches the server.
 actor HeldPushTransport: ForwardingSyncTransport {
     let inner: InMemorySyncTransport
-    private var holding = true
-    private var held: [CheckedContinuation<Void, Never>] = []
+    private let gate = TestGate()
     private(set) var pushCount = 0
 
     init(_ inner: InMemorySyncTransport) { self.inner = inner }
 
-    func release() {
-        holding = false
-        for continuation in held { continuation.resume() }
-        held = []
-    }
+    func release() async { await gate.release() }
 
     func pull(after: Int64, limit: Int, as credentials: SyncCredentials) async throws -> SyncPullResponse {
         try await inner.pull(after: after, limit: limit, as: credentials)
@@ -77,7 +72,7 @@ actor HeldPushTransport: ForwardingSyncTransport {
 
     func push(_ request: SyncPushRequest, as credentials: SyncCredentials) async throws -> SyncPushResponse {
         pushCount += 1
-        if holding, pushCount == 1 { await withCheckedContinuation { held.append($0) } }
+        if pushCount == 1 { await gate.wait() }
         return try await inner.push(request, as: credentials)
     }
 }

@@ -130,26 +130,21 @@ struct SyncPullPipelineTests {
 actor ScriptedPullTransport: ForwardingSyncTransport {
     let inner: InMemorySyncTransport
     private let failingPull: Int?
-    private var holding: Bool
-    private var held: [CheckedContinuation<Void, Never>] = []
+    private let gate: TestGate?
     private(set) var pullCount = 0
 
     init(_ inner: InMemorySyncTransport, failingPull: Int? = nil, holdingFirstPull: Bool = false) {
         self.inner = inner
         self.failingPull = failingPull
-        self.holding = holdingFirstPull
+        self.gate = holdingFirstPull ? TestGate() : nil
     }
 
-    func release() {
-        holding = false
-        for continuation in held { continuation.resume() }
-        held = []
-    }
+    func release() async { await gate?.release() }
 
     func pull(after: Int64, limit: Int, as credentials: SyncCredentials) async throws -> SyncPullResponse {
         pullCount += 1
         if pullCount == failingPull { throw MedVaultError(.offline, reason: "test: pull \(pullCount) fails") }
-        if holding, pullCount == 1 { await withCheckedContinuation { held.append($0) } }
+        if pullCount == 1, let gate { await gate.wait() }
         return try await inner.pull(after: after, limit: limit, as: credentials)
     }
 }
