@@ -192,17 +192,10 @@ public actor InMemorySyncTransport: SyncTransport {
         try consumeChallenge(request.challenge, vaultID: request.vaultID, deviceID: request.deviceID)
         try verify(.register, key: request.verificationKey, challenge: request.challenge, vaultID: request.vaultID,
                    deviceID: request.deviceID, signature: request.signature)
-        var vault = VaultState(verificationKey: request.verificationKey, keyring: request.keyring)
-        if let existing = vaults[request.vaultID] {
-            // The same vault key registering again (its answer was lost): a new token.
-            guard existing.verificationKey == request.verificationKey else {
-                throw MedVaultError(.conflict, reason: "the vault is already registered")
-            }
-            vault = existing
-            guard vault.devices[request.deviceID]?.revoked != true else {
-                throw MedVaultError(.conflict, reason: "the device id is already used in this vault")
-            }
+        guard vaults[request.vaultID] == nil else {
+            throw MedVaultError(.conflict, reason: "the vault is already registered")
         }
+        var vault = VaultState(verificationKey: request.verificationKey, keyring: request.keyring)
         let token = Self.newToken()
         vault.devices[request.deviceID] = Device(tokenHash: Self.hash(token), revoked: false)
         vaults[request.vaultID] = vault
@@ -216,8 +209,7 @@ public actor InMemorySyncTransport: SyncTransport {
         guard var vault = vaults[vaultID] else { throw Self.forbidden }
         try verify(.join, key: vault.verificationKey, challenge: request.challenge, vaultID: vaultID,
                    deviceID: request.deviceID, signature: request.signature)
-        // A device joining again (its answer was lost) gets a new token; a revoked one stays out.
-        guard vault.devices[request.deviceID]?.revoked != true else {
+        guard vault.devices[request.deviceID] == nil else {
             throw MedVaultError(.conflict, reason: "the device id is already used in this vault")
         }
         let token = Self.newToken()

@@ -14,7 +14,8 @@ extension SyncEngine {
     ///
     /// - Shared slots equal to the server's: nothing to do (the mark is brought up to date).
     /// - This device's shared slots changed since they were last published or adopted (a
-    ///   password change, a new recovery key): this keyring is published with a
+    ///   password change, a new recovery key; never when nothing was published or adopted
+    ///   here yet, as on a device that just joined): this keyring is published with a
     ///   compare-and-swap on the generation just read (the newest local change wins over
     ///   one published meanwhile; the other device adopts it at its next sync).
     /// - The server's generation is not past the one this device last published or
@@ -27,20 +28,23 @@ extension SyncEngine {
     ///   take (damaged, forged, another vault's, a newer format, other cipher settings)
     ///   is left alone, and records go on syncing.
     ///
-    /// - Throws: Transport and storage errors; `badResponse` when the server's generation
-    ///   cannot grow.
+    /// - Throws: Transport and storage errors.
     @discardableResult
     func syncKeyring(_ credentials: SyncCredentials) async throws -> SyncKeyringOutcome {
         let local = try KeyringFile.read(at: vault.layout.keyring)
         let localShared = local.sharedSlotsDigest
         let mark = try await vault.database.read { db in try SyncStateStore.keyringMark(db) }
         let server = try await transport.keyring(as: credentials)
+        // No mark: nothing was published or adopted here yet (a device that just joined,
+        // a vault just restored), so nothing of this device's is waiting to be published:
+        // its keyring may be older than the server's.
+        let changedHere = mark.sha256.map { $0 != localShared } ?? false
         let serverShared: Data
         do {
             serverShared = try Keyring(serialized: Array(server.keyring)).sharedSlotsDigest
         } catch let error as MedVaultError {
             // Not a keyring this build reads: publish over it only a change of this device.
-            guard localShared != mark.sha256 else { return .notAdopted(error.code) }
+            guard changedHere else { return .notAdopted(error.code) }
             return try await publish(local, over: server, credentials)
         }
         if localShared == serverShared {
@@ -49,27 +53,26 @@ extension SyncEngine {
             }
             return .unchanged
         }
-        if localShared != mark.sha256 || (mark.sha256 != nil && server.generation <= mark.generation) {
+        if changedHere || (mark.sha256 != nil && server.generation <= mark.generation) {
             return try await publish(local, over: server, credentials)
         }
+        let adopted: Data
         do {
-            try await vault.adoptSyncedKeyring(server.keyring, replacingSharedSlots: localShared)
+            adopted = try await vault.adoptSyncedKeyring(server.keyring, replacingSharedSlots: localShared)
         } catch let error as MedVaultError
             where [.conflict, .corrupted, .schemaTooNew, .invalidArgument].contains(error.code)
         {
             return .notAdopted(error.code)
         }
-        let adopted = try KeyringFile.read(at: vault.layout.keyring)
-        try await remember(generation: server.generation, digest: adopted.sharedSlotsDigest)
+        try await remember(generation: server.generation, digest: adopted)
         return .adopted
     }
 
     /// Publishes `local` with a compare-and-swap on the generation `server` was read at.
     private func publish(_ local: Keyring, over server: SyncKeyringBlob,
                          _ credentials: SyncCredentials) async throws -> SyncKeyringOutcome {
-        guard server.generation < .max else {
-            throw MedVaultError(.badResponse, reason: "the sync server's keyring generation cannot grow")
-        }
+        // A generation that cannot grow leaves nothing to publish over: records still sync.
+        guard server.generation < .max else { return .notAdopted(.badResponse) }
         let published = try await transport.putKeyring(
             try SyncKeyringUpdate(expectedGeneration: server.generation,
                                   keyring: try SyncKeyringBlob(generation: server.generation + 1,

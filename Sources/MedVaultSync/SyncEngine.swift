@@ -78,11 +78,12 @@ public actor SyncEngine {
     /// vault's keyring (its slots are wrapped: the server cannot use it) and the public
     /// half of the vault's device-signing key.
     ///
-    /// Calling it again (its answer was lost, or the token not saved) proves the vault key
-    /// once more and gets a new token for this device; the server's keyring stays.
+    /// When the server already has the vault (this call's earlier answer was lost, or
+    /// another device registered it), this device joins it instead (``join()``), which
+    /// proves the same vault key.
     ///
-    /// - Throws: `conflict` when the vault id is registered under another key, or this
-    ///   device was revoked; `unauthorized` when the server refuses the proof; transport errors.
+    /// - Throws: `conflict` when the vault id is registered under another key;
+    ///   `unauthorized` when the server refuses the proof; transport errors.
     public func register() async throws {
         let deviceID = try await localDeviceID()
         let vaultID = vault.vaultID
@@ -92,9 +93,19 @@ public actor SyncEngine {
         let (publicKey, signature) = try await vault.withSyncKeys { keys in
             (try keys.deviceSigningPublicKey(), try keys.signForDevice(Array(message)))
         }
-        let token = try await transport.register(try SyncRegisterRequest(
-            vaultID: vaultID, deviceID: deviceID, verificationKey: Data(publicKey), keyring: keyring,
-            challenge: challenge.challenge, signature: Data(signature)))
+        let token: SyncDeviceToken
+        do {
+            token = try await transport.register(try SyncRegisterRequest(
+                vaultID: vaultID, deviceID: deviceID, verificationKey: Data(publicKey), keyring: keyring,
+                challenge: challenge.challenge, signature: Data(signature)))
+        } catch let error as MedVaultError where error.code == .conflict {
+            do {
+                try await join()
+            } catch let refused as MedVaultError where refused.code == .unauthorized {
+                throw error // another vault key holds this id
+            }
+            return
+        }
         let credentials = SyncCredentials(vaultID: vaultID, deviceID: deviceID, deviceToken: token.deviceToken)
         try await save(credentials)
         try await syncKeyring(credentials)
@@ -104,11 +115,24 @@ public actor SyncEngine {
     /// device-signing key (derived from the vault key this vault was opened with:
     /// password or recovery key, see `Vault.join(at:keyring:password:options:)`).
     ///
-    /// Calling it again (its answer was lost) gets a new token for this device.
+    /// When the server already has this device id (an earlier join or register whose
+    /// answer was lost, or a copy of this vault, restored or copied by hand, that another
+    /// device still uses), this vault draws a new change-log device id
+    /// (`Vault.renewChangeLogDeviceID()`) and joins as a new device: the server never
+    /// gives a second token to a device id, so a copy cannot take a live device's place.
     ///
     /// - Throws: `unauthorized` when the server refuses the proof or does not know the
-    ///   vault; `conflict` when this device id was revoked in the vault.
+    ///   vault; transport errors.
     public func join() async throws {
+        do {
+            try await joinOnce()
+        } catch let error as MedVaultError where error.code == .conflict {
+            try await vault.renewChangeLogDeviceID()
+            try await joinOnce()
+        }
+    }
+
+    private func joinOnce() async throws {
         let deviceID = try await localDeviceID()
         let vaultID = vault.vaultID
         let challenge = try await transport.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: deviceID))

@@ -71,8 +71,11 @@ public enum SyncKeyringOutcome: Sendable, Hashable {
 ///
 /// Today one reason exists: `limitExceeded`, the record's sealed state is larger than
 /// one envelope (1 MiB): long texts are limited to 200,000 characters, and a character
-/// can take several bytes. The record stays here, whole; the other devices keep the
-/// version they had. A later change that makes it fit is sent, and takes it off the list.
+/// can take several bytes. The record stays here; the other devices keep the version they
+/// had. A change another device makes to it meanwhile is a listed conflict here (never a
+/// silent overwrite). A later change that makes it fit is sent, and takes it off the
+/// list. Records that refer to it are sent and refused as orphans elsewhere: see
+/// docs/sync.md, "Not built yet".
 public struct SyncUnsentRecord: Sendable, Hashable, CustomStringConvertible {
     /// The record's table.
     public let table: VaultTable

@@ -2,9 +2,9 @@ import Foundation
 import MedVault
 import MedVaultCore
 
-/// The refused envelopes a vault keeps until the app dismisses them (migration "sync
-/// refused envelopes", see `SyncRefusalSchema` in MedVault). Every function runs
-/// inside the caller's transaction.
+/// The refused envelopes and unsent records a vault keeps for the app (migration "sync
+/// refusals", see `SyncRefusalSchema` in MedVault). Every function runs inside the
+/// caller's transaction.
 extension SyncStateStore {
     /// How many refused envelopes a vault keeps, the most recent: a server that sends
     /// nothing but unreadable envelopes must not grow the file without bound.

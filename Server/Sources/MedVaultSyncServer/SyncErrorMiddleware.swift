@@ -25,13 +25,18 @@ struct SyncErrorMiddleware: RouterMiddleware {
     }
 
     /// SQLSTATEs after which the same request may succeed: class 57, operator
-    /// intervention (PostgreSQL shutting down or starting up); 40, a serialization
-    /// failure or deadlock; 53, insufficient resources (disk full, too many
-    /// connections); 08, a lost connection reported by the server; 25006, a read-only
-    /// transaction (a standby during a failover).
+    /// intervention (PostgreSQL shutting down or starting up); 40001 and 40P01, a
+    /// serialization failure or deadlock; 53100, 53200 and 53300, a full disk, no memory,
+    /// too many connections; 08000, 08003 and 08006, a lost connection reported by the
+    /// server; 25006, a read-only transaction (a standby during a failover). Others of
+    /// those classes (40002, 53400, 08P01…) fail the same way every time.
     static func isTransient(_ sqlState: String) -> Bool {
-        ["57", "40", "53", "08"].contains(where: sqlState.hasPrefix) || sqlState == "25006"
+        sqlState.hasPrefix("57") || transientStates.contains(sqlState)
     }
+
+    static let transientStates: Set<String> = [
+        "40001", "40P01", "53100", "53200", "53300", "08000", "08003", "08006", "25006",
+    ]
 
     static func map(_ error: any Error) -> SyncServerError {
         switch error {

@@ -58,12 +58,7 @@ struct SyncStore: Sendable {
 
     /// Registers a vault with its first device and keyring.
     ///
-    /// The same vault key registering the same vault again (the first answer was lost:
-    /// the connection dropped after the commit) gets a new token for that device; the
-    /// stored keyring and envelopes stay. Without this, the vault could never sync again.
-    ///
-    /// - Throws: ``SyncServerError/vaultExists`` when the vault id is taken under another
-    ///   key; ``SyncServerError/deviceExists`` when that device was revoked.
+    /// - Throws: ``SyncServerError/vaultExists`` when the vault id is taken.
     func registerVault(_ request: SyncRegisterRequest, tokenHash: Data) async throws {
         try await transaction { connection in
             let inserted = try await connection.guardedQuery("""
@@ -72,16 +67,7 @@ struct SyncStore: Sendable {
                 """, logger: logger)
             var created = false
             for try await _ in inserted.decode(Int32.self) { created = true }
-            guard created else {
-                let rows = try await connection.guardedQuery(
-                    "SELECT verification_key FROM vaults WHERE vault_id = \(request.vaultID) FOR UPDATE", logger: logger)
-                var key: Data?
-                for try await value in rows.decode(Data.self) { key = value }
-                guard key == request.verificationKey else { throw SyncServerError.vaultExists }
-                try await Self.issueToken(vaultID: request.vaultID, deviceID: request.deviceID, tokenHash: tokenHash,
-                                          connection, logger)
-                return
-            }
+            guard created else { throw SyncServerError.vaultExists }
             try await connection.guardedQuery("""
                 INSERT INTO devices (vault_id, device_id, token_hash) VALUES (\(request.vaultID), \(request.deviceID), \(tokenHash))
                 """, logger: logger)
@@ -105,22 +91,6 @@ struct SyncStore: Sendable {
         guard active else { throw SyncServerError.badToken }
     }
 
-    /// Adds the device, or gives it a new token when it is already there and not revoked.
-    ///
-    /// - Throws: ``SyncServerError/deviceExists`` for a revoked device.
-    private static func issueToken(vaultID: UUID, deviceID: UUID, tokenHash: Data,
-                                   _ connection: PostgresConnection, _ logger: Logger) async throws {
-        let rows = try await connection.guardedQuery("""
-            INSERT INTO devices (vault_id, device_id, token_hash) VALUES (\(vaultID), \(deviceID), \(tokenHash))
-            ON CONFLICT (vault_id, device_id) DO UPDATE SET token_hash = excluded.token_hash
-                WHERE devices.revoked_at IS NULL
-            RETURNING 1
-            """, logger: logger)
-        var issued = false
-        for try await _ in rows.decode(Int32.self) { issued = true }
-        guard issued else { throw SyncServerError.deviceExists }
-    }
-
     /// The vault's device-verification public key, or nil for an unknown vault.
     func verificationKey(vaultID: UUID) async throws -> Data? {
         try await withConnection { connection in
@@ -132,13 +102,23 @@ struct SyncStore: Sendable {
         }
     }
 
-    /// Adds a device to a vault, or gives it a new token when it joined before and is not
-    /// revoked (its first answer was lost; the caller proved the vault key again).
+    /// Adds a device to a vault.
     ///
-    /// - Throws: ``SyncServerError/deviceExists`` when the id was used there and revoked.
+    /// A device id is never given a second token, even to a caller that proves the vault
+    /// key: a copy of a vault (a restore, a copied folder) would take the live device's
+    /// place. A device whose join answer was lost joins again under a new id
+    /// (`SyncEngine.join()` does this by itself).
+    ///
+    /// - Throws: ``SyncServerError/deviceExists`` when the id is (or was) used there.
     func addDevice(vaultID: UUID, deviceID: UUID, tokenHash: Data) async throws {
         try await withConnection { connection in
-            try await Self.issueToken(vaultID: vaultID, deviceID: deviceID, tokenHash: tokenHash, connection, logger)
+            let rows = try await connection.guardedQuery("""
+                INSERT INTO devices (vault_id, device_id, token_hash) VALUES (\(vaultID), \(deviceID), \(tokenHash))
+                ON CONFLICT (vault_id, device_id) DO NOTHING RETURNING 1
+                """, logger: logger)
+            var added = false
+            for try await _ in rows.decode(Int32.self) { added = true }
+            guard added else { throw SyncServerError.deviceExists }
         }
     }
 

@@ -183,8 +183,8 @@ public final class VaultAuditTrail: Sendable {
             if case .valid(let saved) = reading, saved.isRestored {
                 try db.changeLog.appendAuditEvent(.restore, table: nil, id: nil)
                 // With the restore entry: a restored vault that was syncing joins again
-                // as a new device (a repeat after a crash before the checkpoint only
-                // draws another device id).
+                // as a new device (a repeat after a crash before the checkpoint finds no
+                // token and changes nothing).
                 try SyncRestoreReset.afterRestore(db)
             }
             // At most 1,000 entries for refused attempts: the count is not evidence (see UnlockFailureFile).

@@ -9,10 +9,12 @@ import MedVaultCore
 /// from device and sequence) the server may already hold with other content, and the
 /// changes it made after the backup and pushed are on the server as its own, which the
 /// engine skips. So the restored vault syncs as a new device: a new change-log device id,
-/// and no sync device id or token (the app calls `SyncEngine.join()` again). The vault id,
-/// the cursors, the outbox, the record clocks and the keyring mark stay: pulling from the
-/// restored cursor brings back the changes made after the backup, by whatever device,
-/// each a fast-forward from the restored version.
+/// and no sync device id or token (the app calls `SyncEngine.join()` again). The keyring
+/// mark goes too: the backup's keyring may be older than the server's, and with no mark
+/// the next sync adopts the server's rather than publishing the backup's password over a
+/// newer one. The vault id, the cursors, the outbox and the record clocks stay: pulling
+/// from the restored cursor brings back the changes made after the backup, by whatever
+/// device, as fast-forwards from the restored versions.
 ///
 /// A vault that never registered or joined is left as it is (its device id kept, as
 /// docs/changes.md describes for a restore).
@@ -24,6 +26,9 @@ enum SyncRestoreReset {
         } ?? false
         guard synced else { return }
         try db.execute("INSERT INTO medvault_device (device_id) VALUES (?)", [UUID().vaultValue])
-        try db.execute("UPDATE sync_state SET device_id = NULL, device_token = NULL WHERE singleton = 1")
+        try db.execute("""
+            UPDATE sync_state SET device_id = NULL, device_token = NULL, keyring_generation = 0, keyring_sha256 = NULL
+            WHERE singleton = 1
+            """)
     }
 }

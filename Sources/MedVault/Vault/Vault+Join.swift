@@ -92,12 +92,14 @@ extension Vault {
     /// - Parameter expected: When given, the digest of the shared slots the caller decided
     ///   from (`Keyring.sharedSlotsDigest`): the adoption is refused if a password change
     ///   or a new recovery key on this device replaced them meanwhile, instead of undoing it.
-    /// - Returns: Whether the file changed (`false` when its shared slots already were these).
+    /// - Returns: The digest of the shared slots the keyring file holds once adopted
+    ///   (`Keyring.sharedSlotsDigest`), read under the keyring lock: what the caller marks
+    ///   as adopted, not a change made after it.
     /// - Throws: `corrupted` for bytes that are not an authentic keyring of this vault;
     ///   `conflict` when it has other cipher settings, or the shared slots are no longer
     ///   `expected`; `locked`.
     @discardableResult
-    package func adoptSyncedKeyring(_ bytes: Data, replacingSharedSlots expected: Data? = nil) async throws -> Bool {
+    package func adoptSyncedKeyring(_ bytes: Data, replacingSharedSlots expected: Data? = nil) async throws -> Data {
         let incoming = try Keyring(serialized: Array(bytes))
         guard incoming.vaultID == vaultID else {
             throw MedVaultError(.corrupted, reason: "the synced keyring belongs to another vault")
@@ -111,9 +113,8 @@ extension Vault {
                 throw MedVaultError(.conflict, reason: "the synced keyring has other cipher settings; not adopted")
             }
             let merged = try current.mergingSharedSlots(of: incoming, vaultKey: operation.vaultKey)
-            if merged == current { return false }
-            try await operation.commit(merged)
-            return true
+            if merged != current { try await operation.commit(merged) }
+            return merged.sharedSlotsDigest
         }
     }
 }

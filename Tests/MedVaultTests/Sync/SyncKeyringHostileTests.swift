@@ -99,18 +99,45 @@ struct SyncKeyringHostileTests {
         }
     }
 
-    @Test("A keyring generation that cannot grow is refused with badResponse when this device has a change to publish")
+    @Test("A keyring generation that cannot grow leaves this device's change unpublished (badResponse); records still sync")
     func generationAtTheLimit() async throws {
         try await withTemporaryDirectory { dir in
             let devices = try await SyncDevices.make(2, in: dir)
             defer { Task { await devices.lockAll() } }
+            let patient = try await devices.vaults[0].patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
+            _ = try await devices.engines[0].sync()
             try await devices.vaults[1].changePassword(from: try VaultFixtures.password(),
                                                        to: try Password("segunda contraseña"))
             let transport = KeyringOverrideTransport(devices.server, keyring: .relabel(.max))
-            let code = await SyncFixtures.errorCode { _ = try await SyncEngine(vault: devices.vaults[1],
-                                                                               transport: transport).sync() }
-            #expect(code == .badResponse)
+            let result = try await SyncEngine(vault: devices.vaults[1], transport: transport).sync()
+            #expect(result.keyring == .notAdopted(.badResponse))
             #expect(await transport.published.isEmpty)
+            #expect(try await devices.vaults[1].patients.get(patient.id).id == patient.id)
+        }
+    }
+
+    @Test("A device that joins after another device changed the password adopts it instead of publishing its older keyring")
+    func joinedDeviceAdoptsNewerKeyring() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(1, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let first = try VaultFixtures.password()
+            let second = try Password("segunda contraseña")
+            let credentials = try #require(try await devices.engines[0].credentials())
+            // The new device is made from the keyring as it was…
+            let blob = try await devices.server.keyring(as: credentials)
+            let joined = try await Vault.join(at: dir.file("late"), keyring: blob.keyring, password: first,
+                                              options: VaultFixtures.options)
+            defer { Task { await joined.lock() } }
+            // …then the password changes on the first device before the new one joins.
+            try await devices.vaults[0].changePassword(from: first, to: second)
+            #expect(try await devices.engines[0].sync().keyring == .published)
+            try await SyncEngine(vault: joined, transport: devices.server).join()
+            #expect(try Self.opens(joined, second))
+            #expect(try !Self.opens(joined, first))
+            #expect(try await devices.engines[0].sync().keyring == .unchanged)
+            #expect(try Self.opens(devices.vaults[0], second))
+            #expect(try !Self.opens(devices.vaults[0], first))
         }
     }
 }

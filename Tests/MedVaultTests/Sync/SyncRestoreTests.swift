@@ -2,6 +2,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 @testable import MedVaultSync
+import MedVaultSyncWire
 import Testing
 
 /// A device whose vault is restored from a backup syncs again as a new device, gets back
@@ -67,6 +68,37 @@ struct SyncRestoreTests {
             let restored = try await Vault.open(at: dir.file("vault"), password: password, options: VaultFixtures.options)
             #expect(try await restored.changeLogDeviceID() == device)
             await restored.lock()
+        }
+    }
+
+    @Test("A vault folder copied by hand joins as a new device: the server never gives the original's id a second token")
+    func copiedVaultJoinsAsNewDevice() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            let password = try VaultFixtures.password()
+            _ = try await devices.vaults[1].patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
+            _ = try await devices.syncAll()
+            let original = try #require(try await devices.engines[1].credentials())
+            await devices.lockAll()
+            try FileManager.default.copyItem(at: dir.file("device-1"), to: dir.file("copy"))
+
+            let copy = try await Vault.open(at: dir.file("copy"), password: password, options: VaultFixtures.options)
+            defer { Task { await copy.lock() } }
+            let copyEngine = SyncEngine(vault: copy, transport: devices.server)
+            try await copyEngine.join()
+            let joined = try #require(try await copyEngine.credentials())
+            #expect(joined.deviceID != original.deviceID)
+            #expect(try await copy.changeLogDeviceID() == joined.deviceID)
+            // The original keeps its id and token.
+            #expect(try await devices.server.keyring(as: original).generation >= 1)
+
+            let added = try await copy.patients.create(ClinicalFixtures.patient("Luis", "Gil"))
+            #expect(try await copyEngine.sync().errors.isEmpty)
+            let first = try await Vault.open(at: dir.file("device-0"), password: password, options: VaultFixtures.options)
+            defer { Task { await first.lock() } }
+            let result = try await SyncEngine(vault: first, transport: devices.server).sync()
+            #expect(result.errors.isEmpty && result.conflicts == 0)
+            #expect(try await first.patients.get(added.id).id == added.id)
         }
     }
 }
