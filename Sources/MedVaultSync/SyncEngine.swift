@@ -124,25 +124,28 @@ public actor SyncEngine {
     /// - Throws: `unauthorized` when the server refuses the proof or does not know the
     ///   vault; transport errors.
     public func join() async throws {
+        var token: SyncDeviceToken
+        var deviceID = try await localDeviceID()
         do {
-            try await joinOnce()
+            token = try await requestJoin(as: deviceID)
         } catch let error as MedVaultError where error.code == .conflict {
-            try await vault.renewChangeLogDeviceID()
-            try await joinOnce()
+            // Only the server's answer to the join itself: this id is taken.
+            deviceID = try await vault.renewChangeLogDeviceID()
+            token = try await requestJoin(as: deviceID)
         }
+        let credentials = SyncCredentials(vaultID: vault.vaultID, deviceID: deviceID, deviceToken: token.deviceToken)
+        try await save(credentials)
+        try await syncKeyring(credentials)
     }
 
-    private func joinOnce() async throws {
-        let deviceID = try await localDeviceID()
+    /// Proves the vault key for `deviceID` and asks the server to add it to the vault.
+    private func requestJoin(as deviceID: UUID) async throws -> SyncDeviceToken {
         let vaultID = vault.vaultID
         let challenge = try await transport.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: deviceID))
         let message = SyncDeviceProof.message(.join, challenge: challenge.challenge, vaultID: vaultID, deviceID: deviceID)
         let signature = try await vault.withSyncKeys { keys in try keys.signForDevice(Array(message)) }
-        let token = try await transport.join(vaultID: vaultID, try SyncJoinRequest(
+        return try await transport.join(vaultID: vaultID, try SyncJoinRequest(
             deviceID: deviceID, challenge: challenge.challenge, signature: Data(signature)))
-        let credentials = SyncCredentials(vaultID: vaultID, deviceID: deviceID, deviceToken: token.deviceToken)
-        try await save(credentials)
-        try await syncKeyring(credentials)
     }
 
     /// Revokes another device of the vault at the server: its token stops working.
