@@ -20,7 +20,8 @@ enum PendingChangeSealer {
     /// Seals everything after `sealed_through`.
     ///
     /// - Returns: How many records were sealed (and attachments whose chunks were sent
-    ///   again, see ``sealResends(keys:localDevice:_:)``); chunk envelopes are not counted.
+    ///   again, see ``sealResends(keys:localDevice:_:)``); chunk envelopes and records too
+    ///   large to send (listed instead, see `SyncUnsentRecord`) are not counted.
     @discardableResult
     static func sealPending(keys: SyncKeys, localDevice: UUID, _ db: DatabaseConnection) throws -> Int {
         // Adjustments the upgrade seeded are logged first, so they are sealed with the rest.
@@ -58,6 +59,7 @@ enum PendingChangeSealer {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let listsUnsent = try SyncStateStore.hasUnsent(db)
+        var unsent = 0
         for pending in order {
             let state = try SyncRecordStore.read(pending.table, id: pending.id, db)
             let base = try SyncStateStore.clock(pending.table, pending.id, db)
@@ -81,12 +83,13 @@ enum PendingChangeSealer {
             let envelope: SyncEnvelope
             do {
                 envelope = try sealer.seal(record, id: try envelopeID(keys: keys, device: localDevice,
-                                                                       sequence: pending.firstSequence))
+                                                                      sequence: pending.firstSequence))
             } catch let error as MedVaultError where error.code == .limitExceeded {
                 // Too large for one envelope: listed for the app, not sent, and the rest
                 // goes on (one record must not stop sync). Its clock still moves, so a
-                // remote change made from the version before it is a conflict that keeps
-                // this one, never a fast-forward over it.
+                // remote change made from the version before it is a listed conflict,
+                // never a silent fast-forward over it.
+                unsent += 1
                 try SyncStateStore.noteUnsent(SyncUnsentRecord(table: pending.table, recordID: pending.id,
                                                                code: error.code, reason: error.reason),
                                               sequence: pending.last.sequence, db)
@@ -100,7 +103,7 @@ enum PendingChangeSealer {
             if listsUnsent { try SyncStateStore.clearUnsent(pending.table, pending.id, db) }
         }
         try SyncStateStore.setSealedThrough(latest, db)
-        return resent + order.count
+        return resent + order.count - unsent
     }
 
     /// Seals the chunks of the attachments this device synced before contents travelled

@@ -25,13 +25,14 @@ final class HTTPSyncSessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
 
     /// Runs `request` on `session` and returns the whole answer, at most `limit` bytes.
     ///
-    /// - Throws: `HTTPSyncFailure` for an answer over the limit; URLSession's error otherwise.
-    ///
     /// A cancelled call ends with `CancellationError` at once, whatever URLSession does
     /// with the cancelled task: a task cancelled before it was resumed (the calling task
     /// already cancelled, or cancelled as the call starts) may never report completion,
     /// and the call would wait forever. The exchange is taken out of the table exactly
     /// once, by the completion or by the cancellation, under the lock.
+    ///
+    /// - Throws: `HTTPSyncFailure` for an answer over the limit; `CancellationError`;
+    ///   URLSession's error otherwise.
     func data(for request: URLRequest, session: URLSession, limit: Int) async throws -> (Data, HTTPURLResponse) {
         let task = session.dataTask(with: request)
         let id = task.taskIdentifier
