@@ -2,6 +2,7 @@
 #
 #   make demo         run the clinic demo on a throwaway vault
 #   make test         run the whole test suite, the sync server's (Server/) included
+#   make test-loaded  the library's suite with two CPU-bound processes beside it
 #   make server       build the sync server (Server/, its own package and scratch folder)
 #   make sync-demo    start PostgreSQL and the sync server locally, sync a patient between
 #                     two device vaults through them, stop everything
@@ -17,7 +18,7 @@ SWIFT ?= swift
 # Extra flags for every build, e.g. SWIFT_FLAGS="-Xswiftc -warnings-as-errors".
 SWIFT_FLAGS ?=
 
-.PHONY: deps build test server sync-demo demo medication-demo bench bench-quick bench-server bench-server-quick docs readme-app grdb-coexistence clean
+.PHONY: deps build test test-loaded server sync-demo demo medication-demo bench bench-quick bench-server bench-server-quick docs readme-app grdb-coexistence clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -29,9 +30,21 @@ build: deps
 # built in its own scratch folder; its tests start their own PostgreSQL.
 SERVER_SCRATCH ?= .build-server
 
+# Swift Testing starts every test of a suite at once. On a 2-core machine the library's
+# 800-odd tests then queue on Swift's two cooperative threads, and a test waiting for a
+# 10-ms timer waits behind all of them, for tens of seconds (issue #37,
+# docs/storage.md "What a short job may block"). At most TEST_WIDTH tests run at a time.
+TEST_WIDTH ?= 8
+TEST_ENV = SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH)
+
 test: deps
-	$(SWIFT) test $(SWIFT_FLAGS)
-	./scripts/server-tests.sh "$(SWIFT)" "$(SERVER_SCRATCH)" $(SWIFT_FLAGS)
+	$(TEST_ENV) $(SWIFT) test $(SWIFT_FLAGS)
+	$(TEST_ENV) ./scripts/server-tests.sh "$(SWIFT)" "$(SERVER_SCRATCH)" $(SWIFT_FLAGS)
+
+# The library's suite again, with two CPU-bound processes running beside it (CI runs it
+# after `make test`): a test that needs prompt scheduling to pass fails here.
+test-loaded: deps
+	./scripts/library-tests-under-load.sh "$(SWIFT)" "$(TEST_WIDTH)" $(SWIFT_FLAGS)
 
 server: deps
 	$(SWIFT) build --package-path Server --scratch-path $(SERVER_SCRATCH) $(SWIFT_FLAGS)

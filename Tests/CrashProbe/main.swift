@@ -41,6 +41,10 @@
 //       Opens the vault (password "probe", fast test KDF), prints "open", and keeps it
 //       open until standard input closes; then locks it and prints "locked".
 //
+//   CrashProbe stall-writes <vault folder>
+//       See CooperativeStall.swift: 8 writes waiting for another process's write lock,
+//       while a task of this process ticks every 10 ms.
+//
 //   CrashProbe exit-racing-openssl <vault folder>
 //       Opens the vault (password "probe", fast test KDF), creates a patient and locks;
 //       then starts threads that each draw random bytes from OpenSSL (the libcrypto
@@ -269,6 +273,8 @@ do {
         try await exitRacingOpenSSL(folder: arguments[2])
     case "hold" where arguments.count == 3:
         try await hold(folder: arguments[2])
+    case "stall-writes" where arguments.count == 3:
+        try await stallWrites(folder: arguments[2])
     case "commit" where arguments.count == 4:
         try await commitLoop(database: arguments[2], hexKey: arguments[3])
     case "backup" where arguments.count == 5:
@@ -280,7 +286,7 @@ do {
     case "rotate" where arguments.count == 4:
         try await rotateAndDie(folder: arguments[2], phase: arguments[3])
     default:
-        fail("usage: CrashProbe commit <database> <hex key> | rotate <vault folder> <phase> | add-patients <vault folder> | unit-hold <vault folder> | units <vault folder> | hold <vault folder> | exit-racing-openssl <vault folder> | medication-fixture <vault folder> <expected json> | backup <vault folder> <destination> <phase> | restore <backup> <vault folder> <phase> | import <vault folder> <json file>")
+        fail("usage: CrashProbe commit <database> <hex key> | rotate <vault folder> <phase> | add-patients <vault folder> | unit-hold <vault folder> | units <vault folder> | hold <vault folder> | stall-writes <vault folder> | exit-racing-openssl <vault folder> | medication-fixture <vault folder> <expected json> | backup <vault folder> <destination> <phase> | restore <backup> <vault folder> <phase> | import <vault folder> <json file>")
     }
 } catch {
     fail("\(error)")

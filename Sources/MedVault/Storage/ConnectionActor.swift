@@ -58,8 +58,14 @@ actor ConnectionActor {
         _ duration: VaultDatabase.ExpectedDuration, _ body: @Sendable (LazyConnection) throws -> Value
     ) async throws -> Value {
         if duration == .short && ownership.claimIfIdle() {
-            defer { ownership.release() }
-            return try body(connection)
+            let value: Value?
+            do {
+                defer { ownership.release() }
+                value = try connection.withoutWaiting(body)
+            }
+            if let value { return value }
+            // The connection was not open yet, or another connection held a lock this
+            // job needs: the wait for it happens on the connection's own thread.
         }
         ownership.joinLine()
         return try await performInLine(body)
@@ -84,11 +90,24 @@ actor ConnectionActor {
     ) async {
         queue.enqueue(write)
         if duration == .short && ownership.claimIfIdle() {
-            defer { ownership.release() }
-            if let own = queue.take(write) {
-                queue.recordCommits(connection.commitGroup([own], interrupter: interrupter))
+            let settled: Bool
+            do {
+                defer { ownership.release() }
+                if let own = queue.take(write) {
+                    if let commits = connection.commitAloneWithoutWaiting(own, interrupter: interrupter) {
+                        queue.recordCommits(commits)
+                        settled = true
+                    } else {
+                        // Another process holds the write lock (or the writer is not open
+                        // yet): nothing ran. The wait happens on the writer's own thread.
+                        queue.putBack(own)
+                        settled = false
+                    }
+                } else {
+                    settled = true
+                }
             }
-            return
+            if settled { return }
         }
         ownership.joinLine()
         let interrupter = interrupter

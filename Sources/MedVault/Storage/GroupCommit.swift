@@ -50,6 +50,12 @@ final class GroupedWrite: @unchecked Sendable {
         }
     }
 
+    /// Gives the claim back, for a write taken by a caller that then found it had to
+    /// wait (``GroupCommitQueue/putBack(_:)``); nothing of it ran.
+    func untake() {
+        lock.withLock { isTaken = false }
+    }
+
     /// Records how the write ended; only the first outcome counts.
     func settle(_ result: Result<Void, any Error>) {
         lock.withLock { if outcome == nil { outcome = result } }
@@ -87,6 +93,15 @@ final class GroupCommitQueue: @unchecked Sendable {
         }
     }
 
+    /// Puts back, at the front of the line, a write that ``take(_:)`` gave its caller
+    /// and that did not run: the next group takes it first.
+    func putBack(_ write: GroupedWrite) {
+        lock.withLock {
+            write.untake()
+            pending.insert(write, at: 0)
+        }
+    }
+
     /// Takes `write` alone if no group has taken it yet.
     func take(_ write: GroupedWrite) -> GroupedWrite? {
         lock.withLock {
@@ -115,24 +130,40 @@ extension LazyConnection {
         var remaining = writes[...]
         var commits = 0
         while !remaining.isEmpty {
-            let (left, committed) = commitOneTransaction(remaining, interrupter: interrupter)
+            let (left, committed, _) = commitOneTransaction(remaining, interrupter: interrupter, waiting: true)
             remaining = left
             if committed { commits += 1 }
         }
         return commits
     }
 
+    /// Runs `write` alone, as ``commitGroup(_:interrupter:)`` would, but only if the
+    /// writer is open and the write lock can be had at once: the fast path of a short
+    /// write on its caller's thread, which must never wait for another process.
+    ///
+    /// - Returns: How many transactions committed (0 or 1; `write` is settled), or `nil`
+    ///   when the connection is not open yet or another connection holds the write lock:
+    ///   then nothing ran, `write` is not settled, and the caller waits in line instead.
+    func commitAloneWithoutWaiting(_ write: GroupedWrite, interrupter: ConnectionInterrupter) -> Int? {
+        withoutWaitingForLocks {
+            let (_, committed, wouldWait) = commitOneTransaction([write][...], interrupter: interrupter, waiting: false)
+            return wouldWait ? nil : (committed ? 1 : 0)
+        }
+    }
+
     /// Runs writes from the front of `writes` in one transaction; returns those left
     /// for another transaction (after a failure rolled this one back), and whether it
-    /// committed.
+    /// committed. With `waiting` false (the busy timeout is then 0), a `BEGIN` that finds
+    /// the write lock taken returns `wouldWait` and settles nothing; the busy timeout is
+    /// restored once the lock is held, so what follows behaves as in line.
     private func commitOneTransaction(
-        _ writes: ArraySlice<GroupedWrite>, interrupter: ConnectionInterrupter
-    ) -> (left: ArraySlice<GroupedWrite>, committed: Bool) {
+        _ writes: ArraySlice<GroupedWrite>, interrupter: ConnectionInterrupter, waiting: Bool
+    ) -> (left: ArraySlice<GroupedWrite>, committed: Bool, wouldWait: Bool) {
         let live = writes.filter { write in
             if write.wasCancelled { write.settle(.failure(VaultDatabase.cancelledError)); return false }
             return true
         }
-        guard !live.isEmpty else { return ([], false) }
+        guard !live.isEmpty else { return ([], false, false) }
         let connection: DatabaseConnection
         // Only a transaction whose every write asks for it skips the commit's sync
         // (see CommitDurability.swift); FULL is restored after the COMMIT or ROLLBACK.
@@ -146,11 +177,13 @@ extension LazyConnection {
             } else {
                 try connection.execute("BEGIN IMMEDIATE")
             }
+            if !waiting { restoreBusyTimeout() }
             logCreatedSinceOpen = false
             connection.changeLog.transactionBegan()
         } catch {
+            if !waiting && Self.isBusy(error) { return ([], false, true) }
             for write in live { write.settle(.failure(Self.mapped(error))) }
-            return ([], false)
+            return ([], false, false)
         }
         let usesSavepoints = live.count > 1
         var succeeded: [GroupedWrite] = []
@@ -180,7 +213,7 @@ extension LazyConnection {
                 if sqlite3_get_autocommit(connection.handle) != 0 {
                     // SQLite ended the transaction: the writes before this one are gone too.
                     for earlier in succeeded { earlier.settle(.failure(Self.mapped(error))) }
-                    return (live.dropFirst(position + 1), false)
+                    return (live.dropFirst(position + 1), false, false)
                 }
                 if usesSavepoints {
                     do {
@@ -190,18 +223,18 @@ extension LazyConnection {
                     } catch {
                         try? connection.execute("ROLLBACK")
                         for earlier in succeeded { earlier.settle(.failure(Self.mapped(error))) }
-                        return (live.dropFirst(position + 1), false)
+                        return (live.dropFirst(position + 1), false, false)
                     }
                 } else {
                     try? connection.execute("ROLLBACK")
-                    return ([], false)
+                    return ([], false, false)
                 }
             }
         }
         do {
             if succeeded.isEmpty {
                 try connection.execute("ROLLBACK")
-                return ([], false)
+                return ([], false, false)
             }
             try connection.execute("COMMIT")
             // Cleared only by syncDeferredCommits(): a full commit that wrote no frame syncs nothing.
@@ -209,11 +242,11 @@ extension LazyConnection {
             // Observers first: when a caller's write returns, its change was signalled.
             commits?.notify(connection.changeLog.takeCommittedTables())
             for write in succeeded { write.settle(.success(())) }
-            return ([], true)
+            return ([], true, false)
         } catch {
             if sqlite3_get_autocommit(connection.handle) == 0 { try? connection.execute("ROLLBACK") }
             for write in succeeded { write.settle(.failure(Self.mapped(error))) }
-            return ([], false)
+            return ([], false, false)
         }
     }
 

@@ -46,6 +46,14 @@ final class LazyConnection: @unchecked Sendable {
         self.interrupter = interrupter
     }
 
+    /// The open connection's handle, or `nil` when it is not open (never opens it).
+    var openHandle: OpaquePointer? {
+        isClosed ? nil : connection?.handle
+    }
+
+    /// The busy timeout the connection was configured with.
+    var busyTimeoutMilliseconds: Int32 { configuration.busyTimeoutMilliseconds }
+
     /// The open connection, opened now if it is not yet.
     func opened() throws -> DatabaseConnection {
         if isClosed { throw VaultDatabase.closedError }

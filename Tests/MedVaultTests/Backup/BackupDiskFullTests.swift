@@ -8,9 +8,9 @@ import Testing
 /// test says so and checks the room arithmetic only).
 @Suite("Backup and restore on a full disk", .serialized)
 struct BackupDiskFullTests {
-    private static func run(_ arguments: [String]) -> Bool {
+    private static func run(_ arguments: [String]) async -> Bool {
         guard let tool = StorageFixtures.which(arguments[0]),
-              let result = try? StorageFixtures.run(tool, Array(arguments.dropFirst())) else { return false }
+              let result = try? await StorageFixtures.run(tool, Array(arguments.dropFirst())) else { return false }
         return result.status == 0
     }
 
@@ -21,7 +21,7 @@ struct BackupDiskFullTests {
             try await vault.backup(to: dir.file("backup"))
             let mountPoint = dir.file("fs")
             try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: false)
-            guard Self.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mountPoint.path]) else {
+            guard await Self.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mountPoint.path]) else {
                 print("BackupDiskFullTests: tmpfs cannot be mounted here; checking the room check only")
                 #expect(throws: MedVaultError.self) {
                     try BackupFolder.requireRoom(Int.max, for: dir.file("backup2"), doing: "the backup")
@@ -29,7 +29,7 @@ struct BackupDiskFullTests {
                 await vault.lock()
                 return
             }
-            defer { _ = Self.run(["umount", "-l", mountPoint.path]) }
+            defer { _ = umount2(mountPoint.path, 2) } // MNT_DETACH, as `umount -l`
             let backupError = await #expect(throws: MedVaultError.self) {
                 try await vault.backup(to: mountPoint.appendingPathComponent("backup"))
             }

@@ -36,13 +36,7 @@ struct CLIDiskFullTests {
         environment["PW"] = CLIHarness.password
         environment["MEDVAULT_TEST_FAST_KDF"] = "1"
         process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
+        let text = try await process.runCapturingOutput(mergingErrors: true).outputText
         #expect(!text.contains("MOUNT-FAILED"), "a private tmpfs could not be mounted: \(text)")
         let lines = text.split(separator: "\n").map(String.init)
         // Status 8 (failure), with the reason on standard error.

@@ -22,7 +22,7 @@ struct CLIFHIRExportTests {
                                                     "--output", file.path, "--password-stdin"], input: input)
             #expect(written.status == 0, "\(written.standardError)")
             #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int == 0o600)
-            let bundle = try FHIRFixtures.validate([file])
+            let bundle = try await FHIRFixtures.validate([file])
             #expect(bundle.status == 0, "\(bundle.errors)")
             #expect(bundle.summary?.resources["Encounter"] == 2)
             #expect(bundle.summary?.resources["MedicationAdministration"] == 2)
@@ -47,7 +47,7 @@ struct CLIFHIRExportTests {
             #expect(all.status == 0, "\(all.standardError)")
             let files = try FileManager.default.contentsOfDirectory(at: bulk, includingPropertiesForKeys: nil)
             #expect(files.contains { $0.lastPathComponent == "Patient.ndjson" })
-            let ndjson = try FHIRFixtures.validate(files)
+            let ndjson = try await FHIRFixtures.validate(files)
             #expect(ndjson.status == 0, "\(ndjson.errors)")
             #expect(ndjson.summary?.resources["Patient"] == 1)
         }

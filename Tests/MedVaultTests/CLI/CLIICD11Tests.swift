@@ -67,7 +67,7 @@ struct CLIICD11Tests {
             let session = try await CLIRecordFixtures.withVault(folder) { vault in
                 try await vault.sessions.create(ClinicalSession(patientID: patientID, date: Date()))
             }
-            let server = try ICDTestServer()
+            let server = try await ICDTestServer()
             let environment = Self.environment(server)
             let added = try await CLIHarness.run(
                 ["diagnoses", "add", folder.path, session.id.uuidString, "--code", "6A70", "--severity", "moderate", "--password-stdin"],

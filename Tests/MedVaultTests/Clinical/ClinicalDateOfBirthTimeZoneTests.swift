@@ -34,13 +34,9 @@ struct ClinicalDateOfBirthTimeZoneTests {
             environment[Self.pathVariable] = path
             environment[Self.keyVariable] = StorageFixtures.hex(key)
             process.environment = environment
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(mode) in \(zone) failed: \(text.suffix(2_000))")
+            let run = try await process.runCapturingOutput(mergingErrors: true)
+            let text = run.outputText
+            #expect(run.status == 0, "\(mode) in \(zone) failed: \(text.suffix(2_000))")
             #expect(text.contains("timeZoneProbe"), "the child ran no probe")
             #expect(text.contains("probe \(mode) ok in \(zone)"), "the child did not reach its checks")
         }

@@ -7,28 +7,11 @@ struct ExamplesDemoTests {
     /// Runs a product of the package with outputs captured, killed after `timeout`.
     private func run(_ product: String, timeout: Double = 60) async throws -> (output: String, status: Int32) {
         let path = try #require(StorageFixtures.productPath(product), "\(product) is built with the tests")
-        let scratch = try TemporaryDirectory()
-        defer { scratch.remove() }
-        let outputURL = scratch.file("stdout")
-        try Data().write(to: outputURL)
-        let handle = try FileHandle(forWritingTo: outputURL)
-        defer { try? handle.close() }
         let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: path)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
-            if Date() > deadline {
-                process.terminate()
-                Issue.record("\(product) did not finish in \(timeout) s")
-                break
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        process.waitUntilExit()
-        return (String(decoding: try Data(contentsOf: outputURL), as: UTF8.self), process.terminationStatus)
+        let run = try await process.runCapturingOutput(mergingErrors: true, timeout: .seconds(timeout))
+        if run.reason == .uncaughtSignal { Issue.record("\(product) did not finish in \(timeout) s") }
+        return (run.outputText, run.status)
     }
 
     @Test("ClinicDemo: real Argon2id, recovery key, no plaintext on disk, lists, search, history")

@@ -19,7 +19,7 @@ struct FHIRExportTests {
             let file = dir.file("jose.fhir.json")
             let export = try await vault.exportFHIRBundle(of: patientID, to: file)
             #expect(try Self.mode(file) == 0o600)
-            let result = try FHIRFixtures.validate([file])
+            let result = try await FHIRFixtures.validate([file])
             try #require(result.status != 3, "python3 with fhir.resources is needed: run `make deps`. \(result.errors)")
             #expect(result.status == 0, "\(result.errors)")
             let counts = try #require(result.summary).resources
@@ -49,7 +49,7 @@ struct FHIRExportTests {
                 .sorted { $0.lastPathComponent < $1.lastPathComponent }
             #expect(Set(files.map(\.lastPathComponent)) == Set(counts.keys))
             for file in files { #expect(try Self.mode(file) == 0o600) }
-            let result = try FHIRFixtures.validate(files)
+            let result = try await FHIRFixtures.validate(files)
             #expect(result.status == 0, "\(result.errors)")
             let validated = try #require(result.summary).resources
             for (name, count) in counts {
@@ -102,7 +102,7 @@ struct FHIRExportTests {
             })
             let data = document["content"]?.arrayValue.first?["attachment"]?["data"]?.stringValue
             #expect(data.flatMap { Data(base64Encoded: $0) } == Data("%PDF-1.4 informe".utf8))
-            let result = try FHIRFixtures.validate([file])
+            let result = try await FHIRFixtures.validate([file])
             #expect(result.status == 0, "\(result.errors)")
             let metadataOnly = try await vault.fhirExport(of: [patientID])
             #expect(!metadataOnly.resources.contains { $0["content"]?.arrayValue.first?["attachment"]?["data"] != nil

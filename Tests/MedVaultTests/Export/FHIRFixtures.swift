@@ -16,18 +16,13 @@ enum FHIRFixtures {
     }
 
     /// Runs the validator on `files`: its exit status, its summary, its errors.
-    static func validate(_ files: [URL]) throws -> (status: Int32, summary: Validation?, errors: String) {
+    static func validate(_ files: [URL]) async throws -> (status: Int32, summary: Validation?, errors: String) {
         let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", validator.path] + files.map(\.path)
-        let output = Pipe(), errors = Pipe()
-        (process.standardOutput, process.standardError) = (output, errors)
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let summary = process.terminationStatus == 0 ? try? JSONDecoder().decode(Validation.self, from: out) : nil
-        return (process.terminationStatus, summary, err)
+        let run = try await process.runCapturingOutput()
+        let summary = run.status == 0 ? try? JSONDecoder().decode(Validation.self, from: run.output) : nil
+        return (run.status, summary, run.errorText)
     }
 
     /// A vault with a professional and one patient whose record fills every field: a

@@ -11,9 +11,9 @@ import Glibc
 /// checks the errno mapping the real case relies on, and says so).
 @Suite("Disk full")
 struct DiskFullTests {
-    private static func run(_ arguments: [String]) -> Bool {
+    private static func run(_ arguments: [String]) async -> Bool {
         guard let mount = StorageFixtures.which(arguments[0]),
-              let result = try? StorageFixtures.run(mount, Array(arguments.dropFirst())) else { return false }
+              let result = try? await StorageFixtures.run(mount, Array(arguments.dropFirst())) else { return false }
         return result.status == 0
     }
 
@@ -31,12 +31,12 @@ struct DiskFullTests {
         try await withTemporaryDirectory { dir in
             let mountPoint = dir.file("fs")
             try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: false)
-            guard Self.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mountPoint.path]) else {
+            guard await Self.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mountPoint.path]) else {
                 print("DiskFullTests: tmpfs cannot be mounted here; checking the ENOSPC mapping only")
                 #expect(DatabaseFile.fileError(ENOSPC, "writing").code == .diskFull)
                 return
             }
-            defer { _ = Self.run(["umount", "-l", mountPoint.path]) }
+            defer { _ = umount2(mountPoint.path, 2) } // MNT_DETACH, as `umount -l`
             let folder = mountPoint.appendingPathComponent("clinic")
             let created = try await Vault.create(at: folder, password: VaultFixtures.password(), options: VaultFixtures.options)
             let vault = created.vault

@@ -13,7 +13,7 @@ struct ICD11OfflineCacheTests {
         try await withTemporaryDirectory { dir in
             let created = try await Vault.create(at: dir.url, password: try VaultFixtures.password(), options: VaultFixtures.options)
             let vault = created.vault
-            let server = try ICDTestServer()
+            let server = try await ICDTestServer()
             let catalog = ICD11CachedCatalog(remote: try server.client(), cache: vault.icd11Cache)
             let online = try await catalog.search("depresión", language: "es", limit: 10)
             #expect(online.source == .server)

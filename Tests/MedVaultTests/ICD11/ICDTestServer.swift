@@ -18,8 +18,8 @@ final class ICDTestServer: Sendable {
     var port: Int { server.port }
 
     /// Starts the server and waits for the port it printed.
-    init(arguments: [String] = []) throws {
-        server = try PythonTestServer(script: "icd_api_server.py", arguments: arguments, what: "ICD test server")
+    init(arguments: [String] = []) async throws {
+        server = try await PythonTestServer(script: "icd_api_server.py", arguments: arguments, what: "ICD test server")
     }
 
     /// Stops the server (idempotent).
@@ -70,7 +70,7 @@ final class ICDTestServer: Sendable {
 
 /// Runs `body` with a fresh test server, stopped afterwards whatever happens.
 func withICDTestServer<Value>(arguments: [String] = [], _ body: (ICDTestServer) async throws -> Value) async throws -> Value {
-    let server = try ICDTestServer(arguments: arguments)
+    let server = try await ICDTestServer(arguments: arguments)
     defer { server.stop() }
     return try await body(server)
 }

@@ -124,15 +124,15 @@ struct WHOICDClientTests {
     func rateLimited() async throws {
         try await withICDTestServer { server in
             let client = try server.client()
-            try await server.control("scenario=rate_limited&retry_after=7")
+            try await server.control("scenario=rate_limited&retry_after=60")
             let error = await icdError { try await client.search("depresión", language: "es", limit: 5) }
             #expect(error?.code == .rateLimited)
-            #expect(error?.retryAfter == .seconds(7))
+            #expect(error?.retryAfter == .seconds(60))
             try await server.control("scenario=normal")
             let before = try await server.stats().api_requests
             let again = await icdError { try await client.entity(code: "6A70", language: "es") }
             #expect(again?.code == .rateLimited)
-            #expect(again.flatMap(\.retryAfter).map { $0 > .zero && $0 <= .seconds(7) } == true)
+            #expect(again.flatMap(\.retryAfter).map { $0 > .zero && $0 <= .seconds(60) } == true)
             #expect(try await server.stats().api_requests == before)
         }
     }
@@ -201,7 +201,7 @@ struct WHOICDClientTests {
 
     @Test("no server listening: offline")
     func offline() async throws {
-        let server = try ICDTestServer()
+        let server = try await ICDTestServer()
         let client = try server.client()
         server.stop()
         #expect(await icdError { try await client.search("depresión", language: "es", limit: 5) }?.code == .offline)

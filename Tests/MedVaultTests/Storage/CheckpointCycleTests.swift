@@ -41,7 +41,7 @@ struct CheckpointCycleTests {
             let key = StorageFixtures.randomKey()
             let pool = try await StorageFixtures.openNotes(url, key: key)
             try await StorageFixtures.insertNote(pool, 0, "first")
-            let holder = try WALLockHolder(url, lockIndex: WALLockHolder.checkpointLock)
+            let holder = try await WALLockHolder(url, lockIndex: WALLockHolder.checkpointLock)
             for n in Int64(1)...200 {
                 try await StorageFixtures.insertNote(pool, n, Self.body)
             }

@@ -111,14 +111,14 @@ struct CipherSettingsTests {
             await pool.close()
 
             let statements = try CipherPragmas.statements(for: Self.unusual, majorVersion: 3)
-            let full = try StorageFixtures.run(shell, [url.path], input: """
+            let full = try await StorageFixtures.run(shell, [url.path], input: """
                 PRAGMA key = "x'\(StorageFixtures.hex(key))'";
                 \(statements.joined(separator: ";\n"));
                 SELECT body FROM note WHERE n = 7;
                 """)
             #expect(full.output.contains("seven"), "\(full.output)")
             // The page size alone is not enough: fast_kdf_iter derives the page HMAC key.
-            let pageOnly = try StorageFixtures.run(shell, [url.path], input: """
+            let pageOnly = try await StorageFixtures.run(shell, [url.path], input: """
                 PRAGMA key = "x'\(StorageFixtures.hex(key))'";
                 PRAGMA cipher_page_size = 8192;
                 SELECT body FROM note WHERE n = 7;

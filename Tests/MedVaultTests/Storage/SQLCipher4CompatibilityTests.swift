@@ -23,13 +23,20 @@ struct SQLCipher4CompatibilityTests {
 
     /// Runs the script on `database`; the key goes through standard input only.
     static func runScript(_ database: URL, mode: String, key: SecureBytes,
-                          pragmas: [String] = []) throws -> (status: Int32, answer: Answer?, errors: String) {
+                          pragmas: [String] = []) async throws -> (status: Int32, answer: Answer?, errors: String) {
         let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, database.path, mode]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        (process.standardInput, process.standardOutput, process.standardError) = (input, output, errors)
-        try process.run()
+        let input = Pipe()
+        process.standardInput = input
+        let run = try await process.runCapturingOutput { try send(key, pragmas, to: input) }
+        let answer = run.status == 0 ? try? JSONDecoder().decode(Answer.self, from: run.output) : nil
+        return (run.status, answer, run.errorText)
+    }
+
+    /// Writes the request (the key in hex, the pragmas) to the script's standard input
+    /// and closes it; the request's bytes are wiped after.
+    private static func send(_ key: SecureBytes, _ pragmas: [String], to input: Pipe) throws {
         var request = Array(#"{"key": ""#.utf8)
         let digits = Array("0123456789abcdef".utf8)
         try key.withUnsafeBytes { bytes in
@@ -41,11 +48,6 @@ struct SQLCipher4CompatibilityTests {
         input.fileHandleForWriting.write(Data(request))
         for index in request.indices { request[index] = 0 }
         try input.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let answer = process.terminationStatus == 0 ? try? JSONDecoder().decode(Answer.self, from: out) : nil
-        return (process.terminationStatus, answer, err)
     }
 
     static func markers(_ vault: Vault) async throws -> [[String]] {
@@ -74,14 +76,14 @@ struct SQLCipher4CompatibilityTests {
             defer { key.wipe() }
 
             // SQLCipher 4 with only the page size (what MedVault pinned before) cannot read it.
-            let defaults = try Self.runScript(database, mode: "given", key: key, pragmas: ["PRAGMA cipher_page_size = 4096"])
+            let defaults = try await Self.runScript(database, mode: "given", key: key, pragmas: ["PRAGMA cipher_page_size = 4096"])
             try #require(defaults.status != 127 && defaults.status != 3,
                          "python3 with the sqlcipher3 module (PyPI sqlcipher3-binary) is needed: run `make deps`. \(defaults.errors)")
             #expect(defaults.status != 0)
             #expect(defaults.errors.contains("not a database"))
 
             // The recipe of docs/inspecting-a-vault.md: read, then write and checkpoint.
-            let documented = try Self.runScript(database, mode: "documented", key: key)
+            let documented = try await Self.runScript(database, mode: "documented", key: key)
             #expect(documented.status == 0, "\(documented.errors)")
             let answer = try #require(documented.answer)
             #expect(answer.cipher_version.hasPrefix("4."))
@@ -102,7 +104,7 @@ struct SQLCipher4CompatibilityTests {
 
             // The exact statements MedVault itself runs on a SQLCipher 4 connection open it too.
             let statements = try CipherPragmas.statements(for: keyring.cipherSettings, majorVersion: 4)
-            let given = try Self.runScript(database, mode: "given", key: key, pragmas: statements)
+            let given = try await Self.runScript(database, mode: "given", key: key, pragmas: statements)
             #expect(given.status == 0, "\(given.errors)")
             #expect(given.answer?.markers.count == 2)
             #expect(given.answer?.integrity == "ok")

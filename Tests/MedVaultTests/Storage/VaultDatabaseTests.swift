@@ -64,11 +64,11 @@ struct VaultDatabaseTests {
                 PRAGMA cipher_page_size = 4096;
                 SELECT body FROM note WHERE n = 7;
                 """
-            let result = try StorageFixtures.run(shell, [url.path], input: script)
+            let result = try await StorageFixtures.run(shell, [url.path], input: script)
             #expect(result.status == 0)
             #expect(result.output.contains("seven"))
             // Without the page size pin, SQLCipher 3's default (1024) cannot read it.
-            let wrong = try StorageFixtures.run(shell, [url.path], input: """
+            let wrong = try await StorageFixtures.run(shell, [url.path], input: """
                 PRAGMA key = "x'\(StorageFixtures.hex(key))'";
                 SELECT body FROM note WHERE n = 7;
                 """)

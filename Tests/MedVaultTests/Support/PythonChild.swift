@@ -21,7 +21,13 @@ struct PythonChild {
         .appendingPathComponent("Scripts")
 
     /// Starts `Tests/Scripts/<script>` with `arguments` and waits for its first line.
-    init(script: String, arguments: [String] = []) throws {
+    ///
+    /// The wait polls a non-blocking pipe between `Task.sleep`s: Python's start-up takes
+    /// a second or more on a busy machine, and a blocking read would hold one of Swift's
+    /// two cooperative threads for all of it (with two such starts at once, every other
+    /// test of the suite stalled). Gives up after `timeout` (the child is then killed
+    /// and ``firstLine`` is empty).
+    init(script: String, arguments: [String] = [], timeout: Duration = .seconds(120)) async throws {
         let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Self.scripts.appendingPathComponent(script).path] + arguments
@@ -30,11 +36,28 @@ struct PythonChild {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = ContinuousClock.now + timeout
+        reading: while !line.contains(UInt8(ascii: "\n")) {
+            let count = read(descriptor, &buffer, buffer.count)
+            switch count {
+            case 0:
+                break reading
+            case ..<0 where errno == EAGAIN || errno == EINTR:
+                if ContinuousClock.now > deadline {
+                    kill(process.processIdentifier, SIGKILL)
+                    line.removeAll()
+                    break reading
+                }
+                try await Task.sleep(for: .milliseconds(5))
+            case ..<0:
+                break reading
+            default:
+                line.append(contentsOf: buffer[..<count])
+            }
         }
         self.process = process
         self.lifeline = lifeline

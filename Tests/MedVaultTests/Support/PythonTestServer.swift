@@ -21,8 +21,8 @@ final class PythonTestServer: @unchecked Sendable {
     ///
     /// - Throws: `invalidArgument` naming `what` when it printed no port (python3 missing,
     ///   a script error); the process is then killed.
-    init(script: String, arguments: [String] = [], what: String) throws {
-        let child = try PythonChild(script: script, arguments: arguments)
+    init(script: String, arguments: [String] = [], what: String) async throws {
+        let child = try await PythonChild(script: script, arguments: arguments)
         guard child.firstLine.hasPrefix("PORT "), let port = Int(child.firstLine.dropFirst(5)) else {
             child.stop()
             throw MedVaultError(.invalidArgument, reason: "the \(what) did not start (is python3 installed?)")

@@ -44,21 +44,17 @@ enum StorageFixtures {
     }
 
     /// Runs a command and returns its standard output and exit status.
-    static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (output: String, status: Int32) {
+    static func run(_ executable: String, _ arguments: [String], input: String? = nil) async throws -> (output: String, status: Int32) {
         let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
         let inputPipe = Pipe()
         process.standardInput = inputPipe
-        try process.run()
-        if let input { inputPipe.fileHandleForWriting.write(Data(input.utf8)) }
-        try inputPipe.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (String(decoding: data, as: UTF8.self), process.terminationStatus)
+        let run = try await process.runCapturingOutput(mergingErrors: true) {
+            if let input { inputPipe.fileHandleForWriting.write(Data(input.utf8)) }
+            try inputPipe.fileHandleForWriting.close()
+        }
+        return (run.outputText, run.status)
     }
 
     /// The folder holding the test bundle and the package's executables.

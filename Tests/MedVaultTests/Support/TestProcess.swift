@@ -122,3 +122,73 @@ final class TestProcess: @unchecked Sendable {
         return status & 0x7F == 0 ? .exit : .uncaughtSignal
     }
 }
+
+/// What a child run by ``TestProcess/runCapturingOutput(mergingErrors:timeout:afterStart:)``
+/// printed, and how it ended.
+struct CapturedRun: Sendable {
+    let status: Int32
+    let reason: TestProcess.TerminationReason
+    let output: Data
+    let errors: Data
+
+    var outputText: String { String(decoding: output, as: UTF8.self) }
+    var errorText: String { String(decoding: errors, as: UTF8.self) }
+}
+
+extension TestProcess {
+    /// Waits for the child to exit without holding one of Swift's cooperative threads
+    /// (a test waits in `Task.sleep` between checks, so the suite's other tasks run);
+    /// kills it with SIGKILL after `timeout`.
+    ///
+    /// - Returns: `false` when it had to be killed.
+    @discardableResult
+    func exited(timeout: Duration = .seconds(300)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while isRunning {
+            if ContinuousClock.now > deadline {
+                if processIdentifier > 0 { _ = kill(processIdentifier, SIGKILL) }
+                while isRunning { try? await Task.sleep(for: .milliseconds(5)) }
+                return false
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
+    /// Runs the configured child with its standard output and error in temporary files,
+    /// not pipes: nothing blocks reading them, and a child that prints a lot never
+    /// waits for a reader. Standard input is whatever the caller set (default: this
+    /// process's); `afterStart` runs once the child started (to feed an input pipe).
+    ///
+    /// - Parameters:
+    ///   - mergingErrors: Standard error goes to the same file as standard output.
+    ///   - timeout: After it, the child is killed and ``CapturedRun/reason`` says so.
+    func runCapturingOutput(mergingErrors: Bool = false, timeout: Duration = .seconds(300),
+                            afterStart: () throws -> Void = {}) async throws -> CapturedRun {
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
+        let outputURL = scratch.file("stdout"), errorURL = scratch.file("stderr")
+        try Data().write(to: outputURL)
+        try Data().write(to: errorURL)
+        let output = try FileHandle(forWritingTo: outputURL)
+        let errors = try FileHandle(forWritingTo: errorURL)
+        defer {
+            try? output.close()
+            try? errors.close()
+        }
+        standardOutput = output
+        standardError = mergingErrors ? output : errors
+        try run()
+        do {
+            try afterStart()
+        } catch {
+            if processIdentifier > 0 { _ = kill(processIdentifier, SIGKILL) }
+            await exited()
+            throw error
+        }
+        await exited(timeout: timeout)
+        return CapturedRun(status: terminationStatus, reason: terminationReason,
+                           output: (try? Data(contentsOf: outputURL)) ?? Data(),
+                           errors: mergingErrors ? Data() : ((try? Data(contentsOf: errorURL)) ?? Data()))
+    }
+}

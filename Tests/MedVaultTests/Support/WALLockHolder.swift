@@ -22,8 +22,8 @@ final class WALLockHolder: @unchecked Sendable {
     /// Starts the child and waits until it holds lock `index` of `database`'s `-shm` file.
     ///
     /// - Throws: `invalidArgument` when it could not take the lock (python3 missing, no `-shm`).
-    init(_ database: URL, lockIndex index: Int) throws {
-        let child = try PythonChild(script: "hold_wal_lock.py", arguments: [database.path + "-shm", String(index)])
+    init(_ database: URL, lockIndex index: Int) async throws {
+        let child = try await PythonChild(script: "hold_wal_lock.py", arguments: [database.path + "-shm", String(index)])
         guard child.firstLine.hasPrefix("LOCKED") else {
             child.stop()
             throw MedVaultError(.invalidArgument, reason: "the lock holder could not take WAL lock \(index)")

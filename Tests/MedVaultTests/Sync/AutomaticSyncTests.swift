@@ -38,7 +38,7 @@ final class FireLog: @unchecked Sendable {
 }
 
 /// Waits until `condition` holds, checking every 20 ms, for at most `timeout`.
-func eventually(timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws -> Bool {
+func eventually(timeout: Duration = .seconds(60), _ condition: () async throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }

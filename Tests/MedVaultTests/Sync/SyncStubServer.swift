@@ -32,8 +32,8 @@ final class SyncStubServer: Sendable {
         var bodyData: Data { Data(base64Encoded: body) ?? Data() }
     }
 
-    init() throws {
-        server = try PythonTestServer(script: "sync_stub_server.py", what: "sync stub server")
+    init() async throws {
+        server = try await PythonTestServer(script: "sync_stub_server.py", what: "sync stub server")
     }
 
     /// Stops the stub (idempotent).
@@ -81,7 +81,7 @@ final class RecordedSleeps: @unchecked Sendable {
 
 /// Runs `body` with a fresh stub, stopped afterwards whatever happens.
 func withSyncStub<Value>(_ body: (SyncStubServer) async throws -> Value) async throws -> Value {
-    let server = try SyncStubServer()
+    let server = try await SyncStubServer()
     defer { server.stop() }
     return try await body(server)
 }

@@ -18,18 +18,11 @@ struct KeyHygieneTests {
         let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: probe)
         process.arguments = [directory.file("vault").path] + (leaking ? ["--leak-for-self-check"] : [])
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let errorText = String(decoding: errorData, as: UTF8.self)
-        try #require(process.terminationStatus == 0, "probe failed: \(errorText)")
+        let run = try await process.runCapturingOutput()
+        let errorText = run.errorText
+        try #require(run.status == 0, "probe failed: \(errorText)")
         var counts = Counts()
-        for field in String(decoding: outputData, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+        for field in run.outputText.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
             let parts = field.split(separator: "=")
             guard parts.count == 2, let value = Int(parts[1]) else { continue }
             counts[String(parts[0])] = value

@@ -63,11 +63,7 @@ struct VaultRotationTests {
             let process = TestProcess()
             process.executableURL = URL(fileURLWithPath: probe)
             process.arguments = ["rotate", dir.url.path, phase]
-            let errors = Pipe()
-            process.standardError = errors
-            try process.run()
-            process.waitUntilExit()
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let message = try await process.runCapturingOutput().errorText
             #expect(process.terminationReason == .uncaughtSignal, "the probe did not die at \(phase): \(message)")
 
             let keyring = try KeyringFile.read(at: VaultLayout(folder: dir.url).keyring)
