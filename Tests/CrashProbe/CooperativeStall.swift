@@ -3,14 +3,16 @@ import MedVault
 import MedVaultCore
 
 // CrashProbe stall-writes <vault folder>
-//     Opens the vault (password "probe", fast test KDF), prints "open", and waits for its
-//     standard input to close. Then, while a task of this process ticks every 10 ms, it
-//     runs 8 concurrent patient creates and waits for them; it prints "max-gap-ms <n>"
-//     (the longest time between two ticks, from the creates' start to their end),
-//     "created <n>" and "busy <n>" (creates that failed with the documented busy error),
+//     Opens the vault (password "probe", fast test KDF) once per core — as many handles,
+//     each with its own writer connection, as Swift's cooperative pool has threads —,
+//     prints "open", and waits for its standard input to close. Then, while a task of
+//     this process ticks every 10 ms, it runs 8 concurrent patient updates spread over
+//     the handles and waits for them; it prints "max-gap-ms <n>"
+//     (the longest time between two ticks, from the updates' start to their end),
+//     "updated <n>" and "busy <n>" (updates that failed with the documented busy error),
 //     and "failed <n>" (any other error), then locks the vault.
 //
-// The test runs it while another process holds the vault's write lock: the creates wait
+// The test runs it while another process holds the vault's write lock: the updates wait
 // for that lock, and that wait must not hold Swift's cooperative threads (docs/storage.md,
 // "What a short job may block"). It runs in a process of its own so that the rest of the
 // test suite cannot make a tick late.
@@ -48,23 +50,36 @@ final class TickRecorder: @unchecked Sendable {
 }
 
 func stallWrites(folder: String) async throws {
-    let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
+    let first = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
                                      options: Vault.Options(kdf: .fastForTestsOnly))
-    // Warm the writer up: the fast path needs an open connection.
-    _ = try await vault.patients.count()
+    // Single-record updates: the short writes that take the fast path (a create goes
+    // through the batch path, always on the writer's thread).
+    let patients = try await first.patients.create((0..<8).map { number in
+        Patient(firstName: "Stall", lastName: "Writer \(number)", dateOfBirth: try! CalendarDate(iso8601: "1980-01-01"))
+    })
+    await first.lock()
+    var vaults: [Vault] = []
+    for _ in 0..<max(1, ProcessInfo.processInfo.activeProcessorCount) {
+        let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
+                                         options: Vault.Options(kdf: .fastForTestsOnly))
+        // Warm the writer up: the fast path runs only on an open connection.
+        _ = try await vault.patients.count()
+        vaults.append(vault)
+    }
     FileHandle.standardOutput.write(Data("open\n".utf8))
     _ = FileHandle.standardInput.readDataToEndOfFile()
 
     let ticks = TickRecorder()
     let ticker = ticks.start()
-    // nil: created; true: the documented busy error (SQLITE_BUSY after the busy timeout).
+    // nil: updated; true: the documented busy error (SQLITE_BUSY after the busy timeout).
     let outcomes = await withTaskGroup(of: Bool?.self) { group in
         for number in 0..<8 {
+            let vault = vaults[number % vaults.count]
             group.addTask {
                 do {
-                    _ = try await vault.patients.create(
-                        Patient(firstName: "Stall", lastName: "Writer \(number)",
-                                dateOfBirth: try CalendarDate(iso8601: "1980-01-01")))
+                    var patient = patients[number]
+                    patient.phoneNumber = "+34 600 000 00\(number)"
+                    _ = try await vault.patients.update(patient)
                     return nil
                 } catch {
                     return (error as? MedVaultError)?.sqliteResultCode?.primary == .busy
@@ -77,15 +92,15 @@ func stallWrites(folder: String) async throws {
     }
     let longest = ticks.stop()
     await ticker.value
-    let created = outcomes.filter { $0 == nil }.count
+    let updated = outcomes.filter { $0 == nil }.count
     let busy = outcomes.filter { $0 == true }.count
     let milliseconds = longest.components.seconds * 1_000 + longest.components.attoseconds / 1_000_000_000_000_000
     FileHandle.standardOutput.write(Data("""
         max-gap-ms \(milliseconds)
-        created \(created)
+        updated \(updated)
         busy \(busy)
-        failed \(outcomes.count - created - busy)
+        failed \(outcomes.count - updated - busy)
 
         """.utf8))
-    await vault.lock()
+    for vault in vaults { await vault.lock() }
 }

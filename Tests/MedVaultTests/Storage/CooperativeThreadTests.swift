@@ -6,7 +6,9 @@ import Testing
 /// Waits for another process's lock never hold Swift's cooperative threads: the writes
 /// wait on the writer's own thread while the rest of the process goes on
 /// (docs/storage.md, "What a short job may block"). The measuring side runs in a child
-/// process (CrashProbe stall-writes), so the parallel test suite cannot make its ticks late.
+/// process (CrashProbe stall-writes), so the parallel test suite cannot make its ticks
+/// late. The probe writes through as many vault handles as Swift's cooperative pool has
+/// threads (one per core), so that a wait on the callers' threads would hold all of them.
 @Suite("Cooperative threads: a wait for another process's lock does not stall the process")
 struct CooperativeThreadTests {
     @Test("While another process holds the write lock for 2 s, 8 writes wait, a 10-ms ticker never pauses 100 ms, and every write lands once the lock is released")
@@ -40,13 +42,12 @@ struct CooperativeThreadTests {
             #expect(gap <= 100, "a 10-ms ticker went \(gap) ms without a tick while the writes waited")
             #expect(report["failed"] == 0, "\(writer.lines)")
             #expect(report["busy"] == 0, "the 10-s busy timeout is longer than the 2-s hold: \(writer.lines)")
-            let acknowledged = try #require(report["created"])
-            #expect(acknowledged == 8)
+            #expect(report["updated"] == 8)
 
             let vault = try await Vault.open(at: dir.url, password: password, options: VaultFixtures.options)
             let stored = try await vault.patients.list(filter: .all, limit: 100).patients
-            #expect(stored.filter { $0.firstName == "Stall" }.count == acknowledged, "an acknowledged write was lost")
-            #expect(stored.allSatisfy { $0.firstName == "Stall" }, "the held unit must leave nothing")
+            #expect(stored.count == 8, "the held unit must leave nothing: \(stored.count) patients")
+            #expect(stored.allSatisfy { $0.phoneNumber?.hasPrefix("+34 600") == true }, "an acknowledged update was lost")
             await vault.lock()
         }
     }
