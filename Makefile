@@ -39,7 +39,7 @@ TEST_ENV = SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH)
 
 test: deps
 	$(TEST_ENV) $(SWIFT) test $(SWIFT_FLAGS)
-	$(TEST_ENV) ./scripts/server-tests.sh "$(SWIFT)" "$(SERVER_SCRATCH)" $(SWIFT_FLAGS)
+	./scripts/server-tests.sh "$(SWIFT)" "$(SERVER_SCRATCH)" $(SWIFT_FLAGS)
 
 # The library's suite again, with two CPU-bound processes running beside it (CI runs it
 # after `make test`): a test that needs prompt scheduling to pass fails here.
