@@ -118,9 +118,10 @@ public final class VaultDatabase: Sendable {
         let inspection = try DatabaseFile.inspect(url, mode: mode, pageSize: configuration.cipherPageSize)
         let pool = try VaultDatabase(url: url, key: key, configuration: configuration)
         do {
-            // Opening and checking the schema version is short: it runs here (with
-            // SQLite's WAL recovery after a crash, the one slow case). Migrating may
-            // rewrite whole tables: that runs on the writer's thread.
+            // Opening runs on the writer's own thread (a short job runs on its caller's
+            // thread only on an open connection: opening may wait for another process's
+            // lock, or recover the WAL after a crash). Migrating may rewrite whole
+            // tables: that runs on the writer's thread too.
             let isUpToDate = try await pool.writer.withConnection(.short) { db in try migrator.isUpToDate(db) }
             if !isUpToDate {
                 try await pool.writer.withConnection(.long) { db in try migrator.migrate(db) }
