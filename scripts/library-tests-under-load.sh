@@ -2,7 +2,8 @@
 # Runs the library's test suite with CPU-bound processes running beside it (two by
 # default, as many as this CI machine has cores), so that a test whose pass depends on
 # being scheduled promptly fails here rather than on a busy developer machine (issue #37).
-# The burners are plain shell loops, stopped however the run ends.
+# The burners are plain shell loops, stopped when the run ends; should this script be
+# killed outright, each still stops by itself after two hours.
 #
 # Usage: scripts/library-tests-under-load.sh <swift> <parallel width> [swift flags…]
 # MEDVAULT_LOAD_PROCESSES sets the number of burners.
@@ -17,7 +18,7 @@ stop_burners() {
 }
 trap stop_burners EXIT
 for _ in $(seq "$BURNERS"); do
-    sh -c 'while :; do :; done' &
+    timeout 7200 sh -c 'while :; do :; done' &
     pids+=("$!")
 done
 echo "library-tests-under-load: ${BURNERS} CPU-bound processes running beside the suite"

@@ -6,8 +6,9 @@ import MedVaultCore
 //     Opens the vault (password "probe", fast test KDF) once per core — as many handles,
 //     each with its own writer connection, as Swift's cooperative pool has threads —,
 //     prints "open", and waits for its standard input to close. Then, while a task of
-//     this process ticks every 10 ms, it runs 8 concurrent patient updates spread over
-//     the handles and waits for them; it prints "max-gap-ms <n>"
+//     this process ticks every 10 ms, it runs max(8, handles) concurrent patient
+//     updates spread over the handles and waits for them; it prints "writes <n>",
+//     "max-gap-ms <n>"
 //     (the longest time between two ticks, from the updates' start to their end),
 //     "updated <n>" and "busy <n>" (updates that failed with the documented busy error),
 //     and "failed <n>" (any other error), then locks the vault.
@@ -54,12 +55,14 @@ func stallWrites(folder: String) async throws {
                                      options: Vault.Options(kdf: .fastForTestsOnly))
     // Single-record updates: the short writes that take the fast path (a create goes
     // through the batch path, always on the writer's thread).
-    let patients = try await first.patients.create((0..<8).map { number in
+    let handles = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    let writes = max(8, handles)  // at least one waiting write per cooperative thread
+    let patients = try await first.patients.create((0..<writes).map { number in
         Patient(firstName: "Stall", lastName: "Writer \(number)", dateOfBirth: try! CalendarDate(iso8601: "1980-01-01"))
     })
     await first.lock()
     var vaults: [Vault] = []
-    for _ in 0..<max(1, ProcessInfo.processInfo.activeProcessorCount) {
+    for _ in 0..<handles {
         let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
                                          options: Vault.Options(kdf: .fastForTestsOnly))
         // Warm the writer up: the fast path runs only on an open connection.
@@ -73,12 +76,12 @@ func stallWrites(folder: String) async throws {
     let ticker = ticks.start()
     // nil: updated; true: the documented busy error (SQLITE_BUSY after the busy timeout).
     let outcomes = await withTaskGroup(of: Bool?.self) { group in
-        for number in 0..<8 {
+        for number in 0..<writes {
             let vault = vaults[number % vaults.count]
             group.addTask {
                 do {
                     var patient = patients[number]
-                    patient.phoneNumber = "+34 600 000 00\(number)"
+                    patient.phoneNumber = "+34 600 000 \(100 + number)"
                     _ = try await vault.patients.update(patient)
                     return nil
                 } catch {
@@ -96,6 +99,7 @@ func stallWrites(folder: String) async throws {
     let busy = outcomes.filter { $0 == true }.count
     let milliseconds = longest.components.seconds * 1_000 + longest.components.attoseconds / 1_000_000_000_000_000
     FileHandle.standardOutput.write(Data("""
+        writes \(writes)
         max-gap-ms \(milliseconds)
         updated \(updated)
         busy \(busy)

@@ -29,6 +29,11 @@ public final class DatabaseConnection {
     /// `PRAGMA query_only`: changing a flag pragma expires every prepared statement of
     /// the connection, so each read would pay to prepare its statements again.
     var refusesWrites = false
+
+    /// Whether a statement failed with `SQLITE_BUSY` since the flag was last cleared:
+    /// how a job on the fast path (busy timeout 0) learns it met another connection's
+    /// lock even when its body caught the error (``LazyConnection/withoutWaiting(_:)``).
+    var sawBusy = false
     /// Appends change-log entries in this connection's write transactions.
     private(set) lazy var changeLogWriter = ChangeLogWriter(connection: self)
 
@@ -215,8 +220,9 @@ public final class DatabaseConnection {
     }
 
     func failure(_ code: Int32, _ context: String) -> MedVaultError {
-        SQLiteResult.error(sqlite3_extended_errcode(handle) == 0 ? code : sqlite3_extended_errcode(handle),
-                           connection: handle, context: context, file: databaseFile)
+        let code = sqlite3_extended_errcode(handle) == 0 ? code : sqlite3_extended_errcode(handle)
+        if code & 0xFF == SQLITE_BUSY { sawBusy = true }
+        return SQLiteResult.error(code, connection: handle, context: context, file: databaseFile)
     }
 
     /// The main database file of this connection, named in failure messages.

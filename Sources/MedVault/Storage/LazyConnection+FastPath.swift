@@ -15,15 +15,24 @@ extension LazyConnection {
     /// Runs `body` now if the connection is open, without waiting for any lock.
     ///
     /// - Returns: What `body` returned, or `nil` when the connection is not open yet or
-    ///   a statement of `body` found a lock taken (`SQLITE_BUSY`): its transaction was
-    ///   rolled back, and the caller runs `body` again in line. A read body is safe to run
-    ///   again; a write's `BEGIN IMMEDIATE` is where a write finds the lock taken, before
-    ///   any of its statements ran.
+    ///   a statement of `body` found a lock taken (`SQLITE_BUSY`, thrown or caught by
+    ///   `body`): its transaction was rolled back, and the caller runs `body` again in
+    ///   line. A read body may so run twice (documented on `VaultDatabase.read`); a write
+    ///   finds the lock taken at its `BEGIN IMMEDIATE`, before any of its statements ran,
+    ///   and the busy timeout is restored right after that `BEGIN`.
     func withoutWaiting<Value>(_ body: (LazyConnection) throws -> Value) throws -> Value? {
         try withoutWaitingForLocks {
+            connection?.sawBusy = false
+            // A body that caught the busy error itself (`try?`, a fallback value) would
+            // return what it made of it: its value is dropped too, and it runs in line.
+            // Not once a write holds the write lock (the timeout is then restored, and a
+            // busy error after it is a real one, which running the write again would not
+            // make right).
+            var refusedAtOnce: Bool { isRefusingToWait && connection?.sawBusy == true }
             do {
-                return try body(self)
-            } catch where Self.isBusy(error) {
+                let value = try body(self)
+                return refusedAtOnce ? nil : value
+            } catch where refusedAtOnce {
                 return nil
             }
         }
@@ -36,12 +45,14 @@ extension LazyConnection {
     func withoutWaitingForLocks<Value>(_ body: () throws -> Value?) rethrows -> Value? {
         guard let handle = openHandle else { return nil }
         sqlite3_busy_timeout(handle, 0)
+        isRefusingToWait = true
         defer { restoreBusyTimeout() }
         return try body()
     }
 
     /// Sets the open connection's busy timeout back to the configured one.
     func restoreBusyTimeout() {
+        isRefusingToWait = false
         if let handle = openHandle { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
     }
 

@@ -8,8 +8,8 @@ import MedVaultKeys
 ///
 /// Only the current holder of the actor's ``ConnectionOwnership`` calls into it.
 final class LazyConnection: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `connection`, `isClosed`, `hasDeferredSync` and
-    // `logCreatedSinceOpen` are read and written only by the holder of the owning actor's
+    // Safety of @unchecked Sendable: `connection`, `isClosed`, `hasDeferredSync`,
+    // `logCreatedSinceOpen` and `isRefusingToWait` are read and written only by the holder of the owning actor's
     // ConnectionOwnership, which admits one holder at a time; its lock orders each
     // holder's writes before the next one's reads.
     let path: String
@@ -22,7 +22,7 @@ final class LazyConnection: @unchecked Sendable {
     let commits: CommitSignal?
     /// The audit key of the writer's entries (docs/audit.md); `nil` on readers.
     private let auditKeys: AuditKeyBox?
-    private var connection: DatabaseConnection?
+    private(set) var connection: DatabaseConnection?
     private var isClosed = false
     /// Whether a commit since the last `full` one was ``CommitDurability/walOnly``: the
     /// log holds committed frames not yet synced (see ``syncDeferredCommits()``).
@@ -32,6 +32,9 @@ final class LazyConnection: @unchecked Sendable {
     /// a log truncated to 0 bytes (a truncation SQLite does not sync, so the disk may
     /// still hold older frames). See ``beginDeferringSync(_:)``.
     var logCreatedSinceOpen = false
+    /// Whether the busy timeout is 0 for a job on the fast path (see
+    /// LazyConnection+FastPath.swift); cleared when it is restored.
+    var isRefusingToWait = false
 
     init(path: String, keyBox: DatabaseKeyBox, role: DatabaseConnection.Role,
          configuration: DatabaseConfiguration, interrupter: ConnectionInterrupter,
@@ -85,6 +88,10 @@ final class LazyConnection: @unchecked Sendable {
         defer { connection.refusesWrites = false }
         try connection.execute(kind == .write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         if kind == .write {
+            // The write lock is held: on the fast path, what follows waits as in line,
+            // so the body never runs twice (LazyConnection+FastPath.swift).
+            restoreBusyTimeout()
+            connection.sawBusy = false
             logCreatedSinceOpen = false
             connection.changeLog.transactionBegan()
         }

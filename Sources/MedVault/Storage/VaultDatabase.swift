@@ -159,9 +159,12 @@ public final class VaultDatabase: Sendable {
     ///
     /// - Parameters:
     ///   - duration: Where the transaction runs: ``ExpectedDuration/short`` (the
-    ///     default) on the calling thread when its connection is idle and nobody waits
-    ///     for it, ``ExpectedDuration/long`` always on the connection's own thread.
-    ///   - body: Reads through the connection; returns a `Sendable` value.
+    ///     default) on the calling thread when its connection is open, idle and nobody
+    ///     waits for it, ``ExpectedDuration/long`` always on the connection's own thread.
+    ///   - body: Reads through the connection; returns a `Sendable` value. A short
+    ///     read that meets another connection's lock on the calling thread is rolled
+    ///     back and run again on the connection's thread, so `body` may run twice: keep
+    ///     it free of effects outside the database.
     /// - Returns: What `body` returned.
     /// - Throws: What `body` threw, `cancelled`, or a storage error.
     public func read<Value: Sendable>(

@@ -10,7 +10,7 @@ struct ExamplesDemoTests {
         let process = TestProcess()
         process.executableURL = URL(fileURLWithPath: path)
         let run = try await process.runCapturingOutput(mergingErrors: true, timeout: .seconds(timeout))
-        if run.reason == .uncaughtSignal { Issue.record("\(product) did not finish in \(timeout) s") }
+        if run.timedOut { Issue.record("\(product) did not finish in \(timeout) s") }
         return (run.outputText, run.status)
     }
 

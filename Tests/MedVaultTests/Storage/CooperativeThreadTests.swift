@@ -42,11 +42,13 @@ struct CooperativeThreadTests {
             #expect(gap <= 100, "a 10-ms ticker went \(gap) ms without a tick while the writes waited")
             #expect(report["failed"] == 0, "\(writer.lines)")
             #expect(report["busy"] == 0, "the 10-s busy timeout is longer than the 2-s hold: \(writer.lines)")
-            #expect(report["updated"] == 8)
+            let writes = try #require(report["writes"], "\(writer.lines)")
+            #expect(writes >= 8)
+            #expect(report["updated"] == writes)
 
             let vault = try await Vault.open(at: dir.url, password: password, options: VaultFixtures.options)
             let stored = try await vault.patients.list(filter: .all, limit: 100).patients
-            #expect(stored.count == 8, "the held unit must leave nothing: \(stored.count) patients")
+            #expect(stored.count == writes, "the held unit must leave nothing: \(stored.count) patients")
             #expect(stored.allSatisfy { $0.phoneNumber?.hasPrefix("+34 600") == true }, "an acknowledged update was lost")
             await vault.lock()
         }

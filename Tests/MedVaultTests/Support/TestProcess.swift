@@ -128,6 +128,9 @@ final class TestProcess: @unchecked Sendable {
 struct CapturedRun: Sendable {
     let status: Int32
     let reason: TestProcess.TerminationReason
+    /// Whether the child was killed for running past the timeout (its ``reason`` is then
+    /// `uncaughtSignal` too: check this first).
+    let timedOut: Bool
     let output: Data
     let errors: Data
 
@@ -186,8 +189,8 @@ extension TestProcess {
             await exited()
             throw error
         }
-        await exited(timeout: timeout)
-        return CapturedRun(status: terminationStatus, reason: terminationReason,
+        let timedOut = !(await exited(timeout: timeout))
+        return CapturedRun(status: terminationStatus, reason: terminationReason, timedOut: timedOut,
                            output: (try? Data(contentsOf: outputURL)) ?? Data(),
                            errors: mergingErrors ? Data() : ((try? Data(contentsOf: errorURL)) ?? Data()))
     }

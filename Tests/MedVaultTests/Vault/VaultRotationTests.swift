@@ -63,7 +63,9 @@ struct VaultRotationTests {
             let process = TestProcess()
             process.executableURL = URL(fileURLWithPath: probe)
             process.arguments = ["rotate", dir.url.path, phase]
-            let message = try await process.runCapturingOutput().errorText
+            let run = try await process.runCapturingOutput(timeout: .seconds(120))
+            let message = run.errorText
+            #expect(!run.timedOut, "the probe hung at \(phase)")
             #expect(process.terminationReason == .uncaughtSignal, "the probe did not die at \(phase): \(message)")
 
             let keyring = try KeyringFile.read(at: VaultLayout(folder: dir.url).keyring)
