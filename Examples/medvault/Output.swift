@@ -4,9 +4,16 @@ import MedVault
 /// Everything `medvault` prints: results on standard output, warnings and the one-line
 /// errors on standard error.
 enum Output {
-    /// Prints a line on standard output.
+    /// Prints `text` on standard output, each of its lines escaped
+    /// (``TextSafety/escaped(_:)``), so that no control or bidi character — from a
+    /// name, or an audit row rewritten by someone holding the database key — reaches
+    /// the terminal. Escaping is idempotent: text a command already escaped prints
+    /// unchanged. A newline inside stored text must be escaped where the line is
+    /// built (`text` may hold several lines of the command's own).
     static func line(_ text: String = "") {
-        print(text)
+        print(text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { TextSafety.escaped(String($0)) }
+            .joined(separator: "\n"))
     }
 
     /// Prints `medvault: error: <message>` on standard error, as one line: control and

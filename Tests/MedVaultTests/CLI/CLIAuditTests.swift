@@ -57,4 +57,37 @@ struct CLIAuditTests {
             #expect(tampered.errorLinesWithoutWarnings == ["medvault: error: the audit trail was tampered with at entry 3 (edited)"])
         }
     }
+
+    @Test("audit prints action and table names that someone holding the database key rewrote escaped: no terminal escape, no forged line")
+    func hostileNamesAreEscaped() async throws {
+        try await withTemporaryDirectory { directory in
+            let folder = directory.file("clinic")
+            _ = try await CLIHarness.initVault(folder)
+            let added = try await CLIHarness.run(["patients", "add", folder.path, "--password-stdin", "--first-name", "Ana",
+                                                  "--last-name", "Ruiz", "--birth-date", "1980-01-01"], input: password + "\n")
+            #expect(added.status == 0, "\(added.standardError)")
+
+            let key = try VaultFixtures.databaseKey(in: folder, password: try Password(password))
+            let pool = try await VaultDatabase.open(at: VaultLayout(folder: folder).database, key: key, mode: .openExisting,
+                                                   migrator: MedVaultSchema.migrator)
+            try await pool.write { db in
+                try db.executeScript("DROP TRIGGER medvault_audit_no_update;")
+                try db.execute("UPDATE medvault_audit SET action = ?, entity_table = ? WHERE entity_id IS NOT NULL",
+                               [.text("create\u{1B}[31m\n99  2026-01-01 00:00  unlock  FORGED\u{0}"),
+                                .text("patient\r\u{202E}gnp.exe\u{2028}")])
+            }
+            await pool.close()
+            key.wipe()
+
+            let listed = try await CLIHarness.run(["audit", folder.path, "--password-stdin"], input: password + "\n")
+            #expect(listed.status == 0, "\(listed.standardError)")
+            let output = listed.standardOutput
+            for raw in ["\u{1B}", "\r", "\u{0}", "\u{202E}"] {
+                #expect(!output.contains(raw), "a raw \(raw.unicodeScalars.map { String($0.value, radix: 16) }) reached the terminal")
+            }
+            #expect(!output.split(separator: "\n").contains { $0.hasPrefix("99 ") }, "a stored newline forged a line: \(output)")
+            #expect(output.contains("create\\e[31m\\n99"), "\(output)")
+            #expect(output.contains("patient\\r\\u{202E}gnp.exe"), "\(output)")
+        }
+    }
 }
