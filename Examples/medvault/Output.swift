@@ -16,6 +16,17 @@ enum Output {
             .joined(separator: "\n"))
     }
 
+    /// Prints `text` as ``line(_:)`` does, but written through at once (unbuffered, after
+    /// whatever `print` buffered): for a secret that must be on the owner's screen or
+    /// file before the command goes on, however it then ends.
+    static func lineNow(_ text: String = "") {
+        fflush(nil)  // every stream: what `print` buffered goes first
+        let escaped = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { TextSafety.escaped(String($0)) }
+            .joined(separator: "\n")
+        FileHandle.standardOutput.write(Data((escaped + "\n").utf8))
+    }
+
     /// Prints `medvault: error: <message>` on standard error, as one line: control and
     /// bidi characters (from a path, say) are escaped.
     static func error(_ message: String) {

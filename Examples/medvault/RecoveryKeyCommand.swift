@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import MedVault
 
 /// `medvault recovery-key <vault>`: replaces the recovery key.
@@ -21,10 +22,34 @@ struct RecoveryKeyCommand: VaultCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let key = try await withOpenVault { opened in try await opened.regenerateRecoveryKey() }
-            Output.line("The recovery key was replaced; the old one no longer opens the vault.")
+            // The new key is on the screen (or in the file standard output goes to) before
+            // the keyring that makes it the only recovery key is written: a kill at any
+            // point leaves the old key working or the new one shown (issue #34).
+            let shown = ShownFlag()
+            do {
+                _ = try await withOpenVault { opened in
+                    try await opened.regenerateRecoveryKey(showingFirst: { key in
+                        Output.lineNow(Output.recoveryKeyBlock(key, title: "NEW RECOVERY KEY"))
+                        shown.set()
+                    })
+                }
+            } catch {
+                if shown.isSet {
+                    Output.lineNow("The key above was NOT installed: the old recovery key still opens the vault.")
+                }
+                throw error
+            }
             Output.line()
-            Output.line(Output.recoveryKeyBlock(key, title: "NEW RECOVERY KEY"))
+            Output.line("The recovery key was replaced; the old one no longer opens the vault.")
         }
     }
+}
+
+/// Whether the new key was shown (set from the key operation, read after it).
+private final class ShownFlag: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `value` is read and written only under `lock`.
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
 }

@@ -62,8 +62,38 @@ extension Vault {
     /// - Throws: `locked`; `vaultInUse` when another process's key operation did not
     ///   finish within ``Options/lockTimeout``.
     public func regenerateRecoveryKey() async throws -> RecoveryKey {
+        try await regenerateRecoveryKey(showingFirst: { _ in })
+    }
+
+    /// Replaces the recovery key, handing the new key to `show` **before** the keyring
+    /// that makes it the only recovery key is written.
+    ///
+    /// A process killed at any point then leaves either the old key working, or the new
+    /// one shown (or both, when the kill lands between `show` and the keyring write);
+    /// never a vault whose only recovery key was never seen. `show` must make the key
+    /// durable for its owner (print it and flush, write it where the owner keeps it)
+    /// before it returns; if it throws, nothing changes.
+    ///
+    /// For example, a command-line tool:
+    ///
+    /// ```swift
+    /// let key = try await vault.regenerateRecoveryKey(showingFirst: { key in
+    ///     printNowUnbuffered("New recovery key (installed once confirmed below):\n\(key)")
+    /// })
+    /// print("The recovery key was replaced.")
+    /// ```
+    ///
+    /// - Parameter show: Receives the new key before it replaces the old one.
+    /// - Returns: The new recovery key.
+    /// - Throws: What `show` threw (nothing changed), `locked`, `vaultInUse`, or a
+    ///   keyring write error: then the key `show` received was not installed and the old
+    ///   one still opens the vault.
+    public func regenerateRecoveryKey(
+        showingFirst show: @Sendable (RecoveryKey) async throws -> Void
+    ) async throws -> RecoveryKey {
         let recoveryKey = try await keys.perform { operation in
             let (updated, recoveryKey) = try await operation.keyring().regeneratingRecoveryKey(vaultKey: operation.vaultKey)
+            try await show(recoveryKey)
             try await operation.commit(updated)
             return recoveryKey
         }

@@ -118,6 +118,14 @@ final class RunningCLICommand {
         scratch.remove()
     }
 
+    /// What the command printed on standard output so far.
+    var standardOutputSoFar: String {
+        String(decoding: (try? Data(contentsOf: scratch.file("stdout"))) ?? Data(), as: UTF8.self)
+    }
+
+    /// Whether the command is still running.
+    var isRunning: Bool { process.isRunning }
+
     /// Kills the command with SIGKILL now (if it is still running).
     func sigkill() {
         if process.isRunning { _ = kill(process.processIdentifier, SIGKILL) }
