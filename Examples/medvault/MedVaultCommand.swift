@@ -27,6 +27,7 @@ struct MedVaultCommand: AsyncParsableCommand {
             RecoverCommand.self,
             RecoveryKeyCommand.self,
             RotateKeyCommand.self,
+            ProfessionalCommand.self,
             PatientsCommand.self,
             ExportCommand.self,
             BackupCommand.self,

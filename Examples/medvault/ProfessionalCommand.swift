@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import MedVault
+
+/// `medvault professional …`: the vault owner's profile, which `sessions sign` and
+/// `sessions amend` sign as.
+struct ProfessionalCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "professional",
+        abstract: "Set or show the vault's professional, who signs and amends sessions.",
+        discussion: """
+            A vault has one professional. `set` creates the profile or changes the given \
+            fields of the existing one; `show` prints it.
+
+            Example:
+              medvault professional set ./clinic --full-name 'Ana Ruiz' --license M-28-12345 --specialty 'Psicología clínica'
+              medvault professional show ./clinic
+
+            \(HelpText.exitStatus)
+            """,
+        subcommands: [ProfessionalSetCommand.self, ProfessionalShowCommand.self]
+    )
+}
+
+/// `medvault professional set <vault> …`: creates or updates the profile.
+struct ProfessionalSetCommand: VaultCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set",
+        abstract: "Create the vault's professional, or change the fields given.",
+        discussion: """
+            Creating needs --full-name, --license and --specialty; an update changes only \
+            the fields given. Text fields refuse control and bidi characters.
+
+            Example:
+              medvault professional set ./clinic --full-name 'Ana Ruiz' --license M-28-12345 --specialty 'Psicología clínica'
+
+            \(HelpText.exitStatus)
+            """
+    )
+
+    @OptionGroup var vault: VaultArguments
+
+    @Option(help: "Full name, as it appears on signatures.")
+    var fullName: String?
+
+    @Option(help: ArgumentHelp("Professional license number.", valueName: "number"))
+    var license: String?
+
+    @Option(help: "Specialty.")
+    var specialty: String?
+
+    @Option(help: "Contact email.")
+    var email: String?
+
+    @Option(help: ArgumentHelp("Preferred language, a BCP 47 tag (default for a new profile: es).", valueName: "tag"))
+    var language: String?
+
+    func run() async throws {
+        try await reportingFailures {
+            let saved = try await withOpenVault { opened in
+                var profile: Professional
+                if let existing = try await opened.professional.get() {
+                    profile = existing
+                } else {
+                    guard let fullName, let license, let specialty else {
+                        throw MedVaultError(.invalidArgument,
+                                            reason: "the vault has no professional yet: --full-name, --license and --specialty are required")
+                    }
+                    profile = Professional(fullName: fullName, licenseNumber: license, specialty: specialty)
+                }
+                if let fullName { profile.fullName = fullName }
+                if let license { profile.licenseNumber = license }
+                if let specialty { profile.specialty = specialty }
+                if let email { profile.email = email.isEmpty ? nil : email }
+                if let language { profile.preferredLanguage = language }
+                return try await opened.professional.save(profile)
+            }
+            Output.line(saved.version == 1 ? "Professional created." : "Professional updated (version \(saved.version)).")
+            for line in ProfessionalShowCommand.lines(saved) { Output.line(line) }
+        }
+    }
+}
+
+/// `medvault professional show <vault>`: the profile, or a note that there is none.
+struct ProfessionalShowCommand: VaultCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Show the vault's professional.",
+        discussion: """
+            Exits with status \(ExitCodes.notFound) when the vault has no professional yet.
+
+            Example:
+              medvault professional show ./clinic
+
+            \(HelpText.exitStatus)
+            """
+    )
+
+    @OptionGroup var vault: VaultArguments
+
+    func run() async throws {
+        try await reportingFailures {
+            let profile = try await withOpenVault { opened in try await opened.professional.get() }
+            guard let profile else {
+                throw MedVaultError(.notFound, reason: "the vault has no professional yet; set one with `medvault professional set`")
+            }
+            for line in Self.lines(profile) { Output.line(line) }
+        }
+    }
+
+    /// The profile's fields, each stored text escaped.
+    static func lines(_ profile: Professional) -> [String] {
+        let safe = TextSafety.escaped
+        var fields: [(String, String)] = [
+            ("Professional", profile.id.uuidString.lowercased()),
+            ("Name", safe(profile.fullName)),
+            ("License", safe(profile.licenseNumber)),
+            ("Specialty", safe(profile.specialty)),
+        ]
+        if let email = profile.email { fields.append(("Email", safe(email))) }
+        fields.append(("Language", safe(profile.preferredLanguage)))
+        return Output.table(fields)
+    }
+}
