@@ -31,9 +31,15 @@ struct SessionsAmendCommand: VaultCommand {
     func run() async throws {
         try await reportingFailures {
             guard let id = session.id else { return }
-            guard let data = FileManager.default.contents(atPath: textFile),
-                  let text = String(data: data, encoding: .utf8) else {
-                throw CLIError(status: ExitCodes.invalidInput, message: "the text file cannot be read as UTF-8 text")
+            guard let data = FileManager.default.contents(atPath: textFile) else {
+                // The cause decides the status, as for every other input file.
+                let exists = FileManager.default.fileExists(atPath: textFile)
+                throw CLIError(status: exists ? ExitCodes.accessDenied : ExitCodes.notFound,
+                               message: exists ? "\(textFile): the text file cannot be read (permissions, or not a file)"
+                                               : "\(textFile): no such text file")
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw CLIError(status: ExitCodes.invalidInput, message: "\(textFile): the text file is not UTF-8 text")
             }
             let addendum = try await withOpenVault { opened in
                 try await opened.sessions.addAddendum(to: id, reason: reason, text: text)

@@ -32,6 +32,20 @@ struct CLISessionsTests {
 
             let signed = try await CLIHarness.run(["sessions", "sign", folder.path, id, "--password-stdin"], input: input)
             #expect(signed.status == 0, "\(signed.standardError)")
+
+            // A missing text file is "not found" (4), with the cause; bytes that are not
+            // UTF-8 are invalid input (7).
+            let missing = try await CLIHarness.run(["sessions", "amend", folder.path, id, "--reason", "Corrección",
+                                                    "--text-file", directory.file("absent.txt").path, "--password-stdin"],
+                                                   input: input)
+            #expect(missing.status == 4, "\(missing.standardError)")
+            #expect(missing.standardError.contains("no such text file"))
+            let binary = directory.file("binary.txt")
+            try Data([0xFF, 0xFE, 0x00, 0xC3]).write(to: binary)
+            let notText = try await CLIHarness.run(["sessions", "amend", folder.path, id, "--reason", "Corrección",
+                                                    "--text-file", binary.path, "--password-stdin"], input: input)
+            #expect(notText.status == 7, "\(notText.standardError)")
+            #expect(notText.standardError.contains("not UTF-8"))
             let signature = try #require(try await CLIRecordFixtures.withVault(folder) { vault in
                 try await vault.sessions.entry(session.id).signature
             })
