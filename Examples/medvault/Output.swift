@@ -11,9 +11,14 @@ enum Output {
     /// unchanged. A newline inside stored text must be escaped where the line is
     /// built (`text` may hold several lines of the command's own).
     static func line(_ text: String = "") {
-        print(text.split(separator: "\n", omittingEmptySubsequences: false)
+        print(escapedLines(text))
+    }
+
+    /// `text` with each of its lines escaped (``TextSafety/escaped(_:)``).
+    private static func escapedLines(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false)
             .map { TextSafety.escaped(String($0)) }
-            .joined(separator: "\n"))
+            .joined(separator: "\n")
     }
 
     /// Prints `text` as ``line(_:)`` does, but written through at once (unbuffered, after
@@ -21,10 +26,7 @@ enum Output {
     /// file before the command goes on, however it then ends.
     static func lineNow(_ text: String = "") {
         fflush(nil)  // every stream: what `print` buffered goes first
-        let escaped = text.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { TextSafety.escaped(String($0)) }
-            .joined(separator: "\n")
-        FileHandle.standardOutput.write(Data((escaped + "\n").utf8))
+        FileHandle.standardOutput.write(Data((escapedLines(text) + "\n").utf8))
     }
 
     /// Prints `medvault: error: <message>` on standard error, as one line: control and
