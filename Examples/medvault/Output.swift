@@ -24,9 +24,20 @@ enum Output {
     /// Prints `text` as ``line(_:)`` does, but written through at once (unbuffered, after
     /// whatever `print` buffered): for a secret that must be on the owner's screen or
     /// file before the command goes on, however it then ends.
-    static func lineNow(_ text: String = "") {
+    ///
+    /// When standard output is a regular file, the file is synced too, so the text
+    /// outlives a power cut as the keyring written after it would.
+    ///
+    /// - Throws: The write's or the sync's error (a full disk, a closed pipe): the
+    ///   caller must then not go on as if the text had been shown.
+    static func lineNow(_ text: String = "") throws {
         fflush(nil)  // every stream: what `print` buffered goes first
-        FileHandle.standardOutput.write(Data((escapedLines(text) + "\n").utf8))
+        try FileHandle.standardOutput.write(contentsOf: Data((escapedLines(text) + "\n").utf8))
+        var status = stat()
+        if fstat(STDOUT_FILENO, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+           fsync(STDOUT_FILENO) != 0, errno != EINVAL {
+            throw CLIError(status: ExitCodes.failure, message: "the output file could not be synced; nothing was changed")
+        }
     }
 
     /// Prints `medvault: error: <message>` on standard error, as one line: control and

@@ -49,7 +49,7 @@ struct ProfessionalSetCommand: VaultCommand {
     @Option(help: "Specialty.")
     var specialty: String?
 
-    @Option(help: "Contact email.")
+    @Option(help: "Contact email (an empty value removes it).")
     var email: String?
 
     @Option(help: ArgumentHelp("Preferred language, a BCP 47 tag (default for a new profile: es).", valueName: "tag"))
@@ -57,6 +57,9 @@ struct ProfessionalSetCommand: VaultCommand {
 
     func run() async throws {
         try await reportingFailures {
+            guard [fullName, license, specialty, email, language].contains(where: { $0 != nil }) else {
+                throw CLIError(status: ExitCodes.invalidInput, message: "nothing to set: give at least one of --full-name, --license, --specialty, --email, --language")
+            }
             let saved = try await withOpenVault { opened in
                 var profile: Professional
                 if let existing = try await opened.professional.get() {

@@ -29,13 +29,15 @@ struct RecoveryKeyCommand: VaultCommand {
             do {
                 _ = try await withOpenVault { opened in
                     try await opened.regenerateRecoveryKey(showingFirst: { key in
-                        Output.lineNow(Output.recoveryKeyBlock(key, title: "NEW RECOVERY KEY"))
+                        try Output.lineNow(Output.recoveryKeyBlock(key, title: "NEW RECOVERY KEY"))
+                        try Output.lineNow("Not active until the line below confirms it. If no such line follows,\n"
+                                           + "keep BOTH this key and the old one: one of them opens the vault.")
                         shown.set()
                     })
                 }
             } catch {
                 if shown.isSet {
-                    Output.lineNow("The key above was NOT installed: the old recovery key still opens the vault.")
+                    try? Output.lineNow("The key above was NOT installed: the old recovery key still opens the vault.")
                 }
                 throw error
             }

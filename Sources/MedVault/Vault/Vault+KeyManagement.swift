@@ -72,7 +72,10 @@ extension Vault {
     /// one shown (or both, when the kill lands between `show` and the keyring write);
     /// never a vault whose only recovery key was never seen. `show` must make the key
     /// durable for its owner (print it and flush, write it where the owner keeps it)
-    /// before it returns; if it throws, nothing changes.
+    /// before it returns; if it throws, nothing changes. It runs while this vault's key
+    /// operation holds the keyring's lock: other processes' key operations wait (and
+    /// may give up with `vaultInUse`) meanwhile, and `show` must not call `lock()` or
+    /// another key operation of this vault.
     ///
     /// For example, a command-line tool:
     ///

@@ -41,6 +41,9 @@ struct CLIProfessionalTests {
             #expect(updated.status == 0, "\(updated.standardError)")
             #expect(updated.standardOutput.contains("version 2"))
 
+            let nothing = try await CLIHarness.run(["professional", "set", folder.path, "--password-stdin"], input: input)
+            #expect(nothing.status == 7, "\(nothing.standardError)")
+
             let shown = try await CLIHarness.run(["professional", "show", folder.path, "--password-stdin"], input: input)
             #expect(shown.status == 0, "\(shown.standardError)")
             #expect(shown.standardOutput.contains("Dra. Ana Ruiz"))

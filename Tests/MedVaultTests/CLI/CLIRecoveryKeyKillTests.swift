@@ -27,11 +27,12 @@ struct CLIRecoveryKeyKillTests {
                 let command = try CLIHarness.start(["recovery-key", folder.path, "--password-stdin"],
                                                    input: CLIHarness.password + "\n")
                 if round.isMultiple(of: 2) {
-                    // Right after the key is on screen: around the keyring write.
-                    while command.isRunning && !command.standardOutputSoFar.contains("NEW RECOVERY KEY") {
-                        try await Task.sleep(for: .milliseconds(1))
+                    // As soon as the key is on screen: around the keyring write.
+                    let deadline = ContinuousClock.now + .seconds(60)
+                    while command.isRunning && !command.standardOutputSoFar.contains("NEW RECOVERY KEY")
+                            && ContinuousClock.now < deadline {
+                        try await Task.sleep(for: .microseconds(200))
                     }
-                    try await Task.sleep(for: .milliseconds((round * 7) % 30))
                 } else {
                     try await Task.sleep(for: .milliseconds(5 + (round * 37) % 146))
                 }
