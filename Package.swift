@@ -152,7 +152,7 @@ let package = Package(
         // A child process the crash-safety tests kill with SIGKILL mid-write.
         .executableTarget(
             name: "CrashProbe",
-            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "MedVaultSync"],
+            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "MedVaultSync", "MedVaultSyncWire"],
             path: "Tests/CrashProbe",
             swiftSettings: strictSettings
         ),

@@ -259,8 +259,9 @@ do {
         try await syncLoop(folder: arguments[2], serverFile: arguments[3])
     case "sync-clone" where arguments.count == 4:
         try await syncClone(folder: arguments[2], serverFile: arguments[3])
-    case "sync-attachment" where arguments.count == 4:
-        try await syncAttachment(folder: arguments[2], serverFile: arguments[3])
+    case "sync-attachment" where arguments.count == 4 || arguments.count == 5:
+        try await syncAttachment(folder: arguments[2], serverFile: arguments[3],
+                                 pause: arguments.count == 5 ? arguments[4] : nil)
     case "add-patients" where arguments.count == 3:
         try await addPatients(folder: arguments[2])
     case "unit-hold" where arguments.count == 3:

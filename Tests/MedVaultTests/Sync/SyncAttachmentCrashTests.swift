@@ -42,12 +42,10 @@ struct SyncAttachmentCrashTests {
             // 49 chunks, then patient, session and attachment.
             let total = 49 + 3
 
-            // 1. Killed while pushing: once the server file grew by a push or two.
-            let baseline = Self.size(serverFile)
-            let pusher = try ProbeChild(["sync-attachment", folderA.path, serverFile.path],
+            // 1. Killed while pushing: once two pushes were answered (the probe pauses there).
+            let pusher = try ProbeChild(["sync-attachment", folderA.path, serverFile.path, "push:2"],
                                         outputURL: dir.file("push.out"))
-            #expect(try await pusher.waitForLines(1), "the probe never opened device A")
-            try await Self.wait(timeoutSeconds: 60) { Self.size(serverFile) > baseline + 200_000 || !pusher.process.isRunning }
+            #expect(try await pusher.waitForLines(2, timeoutSeconds: 120), "the probe never pushed twice: \(pusher.lines)")
             pusher.sigkill()
             pusher.process.waitUntilExit()
             setup = try Self.server(serverFile)
@@ -61,13 +59,12 @@ struct SyncAttachmentCrashTests {
             #expect(await setup.envelopeCount(vaultID: first.vaultID) == total, "each envelope stored once")
             await reopenedA.lock()
 
-            // 2. Killed while applying: once device B's WAL grew by a few transactions.
+            // 2. Killed while applying.
             let pullerOut = dir.file("pull.out")
-            let puller = try ProbeChild(["sync-attachment", folderB.path, serverFile.path], outputURL: pullerOut)
-            #expect(try await puller.waitForLines(1), "the probe never opened device B")
-            let wal = URL(fileURLWithPath: second.layout.database.path + "-wal")
-            let walBaseline = Self.size(wal)
-            try await Self.wait(timeoutSeconds: 60) { Self.size(wal) > walBaseline + 600_000 || !puller.process.isRunning }
+            // The probe pauses when its fifth pull starts: earlier pages were applied, or are
+            // being applied, in transactions of their own.
+            let puller = try ProbeChild(["sync-attachment", folderB.path, serverFile.path, "pull:5"], outputURL: pullerOut)
+            #expect(try await puller.waitForLines(2, timeoutSeconds: 120), "the probe never reached its fifth pull: \(puller.lines)")
             puller.sigkill()
             puller.process.waitUntilExit()
             #expect(!puller.lines.contains("synced"), "the kill came after the whole pull")
@@ -97,21 +94,5 @@ struct SyncAttachmentCrashTests {
 
     static func engine(_ vault: Vault, _ server: InMemorySyncTransport) -> SyncEngine {
         SyncEngine(vault: vault, transport: server, batchSize: 100, envelopesPerApply: 100, maximumPushBytes: 512 << 10)
-    }
-
-    static func size(_ file: URL) -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber)?.intValue ?? 0
-    }
-
-    /// Polls `condition` every 2 ms until it holds.
-    static func wait(timeoutSeconds: Double, _ condition: () -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(timeoutSeconds)
-        while !condition() {
-            guard Date() < deadline else {
-                Issue.record("the condition did not hold within \(timeoutSeconds) s")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(2))
-        }
     }
 }
