@@ -16,13 +16,13 @@ struct ExportCommand: VaultCommand {
             with milliseconds; dates are YYYY-MM-DD.
 
             The record is in CLEAR TEXT. With --output the file is written atomically with \
-            mode 0600; medvault refuses an existing file that other users may read, and a \
-            folder others may write to without the sticky bit. Without --output it goes to \
-            standard output.
+            mode 0600; medvault refuses an existing file that other users may read, a \
+            folder others (its group included) may write to without the sticky bit, and a \
+            folder of another user. Without --output it goes to standard output.
 
             --format fhir writes a FHIR R4 Bundle instead (see docs/medico-legal.md for \
             the mapping). With --all --format fhir, --output names an existing private \
-            folder (mode 0700) that receives one NDJSON file per resource type (FHIR Bulk \
+            folder of yours (mode 0700) that receives one NDJSON file per resource type (FHIR Bulk \
             Data), each with mode 0600.
 
             Example:

@@ -10,9 +10,11 @@ struct VerifyCommand: VaultCommand {
             Runs SQLite's integrity and foreign-key checks, checks that SQLCipher is in use \
             with the cipher settings the keyring records, that every page decrypts, that the \
             file's length matches its page count, that the schema is current, that no key \
-            rotation is left pending, that the folder and files are private to their owner \
-            and that no -wal/-shm/-journal is a link or a special file. Exits with status 1 \
-            when a problem is found, also when the database is too damaged to open.
+            rotation is left pending, that the folder and files (the audit checkpoint \
+            included) are private to their owner and regular files, and that no \
+            -wal/-shm/-journal is a link or a special file. Exits with status 1 when a \
+            problem is found, also when the vault is too damaged to open (a damaged \
+            database, a removed audit table, a keyring that is a link or a pipe).
 
             Example:
               medvault verify ./clinic
@@ -28,10 +30,12 @@ struct VerifyCommand: VaultCommand {
             let verification: VaultVerification
             do {
                 verification = try await withOpenVault { opened in try await opened.verify() }
-            } catch let error as MedVaultError where error.code == .corrupted || error.code == .notADatabase {
-                // The keyring opened but the database did not: a damaged, truncated or
-                // extended file is a finding of `verify`, not a failure to run it.
-                Output.line("PROBLEM  the database cannot be opened: \(error.reason)")
+            } catch let error as MedVaultError where [.corrupted, .notADatabase, .storage].contains(error.code) {
+                // The vault's files did not open: a damaged, truncated or extended
+                // database, a removed audit table, a keyring or companion that is a link
+                // or a special file. A finding of `verify`, not a failure to run it.
+                let what = error.code == .storage ? "vault" : "database"
+                Output.line("PROBLEM  the \(what) cannot be opened: \(error.reason)")
                 throw CLIError(status: ExitCodes.problemsFound, message: "verification found 1 problem")
             }
             for check in verification.checks {

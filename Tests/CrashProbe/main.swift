@@ -9,6 +9,12 @@
 //       key, killing itself with SIGKILL when the rotation reports <phase>:
 //       pendingKeyRecorded, copying (a third of the way), verifying or databaseReplaced.
 //
+//   CrashProbe rotate-filling-disk <vault folder> <filler file>
+//       Creates a vault (password "probe", fast test KDF) with 2,000 patients and rotates
+//       its database key;
+//       at the first copy progress past 0 it fills the disk, writing <filler file> until
+//       the file system refuses. Prints "rotated", or "error <code>: <reason>".
+//
 //   CrashProbe add-patients <vault folder>
 //       Opens the vault (password "probe", fast test KDF) and creates patients one at a
 //       time, printing each new patient's id only after its create returned, until killed.
@@ -134,6 +140,47 @@ func rotateAndDie(folder: String, phase: String) async throws {
         if reached { kill(getpid(), SIGKILL) }
     }
     fail("the rotation finished without reaching phase \(phase)")
+}
+
+func rotateFillingDisk(folder: String, filler: String) async throws {
+    let vault = try await Vault.create(at: URL(fileURLWithPath: folder), password: try Password("probe"),
+                                       options: Vault.Options(kdf: .fastForTestsOnly)).vault
+    // About 1 MiB of records: the copy is written in many steps, not one.
+    _ = try await vault.patients.create((0..<2_000).map { number in
+        Patient(firstName: "Disk", lastName: "Filler \(number)", dateOfBirth: try! CalendarDate(iso8601: "1980-01-01"),
+                address: String(repeating: "Calle Mayor ", count: 40))
+    })
+    let filled = LockedFlag()
+    do {
+        try await vault.rotateDatabaseKey { progress in
+            guard progress.phase == .copying, progress.fractionCopied > 0, filled.setOnce() else { return }
+            let descriptor = open(filler, O_CREAT | O_WRONLY | O_TRUNC, 0o600)
+            guard descriptor >= 0 else { fail("cannot create the filler") }
+            let block = [UInt8](repeating: 0, count: 65_536)
+            // Whole blocks, then single bytes: the file system ends with no byte free.
+            while write(descriptor, block, block.count) > 0 {}
+            while write(descriptor, block, 1) > 0 {}
+            close(descriptor)
+        }
+        FileHandle.standardOutput.write(Data("rotated\n".utf8))
+    } catch let error as MedVaultError {
+        FileHandle.standardOutput.write(Data("error \(error.code.rawValue): \(error.reason)\n".utf8))
+    }
+    await vault.lock()
+}
+
+/// A flag set once across threads (the rotation's progress is called off the main task).
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var set = false
+    /// Sets the flag; whether this call was the one that set it.
+    func setOnce() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if set { return false }
+        set = true
+        return true
+    }
 }
 
 func addPatients(folder: String) async throws {
@@ -284,10 +331,12 @@ do {
         try await restoreAndDie(backup: arguments[2], folder: arguments[3], phase: arguments[4])
     case "import" where arguments.count == 4:
         try await importRecords(folder: arguments[2], file: arguments[3])
+    case "rotate-filling-disk" where arguments.count == 4:
+        try await rotateFillingDisk(folder: arguments[2], filler: arguments[3])
     case "rotate" where arguments.count == 4:
         try await rotateAndDie(folder: arguments[2], phase: arguments[3])
     default:
-        fail("usage: CrashProbe commit <database> <hex key> | rotate <vault folder> <phase> | add-patients <vault folder> | unit-hold <vault folder> | units <vault folder> | hold <vault folder> | stall-writes <vault folder> | exit-racing-openssl <vault folder> | medication-fixture <vault folder> <expected json> | backup <vault folder> <destination> <phase> | restore <backup> <vault folder> <phase> | import <vault folder> <json file>")
+        fail("usage: CrashProbe commit <database> <hex key> | rotate <vault folder> <phase> | rotate-filling-disk <vault folder> <filler file> | add-patients <vault folder> | unit-hold <vault folder> | units <vault folder> | hold <vault folder> | stall-writes <vault folder> | exit-racing-openssl <vault folder> | medication-fixture <vault folder> <expected json> | backup <vault folder> <destination> <phase> | restore <backup> <vault folder> <phase> | import <vault folder> <json file>")
     }
 } catch {
     fail("\(error)")

@@ -15,11 +15,30 @@ struct ValidationFastPathTests {
             guard let scalar = Unicode.Scalar(UInt32(value)) else { continue }
             let character = String(Character(scalar))
             for text in [character, "a\(character)b", "¿Qué día?\(character)ñ"] {
-                let inLine = text.unicodeScalars.contains(where: TextSafety.isRefusedInLine)
+                let inLine = Self.refusedInLineByDefinition(text)
                 let inNote = text.unicodeScalars.contains(where: TextSafety.isRefusedInNote)
                 #expect(TextSafety.containsRefused(text, multiline: false) == inLine, "U+\(String(value, radix: 16)) line")
                 #expect(TextSafety.containsRefused(text, multiline: true) == inNote, "U+\(String(value, radix: 16)) note")
             }
+        }
+    }
+
+    /// The line rule on scalars: a refused scalar, or a joiner without a letter or a
+    /// mark on each side.
+    private static func refusedInLineByDefinition(_ text: String) -> Bool {
+        let scalars = Array(text.unicodeScalars)
+        func letterOrMark(_ index: Int) -> Bool {
+            guard scalars.indices.contains(index) else { return false }
+            let properties = scalars[index].properties
+            switch properties.generalCategory {
+            case .nonspacingMark, .spacingMark, .enclosingMark: return true
+            default: return properties.isAlphabetic
+            }
+        }
+        return scalars.indices.contains { index in
+            let scalar = scalars[index]
+            if TextSafety.isRefusedInLine(scalar) { return true }
+            return TextSafety.isJoiner(scalar) && !(letterOrMark(index - 1) && letterOrMark(index + 1))
         }
     }
 

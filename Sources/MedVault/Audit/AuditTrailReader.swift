@@ -64,6 +64,21 @@ enum AuditTrailReader {
         """
     }
 
+    /// Throws `corrupted` when the trail's table is gone: only someone holding the
+    /// database key can drop it, and every write the vault makes records into it
+    /// (without this check, each failed with SQLite's "no such table").
+    static func requireTable(_ db: DatabaseConnection) throws {
+        let present = try db.fetchOne(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'medvault_audit'"
+        ) { row in row.int64(at: 0) } ?? 0
+        guard present == 1 else {
+            throw MedVaultError(.corrupted, reason: """
+                the audit trail's table was removed from the database: the vault was tampered with by \
+                someone holding its database key; restore a backup
+                """)
+        }
+    }
+
     /// The committed head `(seq, mac)`; `nil` for an empty trail.
     static func head(_ db: DatabaseConnection) throws -> (sequence: Int64, mac: [UInt8])? {
         try db.fetchOne("SELECT seq, mac FROM medvault_audit ORDER BY seq DESC LIMIT 1") { row in

@@ -179,6 +179,7 @@ public final class VaultAuditTrail: Sendable {
         case .missing: onlyUnlock = false
         }
         let hadEntries = try await pool.write(durability: onlyUnlock ? .walOnly : .full) { db in
+            try AuditTrailReader.requireTable(db)
             let hadEntries = try AuditTrailReader.head(db) != nil
             if case .valid(let saved) = reading, saved.isRestored {
                 try db.changeLog.appendAuditEvent(.restore, table: nil, id: nil)

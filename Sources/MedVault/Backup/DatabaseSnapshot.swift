@@ -74,7 +74,8 @@ enum DatabaseSnapshot {
 
     /// Opens the copy at `url` with `key` on a fresh read-only connection and checks
     /// it: the key opens it, `PRAGMA integrity_check` and `PRAGMA foreign_key_check`
-    /// pass, and its schema is one this build knows (older is fine: opening migrates it).
+    /// pass, its schema is one this build knows (older is fine: opening migrates it),
+    /// and its length is exactly its page count times its page size.
     ///
     /// - Returns: Its contents.
     /// - Throws: `notADatabase` when the key does not open it; `corrupted` when a check
@@ -102,9 +103,26 @@ enum DatabaseSnapshot {
                 throw MedVaultError(.corrupted, reason: "the backup's database has \(violations.count) rows that reference missing records")
             }
             _ = try migrator.isUpToDate(connection)
+            try checkLength(of: url, connection)
             return try contents(connection, schema: "main")
         } catch let error as MedVaultError where error.code == .corrupted || error.sqliteResultCode?.primary == .notADatabase {
             throw MedVaultError(.corrupted, reason: "the backup's database is damaged: \(error.reason)", sqliteCode: error.sqliteCode)
+        }
+    }
+
+    /// A copy has no write-ahead log: its file is exactly its pages. SQLite reads only
+    /// the pages page 1 declares, so bytes appended to the file (random, or another
+    /// database's valid page) pass `integrity_check` and would be restored as they are.
+    ///
+    /// - Throws: `corrupted` when the file is longer or shorter than its pages.
+    private static func checkLength(of url: URL, _ connection: DatabaseConnection) throws {
+        let pages = try connection.fetchOne("PRAGMA page_count") { row in Int(row.int64(at: 0)) } ?? 0
+        let pageSize = try connection.fetchOne("PRAGMA cipher_page_size") { row in Int(row.int64(at: 0)) } ?? 0
+        let length = DatabaseKeyChange.fileSize(url)
+        guard length == pages * pageSize else {
+            throw MedVaultError(.corrupted, reason: length > pages * pageSize
+                ? "the backup's database has \(length - pages * pageSize) bytes past its \(pages) pages: bytes were appended to it"
+                : "the backup's database is shorter than its \(pages) pages: it lost its tail")
         }
     }
 

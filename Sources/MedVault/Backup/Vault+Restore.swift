@@ -120,8 +120,9 @@ extension Vault {
     }
 
     /// A backup folder holds a keyring and a database, regular files, and no
-    /// write-ahead log (a backup's database is whole; a folder copied from a live vault
-    /// may have committed records only in its `-wal`).
+    /// write-ahead log or rollback journal, not even an empty one (a backup's database
+    /// is whole; a folder copied from a live vault may have committed records only in
+    /// its `-wal`).
     private static func checkBackupFolder(_ backup: VaultLayout) throws {
         switch try BackupFolder.entry(at: backup.folder) {
         case .folder: break
@@ -141,9 +142,12 @@ extension Vault {
                 throw MedVaultError(.invalidArgument, field: "backup", reason: "the backup's \(file.lastPathComponent) is a folder")
             }
         }
-        if DatabaseKeyChange.fileSize(URL(fileURLWithPath: backup.database.path + "-wal")) > 0 {
+        // Any `-wal` or `-journal`, even empty or a link: a backup has none, and SQLite
+        // would apply one to the copy it verifies.
+        for suffix in ["-wal", "-journal"] {
+            guard try BackupFolder.entry(at: URL(fileURLWithPath: backup.database.path + suffix)) != .missing else { continue }
             throw MedVaultError(.invalidArgument, field: "backup", reason: """
-                the backup's database has a write-ahead log: it is a copy of a vault in use, not a backup; \
+                the backup's database has a \(suffix) file beside it: it is a copy of a vault in use, not a backup; \
                 take one with `backup`
                 """)
         }

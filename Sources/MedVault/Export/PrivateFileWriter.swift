@@ -19,8 +19,9 @@ import Darwin
 /// - a destination that exists and is readable or writable by other users (it would
 ///   have been exposed: someone may hold it open or copy it), or is not a regular
 ///   file (a symbolic link, a folder, a device);
-/// - a folder that other users may write to without the sticky bit (they could swap
-///   the file after it is written).
+/// - a folder that other users (its group included) may write to without the sticky
+///   bit, or that belongs to another user than the caller or root (they could swap the
+///   file after it is written).
 ///
 /// For example:
 ///
@@ -82,9 +83,14 @@ public enum PrivateFileWriter {
         guard status.st_mode & S_IFMT == S_IFDIR else {
             throw MedVaultError(.fileNotFound, field: "output", reason: "the output's folder is not a folder")
         }
-        if status.st_mode & S_IWOTH != 0, status.st_mode & S_ISVTX == 0 {
+        if status.st_mode & (S_IWOTH | S_IWGRP) != 0, status.st_mode & S_ISVTX == 0 {
             throw MedVaultError(.permissionDenied, field: "output",
                                 reason: "other users may write to the output's folder; choose a private folder")
+        }
+        // Its owner may rename or replace any file in it, sticky bit or not.
+        if status.st_uid != geteuid(), status.st_uid != 0 {
+            throw MedVaultError(.permissionDenied, field: "output",
+                                reason: "the output's folder belongs to another user; choose a folder of your own")
         }
     }
 

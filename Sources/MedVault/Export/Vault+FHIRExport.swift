@@ -99,5 +99,10 @@ extension Vault {
             throw MedVaultError(.permissionDenied, field: "output",
                                 reason: "other users may access the output folder; chmod 700 it first")
         }
+        // Its owner can read and replace every file in it, mode or not.
+        guard status.st_uid == geteuid() else {
+            throw MedVaultError(.permissionDenied, field: "output",
+                                reason: "the output folder belongs to another user; use a folder of your own")
+        }
     }
 }

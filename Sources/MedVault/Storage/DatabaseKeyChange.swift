@@ -74,10 +74,26 @@ enum DatabaseKeyChange {
             try connection.executeScript("DETACH DATABASE rekeyed;")
             _ = progress(1)
         } catch {
+            // Measured before the partial copy is removed, which frees its space.
+            let failure = diskFullIfNoRoom(error, beside: destination)
             unlinkAll(destination)
-            throw error
+            throw failure
         }
         try syncFile(destination)
+    }
+
+    /// SQLCipher 3.4's `sqlcipher_export` reports a write that ran out of space as a
+    /// plain `SQLITE_ERROR` ("SQL logic error or missing database"). A copy that failed
+    /// with less than ``DiskSpace/margin`` left on its disk ran out of room: said as
+    /// `diskFull`, with what to do.
+    static func diskFullIfNoRoom(_ error: any Error, beside copy: URL) -> any Error {
+        guard let failure = error as? MedVaultError, failure.code != .cancelled, failure.code != .diskFull,
+              let free = DiskSpace.availableBytes(in: copy.deletingLastPathComponent()),
+              free < DiskSpace.margin else { return error }
+        return MedVaultError(.diskFull, reason: """
+            the disk filled while the re-encrypted copy was written (\(free / 1024) KiB left); \
+            the database keeps its old key; free space and try again
+            """, sqliteCode: failure.sqliteCode)
     }
 
     /// Opens `url` with `key` on a fresh connection and runs a full integrity check.
@@ -110,6 +126,10 @@ enum DatabaseKeyChange {
         guard rename(copy.path, database.path) == 0 else {
             throw DatabaseFile.fileError(errno, "replacing the database with its re-encrypted copy")
         }
+        // The verifying connection left the copy an empty `-wal` and a `-shm` (it was
+        // in WAL mode, and wrote nothing): they pair with no file now.
+        unlink(copy.path + "-wal")
+        unlink(copy.path + "-shm")
         // From here nothing may throw: the file is under the new key.
         if (try? DatabaseFile.syncFolder(of: database)) != nil { return true }
         return (try? DatabaseFile.syncFolder(of: database)) != nil

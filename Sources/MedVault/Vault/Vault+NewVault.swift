@@ -1,6 +1,11 @@
 import Foundation
 import MedVaultCore
 import MedVaultKeys
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension Vault {
     /// The locks and database of a vault being created in an empty folder
@@ -14,9 +19,12 @@ extension Vault {
     /// (migrated), then `keyring`.
     ///
     /// Two processes creating a vault in one folder: the keyring lock lets one in, and
-    /// it checks again that the folder holds no vault. The database comes first and the
-    /// keyring last, so a crash in between leaves a database nobody can open and no
-    /// keyring, which a later creation refuses to overwrite. On any error nothing it
+    /// it checks again that the folder holds no vault. A creation marker comes first
+    /// (synced), then the database, then the keyring, then the marker goes. A crash
+    /// before the keyring leaves the marker beside a database nobody can open: the next
+    /// creation removes both and starts again (``holdsVault(_:)`` does not count them as
+    /// a vault). A database without a keyring *and* without the marker is never
+    /// touched: its keyring may only have been moved away. On any error nothing it
     /// created is left open or locked (a database it created is removed if the keyring
     /// could not be written).
     ///
@@ -40,6 +48,8 @@ extension Vault {
         }
         let pool: VaultDatabase
         do {
+            try removeInterruptedCreation(layout)
+            try markCreation(layout)
             pool = try await VaultDatabase.open(
                 at: layout.database, key: databaseKey, mode: .createIfMissing,
                 migrator: MedVaultSchema.migrator(appending: options.appMigrations), configuration: options.database
@@ -53,16 +63,48 @@ extension Vault {
         } catch {
             await pool.close()
             DatabaseFile.removeNewlyCreated(layout.database)
+            unlink(layout.creationMarker.path)
             presence.release()
             throw error
         }
+        // The vault is whole: a marker a crash leaves now is removed by the next open.
+        unlink(layout.creationMarker.path)
         return NewVaultFiles(pool: pool, presence: presence)
     }
 
-    /// Whether `layout`'s folder has a keyring or a database file.
+    /// Whether `layout`'s folder has a keyring, or a database that is not an
+    /// interrupted creation (one beside the creation marker).
     static func holdsVault(_ layout: VaultLayout) -> Bool {
         let manager = FileManager.default
-        return manager.fileExists(atPath: layout.keyring.path) || manager.fileExists(atPath: layout.database.path)
+        if manager.fileExists(atPath: layout.keyring.path) { return true }
+        return manager.fileExists(atPath: layout.database.path) && !isInterruptedCreation(layout)
+    }
+
+    /// Whether the folder holds what a creation killed before its keyring left: the
+    /// marker and no keyring.
+    static func isInterruptedCreation(_ layout: VaultLayout) -> Bool {
+        var status = stat()
+        return lstat(layout.creationMarker.path, &status) == 0 && lstat(layout.keyring.path, &status) != 0
+    }
+
+    /// Creates the creation marker (kept if an interrupted creation left one) and syncs
+    /// the folder, so that no database can be on disk without it before its keyring.
+    private static func markCreation(_ layout: VaultLayout) throws {
+        var status = stat()
+        if lstat(layout.creationMarker.path, &status) != 0 {
+            try BackupFolder.createEmptyFile(layout.creationMarker)
+        }
+        try DatabaseFile.syncFolder(of: layout.creationMarker)
+    }
+
+    /// Removes an interrupted creation's files (under the keyring lock, no keyring).
+    private static func removeInterruptedCreation(_ layout: VaultLayout) throws {
+        guard isInterruptedCreation(layout) else { return }
+        for file in layout.allFiles where file != layout.creationMarker && file != layout.keyring {
+            guard unlink(file.path) == 0 || errno == ENOENT else {
+                throw DatabaseFile.fileError(errno, "removing what an interrupted creation left (\(file.lastPathComponent))")
+            }
+        }
     }
 
     /// The error for a folder that already holds a vault.

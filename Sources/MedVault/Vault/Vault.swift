@@ -1,6 +1,11 @@
 import Foundation
 import MedVaultCore
 import MedVaultKeys
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// An encrypted clinical-records vault: the facade apps use.
 ///
@@ -160,6 +165,12 @@ public final class Vault: Sendable {
         do {
             return try KeyringFile.read(at: layout.keyring)
         } catch let error as MedVaultError where error.code == .fileNotFound {
+            if isInterruptedCreation(layout) {
+                throw MedVaultError(.fileNotFound, reason: """
+                    the vault's creation was interrupted before its keyring was written: it holds no record; \
+                    create it again
+                    """)
+            }
             throw MedVaultError(.fileNotFound, reason: "there is no vault keyring in this folder")
         }
     }
@@ -195,6 +206,8 @@ public final class Vault: Sendable {
                 throw MedVaultError(.vaultInUse, reason: "another process holds this vault out of turn")
             }
             try KeyringFile.removeTemporaryFiles(besides: layout.keyring)
+            // A creation killed after writing the keyring left its marker: the vault is whole.
+            unlink(layout.creationMarker.path)
             let alone = try presence.upgradeIfAlone()
             defer { if alone { presence.downgrade() } }
             // The database is opened with the cipher settings the keyring recorded for it.

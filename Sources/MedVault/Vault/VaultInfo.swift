@@ -184,11 +184,19 @@ extension Vault {
     private func appendFileProblems(into problems: inout [String], checks: inout [String]) {
         checks.append("folder permissions")
         if let problem = VaultFolder.permissionProblem(layout.folder) { problems.append(problem) }
-        checks.append("file permissions")
-        for file in [layout.database, layout.keyring] {
-            let mode = (try? FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int) ?? 0
+        checks.append("file permissions and types")
+        // The audit checkpoint and the refused-unlock count are the vault's too: a
+        // checkpoint others can replace, or a link, would let them roll the trail back.
+        for file in [layout.database, layout.keyring, layout.auditCheckpoint, layout.unlockFailures] {
+            var status = stat()
+            guard lstat(file.path, &status) == 0 else { continue }
+            guard status.st_mode & S_IFMT == S_IFREG else {
+                problems.append("\(file.lastPathComponent) is not a regular file (a link, a folder or a special file)")
+                continue
+            }
+            let mode = Int(status.st_mode & 0o777)
             if mode & 0o077 != 0 {
-                problems.append("\(file.lastPathComponent) is readable by other users (mode \(String(mode, radix: 8)))")
+                problems.append("\(file.lastPathComponent) is open to other users (mode \(String(mode, radix: 8)))")
             }
         }
         checks.append("no linked or special companion files")

@@ -11,6 +11,7 @@ import Foundation
 ///   records.medvault.keyring.lock  keyring lock: exclusive for keyring changes and opening
 ///   records.medvault.audit    audit-trail checkpoint (docs/audit.md)
 ///   records.medvault.unlock-failures  refused unlocks not yet in the audit trail
+///   records.medvault.creating  only while the vault is being created
 /// ```
 ///
 /// The two lock files are empty; `flock(2)` on them is how processes sharing the vault
@@ -38,11 +39,14 @@ public struct VaultLayout: Sendable, Hashable {
     var auditCheckpoint: URL { folder.appendingPathComponent("records.medvault.audit") }
     /// Failed unlock attempts not yet moved into the audit trail.
     var unlockFailures: URL { folder.appendingPathComponent("records.medvault.unlock-failures") }
+    /// Present while a vault is being created: a database beside it without a keyring is
+    /// an interrupted creation, which the next creation removes.
+    var creationMarker: URL { folder.appendingPathComponent("records.medvault.creating") }
 
     /// Every file the vault may have but its lock files, for destruction.
     var allFiles: [URL] {
         [database, keyring, DatabaseKeyChange.copyURL(for: database)]
             .flatMap { url in ["", "-wal", "-shm", "-journal"].map { URL(fileURLWithPath: url.path + $0) } }
-            + [auditCheckpoint, unlockFailures]
+            + [auditCheckpoint, unlockFailures, creationMarker]
     }
 }

@@ -5,8 +5,9 @@ extension PatientRecordExport {
     ///
     /// An import keeps every record's identifier, `createdAt`, `updatedAt`, `version` and
     /// the patient's deactivation, so it accepts only what a repository could have
-    /// stored: each record passes its type's validation, carries a version of at least 1
-    /// and an `updatedAt` not before its `createdAt`, belongs to the record it is listed
+    /// stored: each record passes its type's validation, carries a version of at least 1,
+    /// an `updatedAt` not before its `createdAt` and not more than a day past `now`
+    /// (nor a deactivation), an identifier other than the nil UUID, belongs to the record it is listed
     /// under (a session to the document's patient, a diagnosis to its session, …), and
     /// no identifier appears twice across all the documents, and an attachment's content
     /// (when carried) has its listed size and SHA-256. Errors name the field, never a value.
@@ -20,8 +21,19 @@ extension PatientRecordExport {
     public static func checkImportable(_ documents: [PatientRecordExport], at now: Date) throws {
         var seen = Set<UUID>()
         func unique(_ id: UUID, _ kind: String) throws {
+            guard id != nilIdentifier else {
+                throw MedVaultError(.validation, field: "id", reason: "a \(kind) has the nil UUID as its identifier")
+            }
             guard seen.insert(id).inserted else {
                 throw MedVaultError(.duplicate, field: "id", reason: "the import lists a \(kind) identifier twice")
+            }
+        }
+        // Stamps later than this are not a clock's: a device a day fast is tolerated.
+        let latest = now.addingTimeInterval(maximumClockSkew)
+        func checkStamps(_ createdAt: Date, _ updatedAt: Date, _ version: Int64, kind: String) throws {
+            try Self.checkStamps(createdAt, updatedAt, version, kind: kind)
+            guard updatedAt <= latest else {
+                throw MedVaultError(.validation, field: "updatedAt", reason: "a \(kind) is dated in the future")
             }
         }
         for document in documents {
@@ -34,6 +46,9 @@ extension PatientRecordExport {
             try checkStamps(patient.createdAt, patient.updatedAt, patient.version, kind: "patient")
             if let deletedAt = patient.deletedAt, deletedAt < patient.createdAt {
                 throw MedVaultError(.validation, field: "deletedAt", reason: "a patient is deactivated before it was created")
+            }
+            if let deletedAt = patient.deletedAt, deletedAt > latest {
+                throw MedVaultError(.validation, field: "deletedAt", reason: "a patient is deactivated in the future")
             }
             try unique(patient.id, "patient")
             for entry in document.sessions {
@@ -81,7 +96,7 @@ extension PatientRecordExport {
                 }
                 for refill in entry.refills {
                     _ = try MedicationRecordRule.created(refill, now: refill.createdAt)
-                    try belongs(refill.version >= 1, field: "version", "a stored refill has a version of at least 1")
+                    try checkStamps(refill.createdAt, refill.createdAt, refill.version, kind: "refill")
                     try belongs(refill.medicationID == medication.id, field: "medicationID",
                                 "a refill is listed under another medication")
                     try unique(refill.id, "refill")
@@ -89,6 +104,13 @@ extension PatientRecordExport {
             }
         }
     }
+
+    /// How far past the importing clock's now a record's stamps may be: a day, for a
+    /// device whose clock ran fast; a record "updated" in 2999 is refused.
+    static let maximumClockSkew: TimeInterval = 86_400
+
+    /// `00000000-0000-0000-0000-000000000000`: no repository ever assigns it.
+    static let nilIdentifier = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
     private static func checkStamps(_ createdAt: Date, _ updatedAt: Date, _ version: Int64, kind: String) throws {
         guard version >= 1 else {
@@ -142,9 +164,30 @@ extension PatientRecordExport {
             guard documents.allSatisfy({ $0.formatVersion <= currentFormatVersion }) else {
                 throw MedVaultError(.invalidArgument, field: "formatVersion", reason: "the export was written by a newer MedVault")
             }
+            try checkKeys(of: jsonData, decodedAs: documents)
             return documents
         }
         return [try PatientRecordExport(jsonData: jsonData)]
+    }
+
+    /// Refuses JSON that decoded but says more than the documents hold: a key repeated in
+    /// one object (`JSONDecoder` keeps one of the values), or a key this build does not
+    /// know (it would be dropped silently). See `JSONShape`.
+    ///
+    /// - Throws: `invalidArgument` naming the key's path (escaped, at most 120 characters).
+    static func checkKeys(of data: Data, decodedAs decoded: some Encodable) throws {
+        func path(_ text: String) -> String { TextSafety.escaped(String(text.prefix(120))) }
+        guard let input = JSONShape(data), let known = JSONShape(try encoder().encode(decoded)) else {
+            throw MedVaultError(.invalidArgument, reason: "the data is not a MedVault patient record export")
+        }
+        if let repeated = input.repeatedKey() {
+            throw MedVaultError(.invalidArgument, reason: "the export has the key \(path(repeated)) twice in one object")
+        }
+        if let unknown = input.unknownKey(comparedWith: known) {
+            throw MedVaultError(.invalidArgument, reason: """
+                the export has a key this MedVault does not know, \(path(unknown)): it was edited or written by another program
+                """)
+        }
     }
 
     /// Documents as one JSON array (``documents(jsonData:)`` reads it back), ending with a line feed.

@@ -189,7 +189,9 @@ public struct PatientRecordExport: Sendable, Hashable, Codable {
     /// Reads a document written by ``jsonData()``.
     ///
     /// - Throws: ``MedVaultError/Code/invalidArgument`` when the data is not an export
-    ///   document, or is of a newer ``formatVersion`` than this build reads.
+    ///   document, is of a newer ``formatVersion`` than this build reads, or has a key
+    ///   twice in one object or a key this build does not know (with a value other than
+    ///   `null`): nothing is dropped without a word.
     public init(jsonData: Data) throws {
         let decoded: PatientRecordExport
         do {
@@ -201,6 +203,7 @@ public struct PatientRecordExport: Sendable, Hashable, Codable {
             throw MedVaultError(.invalidArgument, field: "formatVersion",
                                 reason: "the export was written by a newer MedVault")
         }
+        try Self.checkKeys(of: jsonData, decodedAs: decoded)
         self = decoded
     }
 }

@@ -72,7 +72,7 @@ enum ClinicalValidation {
                 errors.append(.validation(field, "must not contain control characters other than newlines and tabs"))
             }
         } else if TextSafety.containsRefused(text, multiline: false) {
-            errors.append(.validation(field, "must not contain control characters, line breaks or bidirectional formatting characters"))
+            errors.append(.validation(field, "must not contain control characters, line breaks, bidirectional formatting or invisible characters"))
         }
     }
 
@@ -105,7 +105,7 @@ enum ClinicalValidation {
     static func isEmail(_ email: String) -> Bool {
         guard !isLonger(email, than: 254),
               email.unicodeScalars.allSatisfy({ !CharacterSet.whitespacesAndNewlines.contains($0)
-                  && !CharacterSet.controlCharacters.contains($0) && !TextSafety.isRefusedInLine($0) })
+                  && !CharacterSet.controlCharacters.contains($0) && !TextSafety.isRefusedInLine($0) && !TextSafety.isJoiner($0) })
         else { return false }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !isLonger(parts[0], than: 64) else { return false }

@@ -109,7 +109,7 @@ struct VaultRestoreTests {
         }
     }
 
-    @Test("A damaged backup (one byte changed in a page, or truncated) is refused with corrupted and changes nothing at the target")
+    @Test("A damaged backup (one byte changed in a page, bytes appended, or truncated) is refused with corrupted and changes nothing at the target")
     func damagedBackupIsRefused() async throws {
         try await withTemporaryDirectory { dir in
             let (created, _) = try await vaultAndBackup(dir)
@@ -127,6 +127,17 @@ struct VaultRestoreTests {
                 }
                 #expect(error?.code == .corrupted, "\(String(describing: error))")
             }
+            // Bytes appended past the last page SQLite reads: random ones, and a page
+            // that decrypts (a copy of the database's own second page).
+            for appended in [Data((0..<4096).map { _ in UInt8.random(in: 0...255) }), original[4096..<8192]] {
+                try (original + appended).write(to: database)
+                let extended = await #expect(throws: MedVaultError.self, "a backup with bytes appended was restored") {
+                    try await Vault.restore(from: dir.file("backup"), to: dir.file("fresh"),
+                                            password: try Password(BackupFixtures.password), options: VaultFixtures.options)
+                }
+                #expect(extended?.code == .corrupted, "\(String(describing: extended))")
+                #expect(extended?.reason.contains("appended") == true, "\(String(describing: extended))")
+            }
             try original.prefix(original.count - 4096 - 7).write(to: database)
             let truncated = await #expect(throws: MedVaultError.self) {
                 try await Vault.restore(from: dir.file("backup"), to: dir.file("vault"),
@@ -138,7 +149,7 @@ struct VaultRestoreTests {
         }
     }
 
-    @Test("A foreign backup (another vault's keyring with this database), a wrong password, and a folder copied from a live vault are refused; nothing changes")
+    @Test("A foreign backup (another vault's keyring with this database), a wrong password, and a folder copied from a live vault (a -wal or -journal, even empty) are refused; nothing changes")
     func foreignBackupIsRefused() async throws {
         try await withTemporaryDirectory { dir in
             let (created, _) = try await vaultAndBackup(dir)
@@ -163,12 +174,17 @@ struct VaultRestoreTests {
             }
             #expect(wrong?.code == .wrongPassword)
 
-            try Data(repeating: 7, count: 5000).write(to: dir.file("backup/records.medvault-wal"))
-            let live = await #expect(throws: MedVaultError.self) {
-                try await Vault.restore(from: dir.file("backup"), to: dir.file("vault"),
-                                        password: try Password(BackupFixtures.password), options: VaultFixtures.options)
+            // A write-ahead log or a rollback journal beside the database, even empty.
+            for (name, bytes) in [("records.medvault-wal", Data(repeating: 7, count: 5000)),
+                                  ("records.medvault-wal", Data()), ("records.medvault-journal", Data())] {
+                try bytes.write(to: dir.file("backup/\(name)"))
+                let live = await #expect(throws: MedVaultError.self, "restored beside a \(bytes.count)-byte \(name)") {
+                    try await Vault.restore(from: dir.file("backup"), to: dir.file("vault"),
+                                            password: try Password(BackupFixtures.password), options: VaultFixtures.options)
+                }
+                #expect(live?.code == .invalidArgument, "\(String(describing: live))")
+                try FileManager.default.removeItem(at: dir.file("backup/\(name)"))
             }
-            #expect(live?.code == .invalidArgument)
             #expect(snapshot(dir.file("vault")) == before)
             #expect(BackupFixtures.names(in: dir.url) == ["backup", "other", "vault"])
         }

@@ -82,12 +82,37 @@ struct CLIAuditTests {
             let listed = try await CLIHarness.run(["audit", folder.path, "--password-stdin"], input: password + "\n")
             #expect(listed.status == 0, "\(listed.standardError)")
             let output = listed.standardOutput
-            for raw in ["\u{1B}", "\r", "\u{0}", "\u{202E}"] {
+            for raw in ["\u{1B}", "\r", "\u{0}", "\u{202E}", "\u{2028}"] {
                 #expect(!output.contains(raw), "a raw \(raw.unicodeScalars.map { String($0.value, radix: 16) }) reached the terminal")
             }
             #expect(!output.split(separator: "\n").contains { $0.hasPrefix("99 ") }, "a stored newline forged a line: \(output)")
             #expect(output.contains("create\\e[31m\\n99"), "\(output)")
             #expect(output.contains("patient\\r\\u{202E}gnp.exe"), "\(output)")
+        }
+    }
+
+    @Test("A dropped audit table is reported as tampering: commands exit 6 naming it, verify prints a problem and exits 1")
+    func droppedAuditTable() async throws {
+        try await withTemporaryDirectory { directory in
+            let folder = directory.file("clinic")
+            _ = try await CLIHarness.initVault(folder)
+            let key = try VaultFixtures.databaseKey(in: folder, password: try Password(password))
+            let pool = try await VaultDatabase.open(at: VaultLayout(folder: folder).database, key: key, mode: .openExisting,
+                                                   migrator: MedVaultSchema.migrator)
+            try await pool.write { db in try db.executeScript("DROP TABLE medvault_audit;") }
+            await pool.close()
+            key.wipe()
+
+            for command in [["info"], ["audit"], ["patients", "list"]] {
+                let run = try await CLIHarness.run(command + [folder.path, "--password-stdin"], input: password + "\n")
+                #expect(run.status == 6, "\(command): \(run.status) \(run.standardError)")
+                #expect(run.standardError.contains("audit trail's table was removed"), "\(command): \(run.standardError)")
+                #expect(!run.standardError.contains("SQL logic error"), "\(run.standardError)")
+            }
+            let verify = try await CLIHarness.run(["verify", folder.path, "--password-stdin"], input: password + "\n")
+            #expect(verify.status == 1, "\(verify.standardError)")
+            #expect(verify.standardOutput.contains("PROBLEM  the database cannot be opened: the audit trail's table was removed"),
+                    "\(verify.standardOutput)")
         }
     }
 }

@@ -49,4 +49,43 @@ struct CLIDiskFullTests {
         #expect(lines.contains("KEYRING-UNCHANGED"), "\(text)")
         #expect(lines.contains("INFO-STATUS 0"), "\(text)")
     }
+
+    @Test("A disk that fills while the rotation's copy is written: diskFull that says so (not \"SQL logic error\"), nothing left behind, the vault opens with every record")
+    func diskFillingDuringRotation() async throws {
+        let scratch = try TemporaryDirectory()
+        defer { scratch.remove() }
+        let mountPoint = scratch.file("small")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        // The probe creates the vault, starts the rotation (room enough for its check),
+        // and fills the disk at the copy's first progress report.
+        let script = """
+            set -u
+            mount -t tmpfs -o size=32m tmpfs "$MP" || { echo "MOUNT-FAILED"; exit 90; }
+            "$PROBE" rotate-filling-disk "$MP/v" "$MP/filler"
+            echo "PROBE-STATUS $?"
+            rm -f "$MP/filler"
+            ls -a "$MP/v"
+            printf 'probe\\n' | "$MV" info "$MP/v" --password-stdin 2>&1
+            echo "INFO-STATUS $?"
+            """
+        let process = TestProcess()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["--user", "--map-root-user", "--mount", "sh", "-c", script]
+        var environment = ProcessInfo.processInfo.environment
+        environment["MP"] = mountPoint.path
+        environment["MV"] = try CLIHarness.binary()
+        let probe = try #require(StorageFixtures.productPath("CrashProbe"), "CrashProbe is built with the tests")
+        environment["PROBE"] = probe
+        process.environment = environment
+        let text = try await process.runCapturingOutput(mergingErrors: true).outputText
+        #expect(!text.contains("MOUNT-FAILED"), "a private tmpfs could not be mounted: \(text)")
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.contains("PROBE-STATUS 0"), "\(text)")
+        let failure = try #require(lines.first { $0.hasPrefix("error ") || $0 == "rotated" }, "\(text)")
+        #expect(failure.hasPrefix("error diskFull: the disk filled while the re-encrypted copy was written"), "\(failure)")
+        #expect(failure.contains("free space and try again"), "\(failure)")
+        #expect(!lines.contains { $0.hasSuffix(".rekey") || $0.contains(".rekey-") || $0.hasSuffix(".tmp") }, "\(text)")
+        #expect(lines.contains("INFO-STATUS 0"), "\(text)")
+        #expect(text.contains("2000"), "the vault lost records: \(text)")
+    }
 }

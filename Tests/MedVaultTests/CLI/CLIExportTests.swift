@@ -102,7 +102,7 @@ struct CLIExportTests {
         }
     }
 
-    @Test("export --output refuses a symbolic link and a folder others may write to")
+    @Test("export --output refuses a symbolic link, a folder others or its group may write to, and (as root) another user's folder")
     func exportRefusesUnsafePaths() async throws {
         try await withTemporaryDirectory { directory in
             let (folder, id) = try await makeVault(in: directory)
@@ -124,6 +124,24 @@ struct CLIExportTests {
                  "--password-stdin"], input: input)
             #expect(inOpenFolder.status == 5)
             #expect(inOpenFolder.standardError.contains("other users may write to the output's folder"))
+            #expect(!FileManager.default.fileExists(atPath: open.appendingPathComponent("x.json").path))
+
+            // Writable by its group, without the sticky bit; and (as root) another user's.
+            try FileManager.default.setAttributes([.posixPermissions: 0o770], ofItemAtPath: open.path)
+            let inGroupFolder = try await CLIHarness.run(
+                ["export", folder.path, id.uuidString, "--output", open.appendingPathComponent("x.json").path,
+                 "--password-stdin"], input: input)
+            #expect(inGroupFolder.status == 5, "\(inGroupFolder.standardError)")
+            #expect(inGroupFolder.standardError.contains("other users may write to the output's folder"))
+            if geteuid() == 0 {
+                try FileManager.default.setAttributes([.posixPermissions: 0o700, .ownerAccountID: 65_534],
+                                                      ofItemAtPath: open.path)
+                let inOthersFolder = try await CLIHarness.run(
+                    ["export", folder.path, id.uuidString, "--output", open.appendingPathComponent("x.json").path,
+                     "--password-stdin"], input: input)
+                #expect(inOthersFolder.status == 5, "\(inOthersFolder.standardError)")
+                #expect(inOthersFolder.standardError.contains("belongs to another user"), "\(inOthersFolder.standardError)")
+            }
             #expect(!FileManager.default.fileExists(atPath: open.appendingPathComponent("x.json").path))
 
             let missing = try await CLIHarness.run(

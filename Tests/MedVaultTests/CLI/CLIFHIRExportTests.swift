@@ -53,7 +53,7 @@ struct CLIFHIRExportTests {
         }
     }
 
-    @Test("Usage errors and an exposed output folder are refused; nothing is written")
+    @Test("Usage errors, an exposed output folder and (as root) another user's folder are refused; nothing is written")
     func refusals() async throws {
         try await withTemporaryDirectory { directory in
             let folder = directory.file("clinic")
@@ -74,6 +74,16 @@ struct CLIFHIRExportTests {
             #expect(exposed.status != 0)
             #expect(exposed.standardError.contains(open.path))
             #expect(try FileManager.default.contentsOfDirectory(atPath: open.path).isEmpty)
+            if geteuid() == 0 {
+                // Private by its mode, but another user's: its owner could read every file.
+                try FileManager.default.setAttributes([.posixPermissions: 0o700, .ownerAccountID: 65_534],
+                                                      ofItemAtPath: open.path)
+                let others = try await CLIHarness.run(["export", folder.path, "--all", "--format", "fhir", "--output",
+                                                       open.path, "--password-stdin"], input: input)
+                #expect(others.status == 5, "\(others.standardError)")
+                #expect(others.standardError.contains("belongs to another user"), "\(others.standardError)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: open.path).isEmpty)
+            }
         }
     }
 }

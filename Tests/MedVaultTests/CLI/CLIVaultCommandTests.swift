@@ -75,8 +75,47 @@ struct CLIVaultCommandTests {
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyring)
             let unsound = try await CLIHarness.run(["verify", folder.path, "--password-stdin"], input: password + "\n")
             #expect(unsound.status == 1)
-            #expect(unsound.standardOutput.contains("PROBLEM  records.medvault.keyring is readable by other users"))
+            #expect(unsound.standardOutput.contains("PROBLEM  records.medvault.keyring is open to other users"))
             #expect(unsound.errorLines == ["medvault: error: verification found 1 problem"])
+        }
+    }
+
+    @Test("verify reports, as problem lines with status 1: an audit checkpoint open to others or a link, a linked -wal, a keyring that is a named pipe")
+    func verifyReportsFileProblems() async throws {
+        try await withTemporaryDirectory { directory in
+            let folder = directory.file("clinic")
+            _ = try await CLIHarness.initVault(folder)
+            let checkpoint = folder.appendingPathComponent("records.medvault.audit")
+            let keyringFile = folder.appendingPathComponent("records.medvault.keyring")
+            func verify() async throws -> CLIResult {
+                try await CLIHarness.run(["verify", folder.path, "--password-stdin"], input: password + "\n")
+            }
+
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: checkpoint.path)
+            let open = try await verify()
+            #expect(open.status == 1, "\(open.standardError)")
+            #expect(open.standardOutput.contains("PROBLEM  records.medvault.audit is open to other users (mode 644)"),
+                    "\(open.standardOutput)")
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: checkpoint.path)
+
+            let wal = folder.appendingPathComponent("records.medvault-wal")
+            try? FileManager.default.removeItem(at: wal)
+            try FileManager.default.createSymbolicLink(atPath: wal.path, withDestinationPath: directory.file("elsewhere").path)
+            let linked = try await verify()
+            #expect(linked.status == 1, "\(linked.status) \(linked.standardError)")
+            #expect(linked.standardOutput.contains("PROBLEM  ") && linked.standardOutput.contains("records.medvault-wal is a symbolic link"),
+                    "\(linked.standardOutput)")
+            try FileManager.default.removeItem(at: wal)
+
+            let keyring = try Data(contentsOf: keyringFile)
+            try FileManager.default.removeItem(at: keyringFile)
+            #expect(mkfifo(keyringFile.path, 0o600) == 0)
+            let pipe = try await verify()
+            #expect(pipe.status == 1, "\(pipe.status) \(pipe.standardError)")
+            #expect(pipe.standardOutput.contains("PROBLEM  the vault cannot be opened: records.medvault.keyring is not a regular file"),
+                    "\(pipe.standardOutput)")
+            try FileManager.default.removeItem(at: keyringFile)
+            try keyring.write(to: keyringFile)
         }
     }
 
@@ -169,7 +208,7 @@ struct CLIVaultCommandTests {
         }
     }
 
-    @Test("rotate-key: plain final line off a terminal, then generation 2 and verify passes")
+    @Test("rotate-key: plain final line off a terminal, no copy left beside the vault, then generation 2 and verify passes")
     func rotateKey() async throws {
         try await withTemporaryDirectory { directory in
             let folder = directory.file("clinic")
@@ -178,6 +217,9 @@ struct CLIVaultCommandTests {
             #expect(rotate.status == 0)
             #expect(rotate.standardOutput == "Database key rotated (key generation 2).\n")
             #expect(!rotate.standardError.contains("\r"), "no progress bar when standard error is not a terminal")
+            // Nothing of the re-encrypted copy is left beside the vault (its -wal and -shm were).
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            #expect(!names.contains { $0.contains(".rekey") }, "\(names.sorted())")
 
             let info = try await CLIHarness.run(["info", folder.path, "--password-stdin"], input: password + "\n")
             #expect(info.standardOutput.contains("generation 2"))

@@ -174,6 +174,12 @@ struct RecordImportTests {
                 ("refill of nothing", [damaged { $0.medications[0].refills[0].quantity = .zero }], .validation, "quantity"),
                 ("empty first name", [damaged { $0.patient.firstName = "" }], .validation, "firstName"),
                 ("newer format", [damaged { $0.formatVersion = 99 }], .invalidArgument, "formatVersion"),
+                ("patient updated in 2999", [damaged { $0.patient.updatedAt = Self.year2999 }], .validation, "updatedAt"),
+                ("session created in 2999", [damaged {
+                    $0.sessions[0].session.createdAt = Self.year2999
+                    $0.sessions[0].session.updatedAt = Self.year2999
+                }], .validation, "updatedAt"),
+                ("patient deactivated in 2999", [damaged { $0.patient.deletedAt = Self.year2999 }], .validation, "deletedAt"),
                 ("listed twice", [document, document], .duplicate, "id"),
             ]
             for (name, documents, code, field) in cases {
@@ -187,6 +193,50 @@ struct RecordImportTests {
             #expect(throws: MedVaultError.self) { _ = try PatientRecordExport.documents(jsonData: Data("{\"patient\": 1}".utf8)) }
             await source.lock()
             await target.lock()
+        }
+    }
+
+    static let year2999 = Date(timeIntervalSince1970: 32_503_680_000)
+
+    @Test("Documents are read strictly: a key this build does not know, a key twice in one object, and the nil UUID are refused; a null optional key is accepted")
+    func strictDocuments() async throws {
+        try await withTemporaryDirectory { dir in
+            let source = try await richVault(at: dir.file("source"))
+            let document = try #require(try await source.exportAllRecords().first)
+            await source.lock()
+            let json = String(decoding: try document.jsonData(), as: UTF8.self)
+            try #require(json.first == "{")
+            #expect(try PatientRecordExport.documents(jsonData: Data(json.utf8)) == [document])
+            func edited(_ from: String, _ to: String) -> Data {
+                Data(json.replacingOccurrences(of: from, with: to).utf8)
+            }
+            func prefixed(_ members: String) -> Data { Data(("{" + members + ", " + json.dropFirst()).utf8) }
+            // Absent optionals written as null are what other encoders emit: accepted.
+            let withNull = edited("\"firstName\"", "\"middleName\" : null, \"firstName\"")
+            #expect(try PatientRecordExport.documents(jsonData: withNull) == [document])
+            let refused: [(String, Data, String)] = [
+                ("an unknown key in the patient", edited("\"firstName\"", "\"mood\" : \"sad\", \"firstName\""), "patient.mood"),
+                ("an unknown top-level key", prefixed("\"extra\": [1]"), "extra"),
+                ("a key twice", prefixed("\"formatVersion\": 1"), "formatVersion"),
+                ("a key twice, the first escaped", edited("\"firstName\"", "\"first\\u004eame\" : \"Eva\", \"firstName\""),
+                 "patient.firstName"),
+            ]
+            for (name, data, path) in refused {
+                let error = #expect(throws: MedVaultError.self, "\(name) was read") {
+                    _ = try PatientRecordExport.documents(jsonData: data)
+                }
+                #expect(error?.code == .invalidArgument, "\(name): \(String(describing: error))")
+                #expect(error?.reason.contains(path) == true, "\(name): \(String(describing: error))")
+                #expect(!String(describing: error).contains("sad") && !String(describing: error).contains("Eva"),
+                        "\(name): the error shows a value")
+            }
+            // The nil UUID as the patient's identifier (and its records' references).
+            let nilID = edited(document.patient.id.uuidString, "00000000-0000-0000-0000-000000000000")
+            let documents = try PatientRecordExport.documents(jsonData: nilID)
+            let error = #expect(throws: MedVaultError.self) {
+                try PatientRecordExport.checkImportable(documents, at: Date())
+            }
+            #expect(error?.code == .validation && error?.field == "id", "\(String(describing: error))")
         }
     }
 
