@@ -28,24 +28,11 @@ enum PatientInput {
     static let requiredKeys = ["firstName", "lastName", "dateOfBirth"]
     static let optionalKeys = ["biologicalSex", "nationalId", "email", "phoneNumber", "address"]
 
-    /// The largest document read (a patient is well under a kilobyte).
-    static let maximumByteCount = 1 << 20
-
     /// The patient described by `data`, not yet validated by the library's rules.
     ///
     /// - Throws: ``CLIError`` with status ``ExitCodes/invalidInput``.
     static func patient(from data: Data) throws -> Patient {
-        guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
-            throw invalid("the JSON input is not valid JSON")
-        }
-        guard let fields = object as? [String: Any] else {
-            throw invalid("the JSON input must be one object with the patient's fields")
-        }
-        let known = Set(requiredKeys + optionalKeys)
-        if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
-            throw invalid("the JSON input has an unknown field \"\(TextSafety.escaped(String(unknown.prefix(64))))\"; "
-                          + "known fields: \((requiredKeys + optionalKeys).joined(separator: ", "))")
-        }
+        let fields = try JSONInput.object(data, of: "the patient", keys: requiredKeys + optionalKeys)
         func string(_ key: String, required: Bool) throws -> String? {
             switch fields[key] {
             case nil, is NSNull:
@@ -74,37 +61,7 @@ enum PatientInput {
                        address: try string("address", required: false))
     }
 
-    /// Reads the document: `-` for standard input (what is left of it after the
-    /// password line, with `--password-stdin`), otherwise a file path.
-    static func read(_ source: String) throws -> Data {
-        let handle: FileHandle
-        if source == "-" {
-            handle = FileHandle.standardInput
-        } else {
-            guard let opened = FileHandle(forReadingAtPath: source) else {
-                let exists = FileManager.default.fileExists(atPath: source)
-                throw CLIError(status: exists ? ExitCodes.accessDenied : ExitCodes.notFound,
-                               message: "\(source): cannot open the JSON input")
-            }
-            handle = opened
-        }
-        defer { if source != "-" { try? handle.close() } }
-        var data = Data()
-        while true {
-            let chunk: Data?
-            do {
-                chunk = try handle.read(upToCount: 64 * 1024)
-            } catch {
-                throw CLIError(status: ExitCodes.failure, message: "cannot read the JSON input")
-            }
-            guard let chunk, !chunk.isEmpty else { break }
-            data += chunk
-            guard data.count <= maximumByteCount else { throw invalid("the JSON input is larger than 1 MiB") }
-        }
-        return data
-    }
-
     private static func invalid(_ message: String) -> CLIError {
-        CLIError(status: ExitCodes.invalidInput, message: message)
+        JSONInput.invalid(message)
     }
 }

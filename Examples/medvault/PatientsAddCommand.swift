@@ -88,7 +88,7 @@ struct PatientsAddCommand: VaultCommand {
     /// The new patient, from the JSON input or the options, checked by the library's rules.
     func makePatient() throws -> Patient {
         if let json {
-            return try PatientInput.patient(from: PatientInput.read(json)).validated(at: Date())
+            return try PatientInput.patient(from: JSONInput.read(json)).validated(at: Date())
         }
         let dateOfBirth: CalendarDate
         do {

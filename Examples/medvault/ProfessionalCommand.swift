@@ -29,7 +29,9 @@ struct ProfessionalSetCommand: VaultCommand {
         abstract: "Create the vault's professional, or change the fields given.",
         discussion: """
             Creating needs --full-name, --license and --specialty; an update changes only \
-            the fields given. Text fields refuse control and bidi characters.
+            the fields given. The values are checked before the password is asked for: \
+            text fields refuse control, bidi and invisible characters, --email must be an \
+            address, --language a BCP 47 tag; a refusal names the option (status 7).
 
             Example:
               medvault professional set ./clinic --full-name 'Ana Ruiz' --license M-28-12345 --specialty 'Psicología clínica'
@@ -60,6 +62,11 @@ struct ProfessionalSetCommand: VaultCommand {
             guard [fullName, license, specialty, email, language].contains(where: { $0 != nil }) else {
                 throw CLIError(status: ExitCodes.invalidInput, message: "nothing to set: give at least one of --full-name, --license, --specialty, --email, --language")
             }
+            // The values given are checked by the library's rules before the password is
+            // asked for; the fields not given stand in as valid placeholders.
+            let draft = Professional(fullName: fullName ?? "-", licenseNumber: license ?? "-", specialty: specialty ?? "-",
+                                     email: email.flatMap { $0.isEmpty ? nil : $0 }, preferredLanguage: language ?? "es")
+            if let invalid = draft.validationErrors().first { throw Self.naming(invalid) }
             let saved = try await withOpenVault { opened in
                 var profile: Professional
                 if let existing = try await opened.professional.get() {
@@ -81,6 +88,16 @@ struct ProfessionalSetCommand: VaultCommand {
             Output.line(saved.version == 1 ? "Professional created." : "Professional updated (version \(saved.version)).")
             for line in ProfessionalShowCommand.lines(saved) { Output.line(line) }
         }
+    }
+
+    /// The option each of the library's field names comes from.
+    static let options = ["fullName": "--full-name", "licenseNumber": "--license", "specialty": "--specialty",
+                          "email": "--email", "preferredLanguage": "--language"]
+
+    /// A validation error named after the option that gave the value (status 7).
+    static func naming(_ error: MedVaultError) -> CLIError {
+        let option = error.field.flatMap { options[$0] } ?? error.field ?? "input"
+        return CLIError(status: ExitCodes.invalidInput, message: "\(option): \(error.reason)")
     }
 }
 

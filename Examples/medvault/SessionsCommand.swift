@@ -5,6 +5,6 @@ struct SessionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sessions",
         abstract: "Show, sign and amend clinical sessions (signed notes and addenda).",
-        subcommands: [SessionsShowCommand.self, SessionsSignCommand.self, SessionsAmendCommand.self]
+        subcommands: [SessionsAddCommand.self, SessionsShowCommand.self, SessionsSignCommand.self, SessionsAmendCommand.self]
     )
 }

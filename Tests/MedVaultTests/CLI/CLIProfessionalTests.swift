@@ -65,4 +65,27 @@ struct CLIProfessionalTests {
             #expect(signature?.licenseNumber == "M-12345")
         }
     }
+
+    @Test("set checks the values before the password is read and names the option, not the library's field")
+    func setRefusesBeforeThePassword() async throws {
+        try await withTemporaryDirectory { directory in
+            let folder = directory.file("clinic")
+            _ = try await CLIHarness.initVault(folder)
+            let cases: [([String], String)] = [
+                (["--email", "not an address"], "--email: is not a valid email address"),
+                (["--language", "es_ES!"], "--language: is not a language tag"),
+                (["--license", "M-1\u{2028}"], "--license: must not contain"),
+                (["--full-name", "  "], "--full-name: must not be blank"),
+            ]
+            for (options, message) in cases {
+                // No password on standard input: a check made after unlocking would fail
+                // for the missing password instead.
+                let result = try await CLIHarness.run(["professional", "set", folder.path, "--password-stdin"] + options,
+                                                      input: "")
+                #expect(result.status == 7, "\(options): \(result.standardError)")
+                #expect(result.errorLinesWithoutWarnings.first?.hasPrefix("medvault: error: \(message)") == true,
+                        "\(options): \(result.standardError)")
+            }
+        }
+    }
 }

@@ -79,4 +79,50 @@ struct CLISessionsTests {
             #expect(patient.standardOutput.contains("Addendum 2,"))
         }
     }
+
+    @Test("sessions add stores the JSON session for the patient; bad documents are status 7 naming the key, an unknown patient status 4; nothing is stored")
+    func addFromJSON() async throws {
+        try await withTemporaryDirectory { directory in
+            let folder = directory.file("clinic")
+            _ = try await CLIHarness.initVault(folder)
+            let patientID = try await CLIRecordFixtures.addPatient(folder, first: "José", last: "García", born: "1984-03-07")
+            func add(_ json: String, patient: String = patientID.uuidString) async throws -> CLIResult {
+                let file = directory.file("session.json")
+                try Data(json.utf8).write(to: file)
+                return try await CLIHarness.run(["sessions", "add", folder.path, patient, "--json", file.path, "--password-stdin"],
+                                                input: input)
+            }
+            let refused: [(String, String)] = [
+                (#"{"date": "2026-11-20T10:00:00Z", "mood": "sad"}"#, "unknown field \"mood\""),
+                (#"{"status": "completed"}"#, "date: is required"),
+                (#"{"date": "20/11/2026"}"#, "date: is not an ISO-8601 instant"),
+                (#"{"date": "2026-11-20T10:00:00Z", "durationMinutes": 50.5}"#, "durationMinutes: has a value of the wrong kind"),
+                (#"{"date": "2026-11-20T10:00:00Z", "durationMinutes": true}"#, "durationMinutes: has a value of the wrong kind"),
+                (#"{"date": "2026-11-20T10:00:00Z", "notes": 7}"#, "notes: has a value of the wrong kind"),
+                (#"{"date": "2026-11-20T10:00:00Z", "notes": "sad\u001b[31m"}"#, "notes: must not contain"),
+                (#"[1]"#, "must be one object"),
+            ]
+            for (json, message) in refused {
+                let result = try await add(json)
+                #expect(result.status == 7, "\(json): \(result.standardError)")
+                #expect(result.standardError.contains(message), "\(json): \(result.standardError)")
+                #expect(!result.standardError.contains("sad"), "\(json): the error shows a value")
+            }
+            let unknown = try await add(#"{"date": "2026-11-20T10:00:00Z"}"#, patient: UUID().uuidString)
+            #expect(unknown.status == 4, "\(unknown.standardError)")
+            #expect(try await CLIRecordFixtures.withVault(folder) { try await $0.sessions.count() } == 0)
+
+            let added = try await add(#"""
+                {"date": "2026-11-20T10:00:00.250Z", "type": "video", "durationMinutes": 45, "status": "completed",
+                 "chiefComplaint": "Insomnio", "notes": "Primera sesión.", "treatmentPlan": null}
+                """#, patient: String(patientID.uuidString.lowercased().prefix(8)))
+            #expect(added.status == 0, "\(added.standardError)")
+            let id = try #require(UUID(uuidString: added.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)))
+            let stored = try await CLIRecordFixtures.withVault(folder) { try await $0.sessions.get(id) }
+            #expect(stored.patientID == patientID && stored.type == .video && stored.durationMinutes == 45)
+            #expect(stored.status == .completed && stored.notes == "Primera sesión." && stored.chiefComplaint == "Insomnio")
+            #expect(stored.treatmentPlan == nil)
+            #expect(stored.date == (try CLIRecordFixtures.instant("2026-11-20T10:00:00.250Z")))
+        }
+    }
 }
