@@ -60,9 +60,7 @@ struct PatientsAddCommand: VaultCommand {
             if fieldOptions.contains(where: { $0 != nil }) {
                 throw ValidationError("--json cannot be combined with the field options")
             }
-            if json == "-" && !vault.passwordStdin && vault.passwordFile == nil {
-                throw ValidationError("with --json -, give the password with --password-stdin (first line) or --password-file")
-            }
+            try checkPasswordSource(forJSON: json)
         } else if firstName == nil || lastName == nil || birthDate == nil {
             throw ValidationError("give --json FILE, or --first-name, --last-name and --birth-date")
         }
@@ -70,13 +68,8 @@ struct PatientsAddCommand: VaultCommand {
 
     func run() async throws {
         try await reportingFailures {
-            var password: Password?
             let reader = makeReader()
-            if json == "-" && vault.passwordStdin {
-                // Standard input holds the password line, then the JSON document.
-                try requireVault()
-                password = try reader.password()
-            }
+            let password = try passwordPrecedingJSON(json, reader: reader)
             let patient = try makePatient()
             let stored = try await withOpenVault(reader: reader, password: password) { opened in
                 try await opened.patients.create(patient)

@@ -34,20 +34,13 @@ struct SessionsAddCommand: VaultCommand {
     var json: String
 
     func validate() throws {
-        if json == "-" && !vault.passwordStdin && vault.passwordFile == nil {
-            throw ValidationError("with --json -, give the password with --password-stdin (first line) or --password-file")
-        }
+        try checkPasswordSource(forJSON: json)
     }
 
     func run() async throws {
         try await reportingFailures {
-            var password: Password?
             let reader = makeReader()
-            if json == "-" && vault.passwordStdin {
-                // Standard input holds the password line, then the JSON document.
-                try requireVault()
-                password = try reader.password()
-            }
+            let password = try passwordPrecedingJSON(json, reader: reader)
             // Read and checked before the vault is opened (and, from a file, before the
             // password is asked for); the patient is known only once it is open.
             let data = try JSONInput.read(json)

@@ -29,6 +29,22 @@ extension VaultCommand {
     }
 
     /// Fails with "no vault" before any secret is asked for, when the path holds none.
+    /// With `--json -` the document is on standard input, so the password cannot be
+    /// prompted for: a usage error unless it comes from --password-stdin or --password-file.
+    func checkPasswordSource(forJSON json: String?) throws {
+        if json == "-" && !vault.passwordStdin && vault.passwordFile == nil {
+            throw ValidationError("with --json -, give the password with --password-stdin (first line) or --password-file")
+        }
+    }
+
+    /// With `--json -` and --password-stdin, standard input holds the password line, then
+    /// the JSON document: the password, read first (after checking the vault exists).
+    func passwordPrecedingJSON(_ json: String?, reader: PasswordReader) throws -> Password? {
+        guard json == "-" && vault.passwordStdin else { return nil }
+        try requireVault()
+        return try reader.password()
+    }
+
     func requireVault() throws {
         guard Vault.exists(at: vault.folder) else {
             throw CLIError(status: ExitCodes.notFound, message: "\(vault.path): there is no vault keyring in this folder")

@@ -6,15 +6,36 @@ import Testing
 /// is mounted outside the child).
 @Suite("CLI: a full disk")
 struct CLIDiskFullTests {
+    /// Runs `script` with a private tmpfs of `size` mounted at `$MP` (and `$MV`, the
+    /// medvault binary, `$OUT`, the scratch folder), its output and errors merged.
+    /// - Returns: The output, and its lines.
+    static func inPrivateTmpfs(size: String, _ script: String, scratch: TemporaryDirectory,
+                               environment extra: [String: String] = [:]) async throws -> (text: String, lines: [String]) {
+        let mountPoint = scratch.file("small")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        let process = TestProcess()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["--user", "--map-root-user", "--mount", "sh", "-c", """
+            set -u
+            mount -t tmpfs -o size=\(size) tmpfs "$MP" || { echo "MOUNT-FAILED"; exit 90; }
+            \(script)
+            """]
+        var environment = ProcessInfo.processInfo.environment
+        environment["MP"] = mountPoint.path
+        environment["OUT"] = scratch.url.path
+        environment["MV"] = try CLIHarness.binary()
+        environment.merge(extra) { $1 }
+        process.environment = environment
+        let text = try await process.runCapturingOutput(mergingErrors: true).outputText
+        #expect(!text.contains("MOUNT-FAILED"), "a private tmpfs could not be mounted: \(text)")
+        return (text, text.split(separator: "\n").map(String.init))
+    }
+
     @Test("rotate-key on a file system without room for the copy fails before copying, says so, and leaves nothing behind")
     func rotationWithoutRoom() async throws {
         let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
-        let mountPoint = scratch.file("small")
-        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
-        let script = """
-            set -u
-            mount -t tmpfs -o size=8m tmpfs "$MP" || { echo "MOUNT-FAILED"; exit 90; }
+        let (text, lines) = try await Self.inPrivateTmpfs(size: "8m", """
             printf '%s\\n' "$PW" | "$MV" init "$MP/v" --password-stdin >/dev/null || exit 91
             cp "$MP/v/records.medvault.keyring" "$OUT/keyring.before"
             avail=$(df --output=avail -B1 "$MP" | tail -n 1)
@@ -25,20 +46,7 @@ struct CLIDiskFullTests {
             cmp -s "$MP/v/records.medvault.keyring" "$OUT/keyring.before" && echo "KEYRING-UNCHANGED"
             printf '%s\\n' "$PW" | "$MV" info "$MP/v" --password-stdin >/dev/null 2>"$OUT/info.err"
             echo "INFO-STATUS $?"
-            """
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["--user", "--map-root-user", "--mount", "sh", "-c", script]
-        var environment = ProcessInfo.processInfo.environment
-        environment["MP"] = mountPoint.path
-        environment["OUT"] = scratch.url.path
-        environment["MV"] = try CLIHarness.binary()
-        environment["PW"] = CLIHarness.password
-        environment["MEDVAULT_TEST_FAST_KDF"] = "1"
-        process.environment = environment
-        let text = try await process.runCapturingOutput(mergingErrors: true).outputText
-        #expect(!text.contains("MOUNT-FAILED"), "a private tmpfs could not be mounted: \(text)")
-        let lines = text.split(separator: "\n").map(String.init)
+            """, scratch: scratch, environment: ["PW": CLIHarness.password, "MEDVAULT_TEST_FAST_KDF": "1"])
         // Status 8 (failure), with the reason on standard error.
         #expect(lines.contains("ROTATE-STATUS 8"), "\(text)")
         let error = (try? String(contentsOf: scratch.file("rotate.err"), encoding: .utf8)) ?? ""
@@ -54,32 +62,17 @@ struct CLIDiskFullTests {
     func diskFillingDuringRotation() async throws {
         let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
-        let mountPoint = scratch.file("small")
-        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
         // The probe creates the vault, starts the rotation (room enough for its check),
         // and fills the disk at the copy's first progress report.
-        let script = """
-            set -u
-            mount -t tmpfs -o size=32m tmpfs "$MP" || { echo "MOUNT-FAILED"; exit 90; }
+        let probe = try #require(StorageFixtures.productPath("CrashProbe"), "CrashProbe is built with the tests")
+        let (text, lines) = try await Self.inPrivateTmpfs(size: "32m", """
             "$PROBE" rotate-filling-disk "$MP/v" "$MP/filler"
             echo "PROBE-STATUS $?"
             rm -f "$MP/filler"
             ls -a "$MP/v"
             printf 'probe\\n' | "$MV" info "$MP/v" --password-stdin 2>&1
             echo "INFO-STATUS $?"
-            """
-        let process = TestProcess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["--user", "--map-root-user", "--mount", "sh", "-c", script]
-        var environment = ProcessInfo.processInfo.environment
-        environment["MP"] = mountPoint.path
-        environment["MV"] = try CLIHarness.binary()
-        let probe = try #require(StorageFixtures.productPath("CrashProbe"), "CrashProbe is built with the tests")
-        environment["PROBE"] = probe
-        process.environment = environment
-        let text = try await process.runCapturingOutput(mergingErrors: true).outputText
-        #expect(!text.contains("MOUNT-FAILED"), "a private tmpfs could not be mounted: \(text)")
-        let lines = text.split(separator: "\n").map(String.init)
+            """, scratch: scratch, environment: ["PROBE": probe])
         #expect(lines.contains("PROBE-STATUS 0"), "\(text)")
         let failure = try #require(lines.first { $0.hasPrefix("error ") || $0 == "rotated" }, "\(text)")
         #expect(failure.hasPrefix("error diskFull: the disk filled while the re-encrypted copy was written"), "\(failure)")
