@@ -2,7 +2,7 @@
 #
 #   make demo         run the clinic demo on a throwaway vault
 #   make test         run the whole test suite, the sync server's (Server/) included
-#   make test-loaded  the library's suite with two CPU-bound processes beside it
+#   make test-loaded  `make test` with two CPU-bound processes beside it (as CI runs it)
 #   make server       build the sync server (Server/, its own package and scratch folder)
 #   make sync-demo    start PostgreSQL and the sync server locally, sync a patient between
 #                     two device vaults through them, stop everything
@@ -41,10 +41,10 @@ test: deps
 	$(TEST_ENV) $(SWIFT) test $(SWIFT_FLAGS)
 	./scripts/server-tests.sh "$(SWIFT)" "$(SERVER_SCRATCH)" $(SWIFT_FLAGS)
 
-# The library's suite again, with two CPU-bound processes running beside it (CI runs it
-# after `make test`): a test that needs prompt scheduling to pass fails here.
+# `make test` with two CPU-bound processes running beside it (CI runs the suite this
+# way): a test that needs prompt scheduling to pass fails here.
 test-loaded: deps
-	./scripts/library-tests-under-load.sh "$(SWIFT)" "$(TEST_WIDTH)" $(SWIFT_FLAGS)
+	./scripts/under-load.sh $(MAKE) test SWIFT_FLAGS="$(SWIFT_FLAGS)"
 
 server: deps
 	$(SWIFT) build --package-path Server --scratch-path $(SERVER_SCRATCH) $(SWIFT_FLAGS)

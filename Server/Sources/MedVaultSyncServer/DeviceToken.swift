@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Hummingbird
 
 /// Device bearer tokens: 32 random bytes, base64url without padding, shown once.
 ///
@@ -20,6 +21,22 @@ enum DeviceToken {
     static func hash(presented token: String) -> Data? {
         guard let bytes = decode(token), bytes.count == byteCount else { return nil }
         return hash(bytes)
+    }
+
+    /// The token of an `Authorization: Bearer …` header, or nil.
+    static func bearer(in request: Request) -> String? {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return nil }
+        return String(header.dropFirst("Bearer ".count))
+    }
+
+    /// Whether two secrets are equal, in a time that does not depend on where they differ.
+    static func constantTimeEqual(_ presented: String, _ expected: String) -> Bool {
+        let a = Array(presented.utf8), b = Array(expected.utf8)
+        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
+        for index in 0..<b.count {
+            difference |= (index < a.count ? a[index] : 0) ^ b[index]
+        }
+        return difference == 0
     }
 
     private static func hash(_ bytes: [UInt8]) -> Data {

@@ -11,34 +11,51 @@ final class RateLimiter: Sendable {
         var updated: ContinuousClock.Instant
     }
 
+    /// The buckets, and when to sweep them next.
+    private struct State {
+        var buckets: [String: Bucket] = [:]
+        /// The bucket count past which the next take sweeps full (idle) buckets.
+        var sweepAt = RateLimiter.sweepThreshold
+        var sweeps = 0
+    }
+
     private let rate: Double
     private let burst: Double
-    private let buckets = Mutex<[String: Bucket]>([:])
+    private let state = Mutex(State())
     private let clock = ContinuousClock()
 
     /// Buckets beyond this count trigger a sweep of full (idle) buckets.
-    private static let sweepThreshold = 10_000
+    static let sweepThreshold = 10_000
 
     init(requestsPerSecond: Double, burst: Double) {
         self.rate = max(requestsPerSecond, 0.001)
         self.burst = max(burst, 1)
     }
 
+    /// Sweeps so far (for the test that proves their cost stays amortized).
+    var sweepCount: Int { state.withLock { $0.sweeps } }
+
     /// Takes one token from `key`'s bucket.
+    ///
+    /// O(1) amortized, however many clients: a sweep walks every bucket, so after one the
+    /// next waits until the count doubles (with 10,000 active clients, a sweep that frees
+    /// nothing must not be repeated on every request).
     ///
     /// - Returns: nil when the request may go on, else the seconds to wait.
     func take(_ key: String) -> Int? {
         let now = clock.now
-        return buckets.withLock { buckets in
-            if buckets.count > Self.sweepThreshold {
-                buckets = buckets.filter { _, bucket in
+        return state.withLock { state in
+            if state.buckets.count > state.sweepAt {
+                state.buckets = state.buckets.filter { _, bucket in
                     bucket.tokens + Self.seconds(now - bucket.updated) * rate < burst
                 }
+                state.sweeps += 1
+                state.sweepAt = max(Self.sweepThreshold, 2 * state.buckets.count)
             }
-            var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
+            var bucket = state.buckets[key] ?? Bucket(tokens: burst, updated: now)
             bucket.tokens = min(burst, bucket.tokens + Self.seconds(now - bucket.updated) * rate)
             bucket.updated = now
-            defer { buckets[key] = bucket }
+            defer { state.buckets[key] = bucket }
             guard bucket.tokens >= 1 else {
                 return max(1, Int(((1 - bucket.tokens) / rate).rounded(.up)))
             }

@@ -4,6 +4,7 @@ import Logging
 import MedVaultCore
 import MedVaultSyncWire
 import NIOCore
+import NIOHTTP1
 import PostgresNIO
 
 /// Turns every error into a JSON ``MedVaultSyncWire/SyncErrorBody`` response and logs
@@ -19,6 +20,9 @@ struct SyncErrorMiddleware: RouterMiddleware {
             let mapped = Self.map(error)
             if mapped.status.code >= 500 {
                 context.logger.error("request failed", metadata: Self.describe(error))
+            } else if Self.isClientGone(error) {
+                // A phone that loses its network mid-upload: routine, not a failure.
+                context.logger.debug("client closed the connection", metadata: Self.describe(error))
             }
             return try mapped.response(from: request, context: context)
         }
@@ -44,6 +48,11 @@ struct SyncErrorMiddleware: RouterMiddleware {
             return error
         case is NIOTooManyBytesError:
             return .tooLarge
+        case is HTTPParserError:
+            // Malformed HTTP: a chunk-size line that is not hex, a bad header, a cut body.
+            return .badRequest("The request is not valid HTTP.")
+        case _ where isClientGone(error):
+            return .clientGone
         case let error as MedVaultError where error.code == .validation:
             return .badRequest("Invalid field \(error.field ?? "?"): \(error.reason).")
         case is DecodingError:
@@ -67,6 +76,19 @@ struct SyncErrorMiddleware: RouterMiddleware {
             }
         default:
             return .internalError
+        }
+    }
+
+    /// Whether `error` says the client closed the connection before its request was read
+    /// (the answer then reaches nobody; it is counted as a 4xx, logged at debug level).
+    static func isClientGone(_ error: any Error) -> Bool {
+        switch error {
+        case let error as ChannelError:
+            return [.ioOnClosedChannel, .eof, .outputClosed, .inputClosed, .alreadyClosed].contains(error)
+        case let error as IOError:
+            return [ECONNRESET, EPIPE].contains(error.errnoCode)
+        default:
+            return false
         }
     }
 

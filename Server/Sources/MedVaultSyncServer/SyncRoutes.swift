@@ -20,6 +20,12 @@ struct SyncRoutes: Sendable {
     let store: SyncStore
     let limits: SyncServerLimits
     let limiter: RateLimiter
+    /// Peers whose `X-Forwarded-For` names the client (``clientAddress(_:_:)``).
+    var trustedProxies: Set<String> = []
+    /// The deployment secret `POST /v1/vaults` requires; `nil`: registration is open.
+    var registrationSecret: String?
+
+    static let registrationSecretHeader = HTTPField.Name("MedVault-Registration-Secret")!
 
     func add(to router: Router<SyncRequestContext>) {
         router.get("/v1/health") { _, _ in try await self.health() }
@@ -47,16 +53,24 @@ struct SyncRoutes: Sendable {
     }
 
     func challenge(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        try limitAddress(context)
+        try limitAddress(request, context)
         let body = try await decode(SyncChallengeRequest.self, request, limit: limits.maximumOtherBodyBytes)
-        let challenge = try await store.makeChallenge(vaultID: body.vaultID, deviceID: body.deviceID,
-                                                      lifetimeSeconds: limits.challengeLifetimeSeconds)
+        guard let challenge = try await store.makeChallenge(
+            vaultID: body.vaultID, deviceID: body.deviceID, lifetimeSeconds: limits.challengeLifetimeSeconds,
+            maximumPending: limits.maximumPendingChallenges)
+        else {
+            throw SyncServerError.rateLimited(retryAfterSeconds: limits.challengeLifetimeSeconds)
+        }
         return try json(try SyncChallenge(challenge: challenge, expiresInSeconds: limits.challengeLifetimeSeconds),
                         status: .created)
     }
 
     func register(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        try limitAddress(context)
+        try limitAddress(request, context)
+        if let secret = registrationSecret {
+            let presented = request.headers[Self.registrationSecretHeader] ?? ""
+            guard DeviceToken.constantTimeEqual(presented, secret) else { throw SyncServerError.registrationClosed }
+        }
         let body = try await decode(SyncRegisterRequest.self, request, limit: limits.maximumOtherBodyBytes)
         try await checkProof(.register, challenge: body.challenge, signature: body.signature,
                              vaultID: body.vaultID, deviceID: body.deviceID, key: body.verificationKey)
@@ -67,7 +81,7 @@ struct SyncRoutes: Sendable {
     }
 
     func join(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        try limitAddress(context)
+        try limitAddress(request, context)
         let vaultID = try context.parameters.require("vaultId", as: UUID.self)
         let body = try await decode(SyncJoinRequest.self, request, limit: limits.maximumOtherBodyBytes)
         // An unknown vault fails like a bad signature: the caller learns nothing.
@@ -75,7 +89,8 @@ struct SyncRoutes: Sendable {
         try await checkProof(.join, challenge: body.challenge, signature: body.signature,
                              vaultID: vaultID, deviceID: body.deviceID, key: key)
         let token = DeviceToken.make()
-        try await store.addDevice(vaultID: vaultID, deviceID: body.deviceID, tokenHash: token.hash)
+        try await store.addDevice(vaultID: vaultID, deviceID: body.deviceID, tokenHash: token.hash,
+                                  maximumActive: limits.maximumDevicesPerVault)
         context.logger.info("device joined")
         return try json(SyncDeviceToken(deviceToken: token.token), status: .created)
     }
@@ -147,13 +162,12 @@ struct SyncRoutes: Sendable {
     /// The token's device, when its vault is the path's: otherwise 401 (no, unknown or
     /// revoked token) or 404 (another vault's token: the same answer as an unknown vault).
     func authenticate(_ request: Request, _ context: SyncRequestContext) async throws -> AuthenticatedDevice {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
-            try limitAddress(context)
+        guard let token = DeviceToken.bearer(in: request) else {
+            try limitAddress(request, context)
             throw SyncServerError.missingToken
         }
-        guard let hash = DeviceToken.hash(presented: String(header.dropFirst("Bearer ".count))),
-              let device = try await store.device(tokenHash: hash) else {
-            try limitAddress(context)
+        guard let hash = DeviceToken.hash(presented: token), let device = try await store.device(tokenHash: hash) else {
+            try limitAddress(request, context)
             throw SyncServerError.badToken
         }
         if let wait = limiter.take("device:\(device.deviceID)") {
@@ -165,10 +179,26 @@ struct SyncRoutes: Sendable {
         return device
     }
 
-    func limitAddress(_ context: SyncRequestContext) throws {
-        if let wait = limiter.take("address:\(context.remoteAddress)") {
+    func limitAddress(_ request: Request, _ context: SyncRequestContext) throws {
+        if let wait = limiter.take("address:\(clientAddress(request, context))") {
             throw SyncServerError.rateLimited(retryAfterSeconds: wait)
         }
+    }
+
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+
+    /// The client's address: the peer's, or, when the peer is a trusted proxy, the last
+    /// address of `X-Forwarded-For` that is not itself a trusted proxy. From any other
+    /// peer the header is ignored (a client could name any address to dodge its limit).
+    func clientAddress(_ request: Request, _ context: SyncRequestContext) -> String {
+        guard trustedProxies.contains(context.remoteAddress) else { return context.remoteAddress }
+        let hops = request.headers[values: Self.forwardedFor]
+            .flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        for hop in hops.reversed() where !trustedProxies.contains(hop) {
+            return SyncServerConfiguration.isIPAddress(hop) ? hop : context.remoteAddress
+        }
+        return context.remoteAddress
     }
 
     /// Spends the challenge, then verifies the Ed25519 signature; any failure is 403.
@@ -182,13 +212,34 @@ struct SyncRoutes: Sendable {
         guard publicKey.isValidSignature(signature, for: message) else { throw SyncServerError.badProof }
     }
 
+    /// Reads a JSON body of at most `limit` bytes.
+    ///
+    /// A `Content-Type` other than `application/json` (optionally `; charset=utf-8`) is
+    /// 415; none at all is read as JSON (the clients of earlier releases sent none). A
+    /// body in another encoding than UTF-8 — a byte-order mark, UTF-16's zero bytes — is
+    /// 400 before JSON is parsed: Foundation's decoder would guess and accept it.
     func decode<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int) async throws -> T {
+        if let contentType = request.headers[.contentType], !Self.isJSON(contentType) {
+            throw SyncServerError.unsupportedMediaType
+        }
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw SyncServerError.tooLarge
         }
         var request = request
         let buffer = try await request.collectBody(upTo: limit)
-        return try SyncWireJSON.decoder().decode(T.self, from: Data(buffer.readableBytesView))
+        let bytes = buffer.readableBytesView
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) || bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE])
+            || bytes.contains(0) {
+            throw SyncServerError.badRequest("The body must be JSON in UTF-8, without a byte-order mark.")
+        }
+        return try SyncWireJSON.decoder().decode(T.self, from: Data(bytes))
+    }
+
+    /// `application/json`, with no parameter but `charset=utf-8`, in any case.
+    static func isJSON(_ contentType: String) -> Bool {
+        let parts = contentType.lowercased().split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.first == "application/json" else { return false }
+        return parts.dropFirst().allSatisfy { $0 == "charset=utf-8" || $0 == "charset=\"utf-8\"" }
     }
 
     func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {

@@ -26,19 +26,32 @@ public enum SyncServer {
         logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let client = PostgresClient(configuration: configuration.database, backgroundLogger: logger)
-        let store = SyncStore(client: client, logger: logger)
+        // PostgresNIO's trace lines carry the first and last bytes of each row (envelope
+        // ciphertext, keyrings, keys): its logger never goes below debug.
+        var databaseLogger = logger
+        databaseLogger.logLevel = max(logger.logLevel, .debug)
+        let client = PostgresClient(configuration: configuration.database, backgroundLogger: databaseLogger)
+        let store = SyncStore(client: client, logger: databaseLogger)
         let router = Router(context: SyncRequestContext.self)
         let metrics = SyncMetrics()
         router.middlewares.add(SyncMetricsMiddleware(metrics: metrics))
         router.middlewares.add(SyncErrorMiddleware())
-        router.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(string: metrics.text())))
+        if let token = configuration.metricsToken {
+            // Request counts by route and status tell who registers, joins and revokes:
+            // for the operator's scraper only.
+            router.get("/metrics") { request, _ in
+                guard DeviceToken.bearer(in: request).map({ DeviceToken.constantTimeEqual($0, token) }) == true else {
+                    throw SyncServerError.missingMetricsToken
+                }
+                return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                                body: .init(byteBuffer: ByteBuffer(string: metrics.text())))
+            }
         }
         SyncRoutes(store: store, limits: configuration.limits,
                    limiter: RateLimiter(requestsPerSecond: configuration.limits.requestsPerSecond,
-                                        burst: configuration.limits.burst))
+                                        burst: configuration.limits.burst),
+                   trustedProxies: configuration.trustedProxies,
+                   registrationSecret: configuration.registrationSecret)
             .add(to: router)
         var app = Application(
             router: router,

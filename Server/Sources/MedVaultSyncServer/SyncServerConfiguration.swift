@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import NIOCore
+import NIOSSL
 import PostgresNIO
 
 /// Everything the server is configured with, read from environment variables.
@@ -8,13 +10,18 @@ import PostgresNIO
 /// |---|---|---|
 /// | `MEDVAULT_SYNC_DATABASE_URL` | `postgres://user:password@host:port/database` | — |
 /// | `PGHOST`, `PGPORT`, `PGUSER`, `PGPASSWORD`, `PGDATABASE` | used when no URL is set; `PGHOST` may be a socket folder | `127.0.0.1`, `5432`, `medvault_sync`, none, `medvault_sync` |
-/// | `PGSSLMODE` | `disable`, `prefer` or `require` | `prefer` (`disable` for a socket) |
+/// | `PGSSLMODE` | `disable`, `prefer`, `require` (all three only for a loopback host or a socket), `verify-full` (the certificate checked against the system's roots and the host name) | `prefer` for a loopback host, `verify-full` for any other; a socket never uses TLS |
+/// | `MEDVAULT_SYNC_DATABASE_ALLOW_PLAINTEXT` | `1` lets a non-loopback host use `disable`, `prefer` or `require` (a network attacker can read or downgrade those) | — |
 /// | `MEDVAULT_SYNC_HOST`, `MEDVAULT_SYNC_PORT` | listen address (port 0: any free port) | `127.0.0.1`, `8080` |
 /// | `MEDVAULT_SYNC_MAX_PUSH_BYTES`, `MEDVAULT_SYNC_MAX_BODY_BYTES` | body limits | 8 MiB, 128 KiB |
 /// | `MEDVAULT_SYNC_MAX_PUSH_ENVELOPES`, `MEDVAULT_SYNC_MAX_PULL_LIMIT`, `MEDVAULT_SYNC_MAX_PULL_BYTES` | batch limits | 500, 500, 4 MiB |
 /// | `MEDVAULT_SYNC_RATE_PER_SECOND`, `MEDVAULT_SYNC_RATE_BURST` | per-device token bucket | 50, 200 |
 /// | `MEDVAULT_SYNC_DATABASE_CONNECTIONS` | pool size | 20 |
-/// | `LOG_LEVEL` | swift-log level | `info` |
+/// | `MEDVAULT_SYNC_METRICS_TOKEN` | the bearer token `GET /metrics` requires; without it `/metrics` is not served | — |
+/// | `MEDVAULT_SYNC_REGISTRATION_SECRET` | the deployment secret `POST /v1/vaults` requires in `MedVault-Registration-Secret` (16 or more visible ASCII characters); unset: registration is open | — |
+/// | `MEDVAULT_SYNC_MAX_DEVICES` | active devices per vault (a join past it: 403 `quota_exceeded`) | 32 |
+/// | `MEDVAULT_SYNC_TRUSTED_PROXIES` | comma-separated IP addresses of reverse proxies whose `X-Forwarded-For` names the client (for the per-address rate limit); from any other peer the header is ignored | none |
+/// | `LOG_LEVEL` | swift-log level (the PostgreSQL driver's logs stay at `debug` or above: its `trace` lines carry row bytes) | `info` |
 public struct SyncServerConfiguration: Sendable {
     /// The listen host.
     public var host: String = "127.0.0.1"
@@ -26,6 +33,12 @@ public struct SyncServerConfiguration: Sendable {
     public var database: PostgresClient.Configuration
     /// The log level.
     public var logLevel: Logger.Level = .info
+    /// The bearer token `GET /metrics` requires; `nil`: `/metrics` is not served.
+    public var metricsToken: String?
+    /// Reverse proxies whose `X-Forwarded-For` header names the client.
+    public var trustedProxies: Set<String> = []
+    /// The deployment secret `POST /v1/vaults` requires; `nil`: anyone may register.
+    public var registrationSecret: String?
 
     /// Creates a configuration with default limits.
     public init(database: PostgresClient.Configuration) {
@@ -48,13 +61,9 @@ public struct SyncServerConfiguration: Sendable {
         }
 
         var database: PostgresClient.Configuration
-        let sslMode = environment["PGSSLMODE"] ?? "prefer"
-        let tls: PostgresClient.Configuration.TLS
-        switch sslMode {
-        case "disable": tls = .disable
-        case "prefer": tls = .prefer(.makeClientConfiguration())
-        case "require": tls = .require(.makeClientConfiguration())
-        default: throw SyncConfigurationError(variable: "PGSSLMODE")
+        func tls(for host: String) throws -> PostgresClient.Configuration.TLS {
+            try Self.tls(mode: environment["PGSSLMODE"], host: host,
+                         allowPlaintext: environment["MEDVAULT_SYNC_DATABASE_ALLOW_PLAINTEXT"] == "1")
         }
         if let url = environment["MEDVAULT_SYNC_DATABASE_URL"] {
             guard let components = URLComponents(string: url),
@@ -65,7 +74,7 @@ public struct SyncServerConfiguration: Sendable {
             let name = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
             database = .init(host: host, port: components.port ?? 5432,
                              username: components.user ?? "medvault_sync", password: components.password,
-                             database: name.isEmpty ? "medvault_sync" : name, tls: tls)
+                             database: name.isEmpty ? "medvault_sync" : name, tls: try tls(for: host))
         } else {
             let host = environment["PGHOST"] ?? "127.0.0.1"
             let user = environment["PGUSER"] ?? "medvault_sync"
@@ -76,7 +85,7 @@ public struct SyncServerConfiguration: Sendable {
                                  password: environment["PGPASSWORD"], database: name)
             } else {
                 database = .init(host: host, port: port, username: user, password: environment["PGPASSWORD"],
-                                 database: name, tls: tls)
+                                 database: name, tls: try tls(for: host))
             }
         }
         database.options.maximumConnections = try integer("MEDVAULT_SYNC_DATABASE_CONNECTIONS", 20)
@@ -93,10 +102,62 @@ public struct SyncServerConfiguration: Sendable {
         limits.burst = try number("MEDVAULT_SYNC_RATE_BURST", limits.burst)
         limits.idleTimeoutSeconds = try integer("MEDVAULT_SYNC_IDLE_TIMEOUT_SECONDS", limits.idleTimeoutSeconds,
                                                 range: 1...3_600)
+        if let token = environment["MEDVAULT_SYNC_METRICS_TOKEN"] {
+            guard token.utf8.count >= 16, token.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+                throw SyncConfigurationError(variable: "MEDVAULT_SYNC_METRICS_TOKEN")
+            }
+            metricsToken = token
+        }
+        if let secret = environment["MEDVAULT_SYNC_REGISTRATION_SECRET"] {
+            guard secret.utf8.count >= 16, secret.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                throw SyncConfigurationError(variable: "MEDVAULT_SYNC_REGISTRATION_SECRET")
+            }
+            registrationSecret = secret
+        }
+        limits.maximumDevicesPerVault = try integer("MEDVAULT_SYNC_MAX_DEVICES", limits.maximumDevicesPerVault)
+        if let proxies = environment["MEDVAULT_SYNC_TRUSTED_PROXIES"] {
+            let addresses = proxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard addresses.allSatisfy(Self.isIPAddress) else {
+                throw SyncConfigurationError(variable: "MEDVAULT_SYNC_TRUSTED_PROXIES")
+            }
+            trustedProxies = Set(addresses)
+        }
         if let level = environment["LOG_LEVEL"] {
             guard let parsed = Logger.Level(rawValue: level) else { throw SyncConfigurationError(variable: "LOG_LEVEL") }
             logLevel = parsed
         }
+    }
+}
+
+extension SyncServerConfiguration {
+    /// The TLS mode for a PostgreSQL `host`.
+    ///
+    /// A loopback host (`localhost`, `127.0.0.0/8`, `::1`) keeps libpq's default,
+    /// `prefer`. Any other host defaults to `verify-full` — TLS with the certificate
+    /// checked against the system's roots and the host name — and refuses the modes a
+    /// network attacker defeats (`disable`, `prefer`, which a forged reply downgrades,
+    /// and `require` without verification) unless `allowPlaintext`.
+    ///
+    /// - Throws: ``SyncConfigurationError`` for `PGSSLMODE`.
+    static func tls(mode: String?, host: String, allowPlaintext: Bool) throws -> PostgresClient.Configuration.TLS {
+        let loopback = isLoopback(host)
+        var unverified = TLSConfiguration.makeClientConfiguration()
+        unverified.certificateVerification = .none
+        switch mode ?? (loopback ? "prefer" : "verify-full") {
+        case "verify-full": return .require(.makeClientConfiguration())
+        case "disable" where loopback || allowPlaintext: return .disable
+        case "prefer" where loopback || allowPlaintext: return .prefer(unverified)
+        case "require" where loopback || allowPlaintext: return .require(unverified)
+        default: throw SyncConfigurationError(variable: "PGSSLMODE")
+        }
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+
+    static func isIPAddress(_ text: String) -> Bool {
+        (try? SocketAddress(ipAddress: text, port: 0)) != nil
     }
 }
 

@@ -43,8 +43,14 @@ extension SyncServerError {
     static let badToken = SyncServerError(.unauthorized, .unauthorized,
                                           "The device token is unknown or its device was revoked.")
     static let notFound = SyncServerError(.notFound, .notFound, "No such resource.")
+    static let missingMetricsToken = SyncServerError(.unauthorized, .unauthorized,
+                                                     "GET /metrics needs the operator's metrics token.")
     static let badProof = SyncServerError(.forbidden, .forbidden,
                                           "The challenge is unknown, used or expired, or the signature does not verify.")
+    static let registrationClosed = SyncServerError(
+        .forbidden, .registrationClosed, "This server registers vaults only with its deployment secret.")
+    static let quotaExceeded = SyncServerError(
+        .forbidden, .quotaExceeded, "The vault is at its quota of active devices; revoke one first. Nothing was stored.")
     static let vaultExists = SyncServerError(.conflict, .vaultExists, "This vault is already registered.")
     static let deviceExists = SyncServerError(.conflict, .deviceExists, "This device id is already used in this vault.")
     static let envelopeConflict = SyncServerError(
@@ -59,6 +65,10 @@ extension SyncServerError {
                                                   "The push holds more envelopes than the server accepts at once.")
     static let selfRevocation = SyncServerError(.badRequest, .badRequest,
                                                 "A device cannot revoke itself; revoke it from another device.")
+    static let clientGone = SyncServerError(.badRequest, .badRequest,
+                                            "The connection closed before the request was read.")
+    static let unsupportedMediaType = SyncServerError(.unsupportedMediaType, .badRequest,
+                                                      "The body must be JSON in UTF-8 (Content-Type: application/json).")
     static let internalError = SyncServerError(.internalServerError, .internalError,
                                                "The server failed; nothing was stored.")
     static let unavailable = SyncServerError(.serviceUnavailable, .unavailable,

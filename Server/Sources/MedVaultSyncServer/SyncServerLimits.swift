@@ -22,6 +22,13 @@ public struct SyncServerLimits: Sendable, Hashable {
     public var burst: Double = 200
     /// Seconds a join or register challenge stays valid. Default 120.
     public var challengeLifetimeSeconds: Int = 120
+    /// Challenges that may be pending at once for one (vault, device): a new one never
+    /// replaces another (a stranger could cancel an enrolment); past this many, 429
+    /// until the oldest expires. Default 16.
+    public var maximumPendingChallenges: Int = 16
+    /// Active (not revoked) devices a vault may have; a join past it is 403
+    /// `quota_exceeded`. Default 32.
+    public var maximumDevicesPerVault: Int = 32
     /// Seconds a client connection may stay idle before the server closes it. Default 30.
     /// Also bounds a graceful shutdown (SIGTERM): it waits for open connections, and an
     /// HTTP client's idle keep-alive connection would otherwise keep it waiting forever.

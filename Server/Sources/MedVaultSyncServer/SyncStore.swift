@@ -21,22 +21,31 @@ struct SyncStore: Sendable {
 
     // MARK: - Challenges
 
-    /// Stores a new challenge for one device of one vault, replacing that device's
-    /// earlier challenges and dropping expired ones.
-    func makeChallenge(vaultID: UUID, deviceID: UUID, lifetimeSeconds: Int) async throws -> Data {
+    /// Stores a new challenge for one device of one vault, beside that device's other
+    /// pending ones, and drops expired ones.
+    ///
+    /// Anyone may ask for a challenge for any (vault, device) — the ids are not secret —
+    /// so a new one never replaces an earlier one: a stranger's request cannot cancel the
+    /// enrolment under way. At most `maximumPending` may be pending per device; past it
+    /// the request is refused (429 until the oldest expires), never another one evicted.
+    ///
+    /// - Returns: The challenge, or `nil` when the device has `maximumPending` already.
+    func makeChallenge(vaultID: UUID, deviceID: UUID, lifetimeSeconds: Int, maximumPending: Int) async throws -> Data? {
         var generator = SystemRandomNumberGenerator()
         let challenge = Data((0..<SyncDeviceProof.challengeLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         let hash = Self.hash(challenge)
-        try await transaction { connection in
+        return try await transaction { connection in
             try await connection.guardedQuery("DELETE FROM challenges WHERE expires_at < now()", logger: logger)
-            try await connection.guardedQuery(
-                "DELETE FROM challenges WHERE vault_id = \(vaultID) AND device_id = \(deviceID)", logger: logger)
-            try await connection.guardedQuery("""
+            let rows = try await connection.guardedQuery("""
                 INSERT INTO challenges (challenge_hash, vault_id, device_id, expires_at)
-                VALUES (\(hash), \(vaultID), \(deviceID), now() + make_interval(secs => \(Double(lifetimeSeconds))))
+                SELECT \(hash), \(vaultID), \(deviceID), now() + make_interval(secs => \(Double(lifetimeSeconds)))
+                WHERE (SELECT count(*) FROM challenges WHERE vault_id = \(vaultID) AND device_id = \(deviceID)) < \(maximumPending)
+                RETURNING 1
                 """, logger: logger)
+            var stored = false
+            for try await _ in rows.decode(Int.self) { stored = true }
+            return stored ? challenge : nil
         }
-        return challenge
     }
 
     /// Spends a challenge: true when it existed for these ids and had not expired. It is
@@ -110,15 +119,28 @@ struct SyncStore: Sendable {
     /// (`SyncEngine.join()` does this by itself).
     ///
     /// - Throws: ``SyncServerError/deviceExists`` when the id is (or was) used there.
-    func addDevice(vaultID: UUID, deviceID: UUID, tokenHash: Data) async throws {
-        try await withConnection { connection in
+    /// Adds a device to a vault that has fewer than `maximumActive` active devices.
+    ///
+    /// - Throws: `deviceExists` (409) for an id used before; `quotaExceeded` (403) when
+    ///   the vault is at its quota. Nothing is stored then.
+    func addDevice(vaultID: UUID, deviceID: UUID, tokenHash: Data, maximumActive: Int) async throws {
+        try await transaction { connection in
+            // The vault's row, locked: two joins at once cannot both take the last place.
+            try await connection.guardedQuery("SELECT 1 FROM vaults WHERE vault_id = \(vaultID) FOR UPDATE", logger: logger)
             let rows = try await connection.guardedQuery("""
-                INSERT INTO devices (vault_id, device_id, token_hash) VALUES (\(vaultID), \(deviceID), \(tokenHash))
+                INSERT INTO devices (vault_id, device_id, token_hash)
+                SELECT \(vaultID), \(deviceID), \(tokenHash)
+                WHERE (SELECT count(*) FROM devices WHERE vault_id = \(vaultID) AND revoked_at IS NULL) < \(maximumActive)
                 ON CONFLICT (vault_id, device_id) DO NOTHING RETURNING 1
                 """, logger: logger)
             var added = false
             for try await _ in rows.decode(Int32.self) { added = true }
-            guard added else { throw SyncServerError.deviceExists }
+            guard !added else { return }
+            let used = try await connection.guardedQuery(
+                "SELECT count(*) FROM devices WHERE vault_id = \(vaultID) AND device_id = \(deviceID)", logger: logger)
+            var exists = false
+            for try await count in used.decode(Int64.self) { exists = count > 0 }
+            throw exists ? SyncServerError.deviceExists : SyncServerError.quotaExceeded
         }
     }
 

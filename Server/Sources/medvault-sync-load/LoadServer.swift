@@ -9,6 +9,9 @@ final class LoadServer: Sendable {
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
+    /// The token the benchmark's server wants on `GET /metrics`; a fresh one per run.
+    static let metricsToken = UUID().uuidString + UUID().uuidString
+
     /// Starts the server and waits until it listens. The per-device rate limit is raised
     /// to `requestsPerSecond`: the run measures the server, not the limiter.
     init(postgres: LoadPostgres, requestsPerSecond: Int) async throws {
@@ -29,6 +32,7 @@ final class LoadServer: Sendable {
         environment["MEDVAULT_SYNC_RATE_PER_SECOND"] = "\(requestsPerSecond)"
         environment["MEDVAULT_SYNC_RATE_BURST"] = "\(requestsPerSecond)"
         environment["LOG_LEVEL"] = "warning"
+        environment["MEDVAULT_SYNC_METRICS_TOKEN"] = Self.metricsToken
         pid = try LoadChild.spawn(executable, [], output: folder + "/stdout", errors: folder + "/stderr",
                                   environment: environment)
         let deadline = ContinuousClock.now + .seconds(60)

@@ -11,7 +11,9 @@ struct ServerTimings: Sendable {
 
     static func scrape(_ baseURL: URL) async -> ServerTimings {
         var timings = ServerTimings()
-        guard let (data, _) = try? await URLSession.shared.data(from: baseURL.appendingPathComponent("metrics")) else {
+        var request = URLRequest(url: baseURL.appendingPathComponent("metrics"))
+        request.setValue("Bearer \(LoadServer.metricsToken)", forHTTPHeaderField: "Authorization")
+        guard let (data, _) = try? await URLSession.shared.data(for: request) else {
             return timings
         }
         var sums: [String: Double] = [:]

@@ -132,7 +132,7 @@ struct SyncEngineRestartTests {
             #expect(try await postgres.psql(database, "SELECT count(DISTINCT envelope_id) FROM envelopes") == "\(changes)")
             // What failed while the database was away was 503 (retry soon), never 500:
             // PostgreSQL's shutdown and startup errors are unavailability, not a fault.
-            let metrics = try await server.client.send("GET", "/metrics").text
+            let metrics = try await server.client.send("GET", "/metrics", token: TestServer.metricsToken).text
             #expect(metrics.contains("medvault_sync_requests_total"))
             #expect(!metrics.contains("status=\"500\""))
             // The same process served throughout, and a graceful stop (SIGTERM) ends it

@@ -25,7 +25,7 @@ struct SyncMetricsTests {
             let probe = UUID()
             #expect(try await server.client.send("GET", "/v1/nothing/\(probe)").status == 404)
 
-            let response = try await server.client.send("GET", "/metrics")
+            let response = try await server.client.send("GET", "/metrics", token: TestServer.metricsToken)
             #expect(response.status == 200)
             #expect(response.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
             let after = Self.samples(response.text)
@@ -55,7 +55,7 @@ struct SyncMetricsTests {
     }
 
     static func scrape(_ server: TestServer) async throws -> [String: Double] {
-        let response = try await server.client.send("GET", "/metrics")
+        let response = try await server.client.send("GET", "/metrics", token: TestServer.metricsToken)
         try #require(response.status == 200)
         return samples(response.text)
     }

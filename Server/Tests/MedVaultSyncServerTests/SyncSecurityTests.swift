@@ -162,6 +162,38 @@ struct SyncSecurityTests {
         }
     }
 
+    @Test("A stranger's challenge for the same (vault, device) does not cancel the device's own: it still joins; past the pending cap, 429 and no eviction")
+    func strangerCannotCancelAnEnrolment() async throws {
+        try await TestServer.with { server in
+            let vault = TestVault()
+            _ = try await TestDevice.register(vault, client: server.client)
+            let deviceID = UUID()
+            let mine = try await TestDevice.challenge(vault: vault.id, device: deviceID, client: server.client)
+            // The ids are not secret: anyone can ask for a challenge for them.
+            _ = try await TestDevice.challenge(vault: vault.id, device: deviceID, client: server.client)
+            let join = try SyncJoinRequest(deviceID: deviceID, challenge: mine, signature:
+                try vault.signingKey.signature(for: SyncDeviceProof.message(
+                    .join, challenge: mine, vaultID: vault.id, deviceID: deviceID)))
+            let joined = try await server.client.send("POST", "/v1/vaults/\(vault.id)/devices", json: join)
+            #expect(joined.status == 201, "\(joined.text)")
+
+            // A flood fills the cap for another device id: refused, the first one kept.
+            let other = UUID()
+            let first = try await TestDevice.challenge(vault: vault.id, device: other, client: server.client)
+            for _ in 1..<SyncServerLimits().maximumPendingChallenges {
+                _ = try await TestDevice.challenge(vault: vault.id, device: other, client: server.client)
+            }
+            let refused = try await server.client.send("POST", "/v1/challenges",
+                                                       json: SyncChallengeRequest(vaultID: vault.id, deviceID: other))
+            #expect(refused.status == 429, "\(refused.text)")
+            #expect(try refused.decode(SyncErrorBody.self).error == .rateLimited)
+            let second = try SyncJoinRequest(deviceID: other, challenge: first, signature:
+                try vault.signingKey.signature(for: SyncDeviceProof.message(
+                    .join, challenge: first, vaultID: vault.id, deviceID: other)))
+            #expect(try await server.client.send("POST", "/v1/vaults/\(vault.id)/devices", json: second).status == 201)
+        }
+    }
+
     @Test("Registering a vault id twice is 409 and leaves the first registration intact")
     func registerTwice() async throws {
         try await TestServer.with { server in

@@ -22,8 +22,12 @@ struct SyncServerConfigurationTests {
             "MEDVAULT_SYNC_DATABASE_URL": "postgres://sync:secret@db.internal:6543/vaults",
             "MEDVAULT_SYNC_HOST": "0.0.0.0", "MEDVAULT_SYNC_PORT": "9000",
             "MEDVAULT_SYNC_MAX_PUSH_ENVELOPES": "42", "MEDVAULT_SYNC_RATE_PER_SECOND": "2.5",
-            "PGSSLMODE": "require", "LOG_LEVEL": "debug", "MEDVAULT_SYNC_IDLE_TIMEOUT_SECONDS": "7",
+            "PGSSLMODE": "verify-full", "LOG_LEVEL": "debug", "MEDVAULT_SYNC_IDLE_TIMEOUT_SECONDS": "7",
+            "MEDVAULT_SYNC_METRICS_TOKEN": "scrape-0123456789abcdef",
+            "MEDVAULT_SYNC_TRUSTED_PROXIES": "10.0.0.2, ::1",
         ])
+        #expect(configuration.metricsToken == "scrape-0123456789abcdef")
+        #expect(configuration.trustedProxies == ["10.0.0.2", "::1"])
         #expect(configuration.database.host == "db.internal")
         #expect(configuration.database.port == 6543)
         #expect(configuration.database.username == "sync")
@@ -40,6 +44,26 @@ struct SyncServerConfigurationTests {
         }
     }
 
+    @Test("A non-loopback PostgreSQL host gets verified TLS by default and refuses disable, prefer and require unless plaintext is allowed; loopback keeps them")
+    func databaseTLS() throws {
+        for source in [["PGHOST": "db.internal"], ["MEDVAULT_SYNC_DATABASE_URL": "postgres://sync@10.1.2.3/vaults"]] {
+            _ = try SyncServerConfiguration(environment: source)
+            _ = try SyncServerConfiguration(environment: source.merging(["PGSSLMODE": "verify-full"]) { $1 })
+            for mode in ["disable", "prefer", "require"] {
+                #expect(throws: SyncConfigurationError(variable: "PGSSLMODE"), "\(mode) to \(source)") {
+                    try SyncServerConfiguration(environment: source.merging(["PGSSLMODE": mode]) { $1 })
+                }
+                _ = try SyncServerConfiguration(environment: source.merging(
+                    ["PGSSLMODE": mode, "MEDVAULT_SYNC_DATABASE_ALLOW_PLAINTEXT": "1"]) { $1 })
+            }
+        }
+        for host in ["127.0.0.1", "localhost", "::1"] {
+            for mode in ["disable", "prefer", "require", "verify-full"] {
+                _ = try SyncServerConfiguration(environment: ["PGHOST": host, "PGSSLMODE": mode])
+            }
+        }
+    }
+
     @Test("A socket folder in PGHOST connects through the unix socket")
     func unixSocket() throws {
         let configuration = try SyncServerConfiguration(environment: ["PGHOST": "/run/postgresql", "PGPORT": "5433"])
@@ -50,7 +74,8 @@ struct SyncServerConfigurationTests {
     func malformed() throws {
         for (name, value) in [("MEDVAULT_SYNC_PORT", "80a"), ("MEDVAULT_SYNC_PORT", "70000"),
                               ("MEDVAULT_SYNC_DATABASE_URL", "mysql://u:hunter2@h/d"), ("PGSSLMODE", "sometimes"),
-                              ("MEDVAULT_SYNC_RATE_BURST", "-1"), ("LOG_LEVEL", "loud")] {
+                              ("MEDVAULT_SYNC_RATE_BURST", "-1"), ("LOG_LEVEL", "loud"),
+                              ("MEDVAULT_SYNC_METRICS_TOKEN", "short"), ("MEDVAULT_SYNC_TRUSTED_PROXIES", "10.0.0.1, proxy.lan")] {
             #expect(throws: SyncConfigurationError(variable: name)) {
                 try SyncServerConfiguration(environment: [name: value])
             }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import MedVaultSyncWire
 import Testing
@@ -100,6 +101,35 @@ struct SyncServerProcessTests {
             #expect(text.contains("exited (2)"))
             #expect(text.contains("MEDVAULT_SYNC_MAX_PULL_LIMIT"))
             #expect(!text.contains("lots"))
+        }
+    }
+
+    @Test("At LOG_LEVEL=trace no stored byte reaches the logs: no envelope, keyring or verification key bytes, in hex or base64")
+    func traceLogsRevealNoStoredBytes() async throws {
+        let postgres = try await TestPostgres.get()
+        let database = try await postgres.makeDatabase()
+        let server = try await ServerProcess(postgres: postgres, database: database, port: try TestPostgres.freePort(),
+                                             extraEnvironment: ["LOG_LEVEL": "trace"])
+        let vault = TestVault()
+        let keyring = try vault.sealedKeyring(String(repeating: "keyring ", count: 8))
+        let device = try await TestDevice.register(vault, client: server.client, keyring: keyring)
+        let envelopes = try (0..<5).map { try vault.seal("record \($0) " + String(repeating: "x", count: 64), record: "r\($0)") }
+        _ = try await device.pushOK(envelopes)
+        #expect(try await device.pullOK().envelopes.count == 5)
+        #expect(await server.stop(SIGTERM) == 0)
+        let logs = server.standardOutput + server.standardError
+        #expect(logs.contains("trace"), "the server did not log at trace level")
+        var stored: [Data] = [keyring, vault.signingKey.publicKey.rawRepresentation]
+        for envelope in envelopes { stored += [envelope.ciphertext, envelope.recordKey] }
+        for bytes in stored {
+            // The first and last 16 bytes, as NIO's ByteBuffer description prints them
+            // ("a0 1b …"), as plain hex and in base64.
+            for part in [bytes.prefix(16), bytes.suffix(16)] {
+                let spaced = part.map { String(format: "%02x", $0) }.joined(separator: " ")
+                #expect(!logs.contains(spaced), "stored bytes in the trace log: \(spaced)")
+                #expect(!logs.contains(part.map { String(format: "%02x", $0) }.joined()))
+            }
+            #expect(!logs.contains(bytes.base64EncodedString()))
         }
     }
 

@@ -41,6 +41,10 @@ enum HTTPSyncErrors {
     static let staleGeneration = MedVaultError(
         .conflict, reason: "the keyring's generation moved; read it again, merge and retry")
     static let conflict = MedVaultError(.conflict, reason: "the sync server reported a conflict")
+    static let registrationClosed = MedVaultError(
+        .unauthorized, reason: "the sync server registers vaults only with its deployment secret (registrationSecret)")
+    static let quotaExceeded = MedVaultError(
+        .limitExceeded, reason: "the vault is at its quota on the sync server (active devices); revoke a device first")
     static let tooLarge = MedVaultError(.limitExceeded, reason: "the request is larger than the sync server accepts")
     static let answerTooLarge = MedVaultError(.limitExceeded,
                                               reason: "the sync server's answer is larger than the configured limit")
@@ -99,6 +103,8 @@ enum HTTPSyncErrors {
         case 300..<400:
             return HTTPSyncFailure(error: badResponse("a redirect, which is not followed"), retry: .never)
         case 400: return HTTPSyncFailure(error: badRequest, retry: .never)
+        case 403 where code == .registrationClosed: return HTTPSyncFailure(error: registrationClosed, retry: .never)
+        case 403 where code == .quotaExceeded: return HTTPSyncFailure(error: quotaExceeded, retry: .never)
         case 401, 403: return HTTPSyncFailure(error: unauthorized, retry: .never)
         case 404: return HTTPSyncFailure(error: notFound, retry: .never)
         case 409:

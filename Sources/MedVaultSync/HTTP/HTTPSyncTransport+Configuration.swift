@@ -30,6 +30,10 @@ extension HTTPSyncTransport {
         public var sleep: @Sendable (Duration) async throws -> Void
         /// The jitter's draw, a number in `0..<1` (`Double.random` by default).
         public var random: @Sendable () -> Double
+        /// The server's deployment secret, sent (as `MedVault-Registration-Secret`) only
+        /// when registering a vault, for a server that registers only with it
+        /// (`MEDVAULT_SYNC_REGISTRATION_SECRET`). `nil` by default.
+        public var registrationSecret: String?
 
         /// Creates a configuration.
         public init(baseURL: URL, timeout: Duration = .seconds(30),

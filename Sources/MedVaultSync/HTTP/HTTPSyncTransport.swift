@@ -70,7 +70,15 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
 
     /// `POST /v1/vaults`; retried only where the challenge cannot have been used.
     public func register(_ request: SyncRegisterRequest) async throws -> SyncDeviceToken {
-        try await call("POST", "v1/vaults", body: request, idempotent: false)
+        var headers: [String: String] = [:]
+        if let secret = configuration.registrationSecret {
+            // Visible ASCII only, like the token: no CR/LF forges another header.
+            guard (1...512).contains(secret.utf8.count), secret.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                throw MedVaultError.validation("registrationSecret", "the registration secret is malformed")
+            }
+            headers["MedVault-Registration-Secret"] = secret
+        }
+        return try await call("POST", "v1/vaults", body: request, headers: headers, idempotent: false)
     }
 
     /// `POST /v1/vaults/{vault}/devices`; retried only where the challenge cannot have been used.
@@ -130,9 +138,10 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
     /// Sends one request, retrying as the policy allows, and decodes its answer.
     private func call<Body: Encodable, Answer: Decodable>(
         _ method: String, _ path: String, query: String? = nil, body: Body?,
-        credentials: SyncCredentials? = nil, idempotent: Bool
+        credentials: SyncCredentials? = nil, headers: [String: String] = [:], idempotent: Bool
     ) async throws -> Answer {
-        let request = try makeRequest(method, path, query: query, body: body, credentials: credentials)
+        var request = try makeRequest(method, path, query: query, body: body, credentials: credentials)
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let policy = configuration.retryPolicy
         var attempt = 1
         while true {
@@ -194,6 +203,9 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
             request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
         }
         if let body {
+            // Said, not left to the HTTP stack (URLSession on Linux sends form encoding):
+            // the server answers 415 to a body that is not declared JSON.
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             do {
                 request.httpBody = try SyncWireJSON.encoder().encode(body)
             } catch {

@@ -46,6 +46,11 @@ public struct SyncErrorCode: RawRepresentable, Sendable, Hashable, Codable, Cust
     public static let unauthorized = SyncErrorCode(rawValue: "unauthorized")
     /// 403: the signature does not verify, or the challenge is unknown, used or expired.
     public static let forbidden = SyncErrorCode(rawValue: "forbidden")
+    /// 403: the server registers vaults only with its deployment secret, and the request
+    /// did not carry it (`MedVault-Registration-Secret`).
+    public static let registrationClosed = SyncErrorCode(rawValue: "registration_closed")
+    /// 403: the vault is at one of its quotas (its active devices); nothing was stored.
+    public static let quotaExceeded = SyncErrorCode(rawValue: "quota_exceeded")
     /// 404: no such route, vault or device for this token.
     public static let notFound = SyncErrorCode(rawValue: "not_found")
     /// 409: the vault is already registered.

@@ -40,6 +40,7 @@ final class ServerProcess: @unchecked Sendable {
         environment["PGSSLMODE"] = "disable"
         environment["MEDVAULT_SYNC_PORT"] = "\(port)"
         environment["LOG_LEVEL"] = "debug"
+        environment["MEDVAULT_SYNC_METRICS_TOKEN"] = TestServer.metricsToken
         environment.merge(extraEnvironment) { $1 }
         process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: output)

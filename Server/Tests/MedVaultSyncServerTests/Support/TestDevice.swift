@@ -66,16 +66,28 @@ struct TestDevice: Sendable {
     /// Registers `vault` with a first device.
     static func register(_ vault: TestVault, client: HTTPTestClient, keyring: Data? = nil,
                          deviceID: UUID = UUID()) async throws -> TestDevice {
-        let challenge = try await challenge(vault: vault.id, device: deviceID, client: client)
-        let message = SyncDeviceProof.message(.register, challenge: challenge, vaultID: vault.id, deviceID: deviceID)
-        let request = try SyncRegisterRequest(
-            vaultID: vault.id, deviceID: deviceID, verificationKey: vault.signingKey.publicKey.rawRepresentation,
-            keyring: try SyncKeyringBlob(generation: 1, keyring: try keyring ?? vault.sealedKeyring("keyring 1")),
-            challenge: challenge, signature: try vault.signingKey.signature(for: message))
-        let response = try await client.send("POST", "/v1/vaults", json: request)
+        let response = try await registerResponse(vault, client: client, keyring: keyring, deviceID: deviceID)
         try #require(response.status == 201, "register: \(response.status) \(response.text)")
         return TestDevice(vault: vault, id: deviceID, token: try response.decode(SyncDeviceToken.self).deviceToken,
                           client: client)
+    }
+
+    /// The server's answer to registering `vault`, with `headers` added to the request.
+    static func registerResponse(_ vault: TestVault, client: HTTPTestClient, keyring: Data? = nil,
+                                 deviceID: UUID = UUID(), headers: [String: String] = [:]) async throws -> HTTPTestResponse {
+        try await client.send("POST", "/v1/vaults", body: try JSONEncoder().encode(
+            try registerRequest(vault, client: client, keyring: keyring, deviceID: deviceID)), headers: headers)
+    }
+
+    /// A register request for `vault` with a fresh challenge, signed by its key.
+    static func registerRequest(_ vault: TestVault, client: HTTPTestClient, keyring: Data? = nil,
+                                deviceID: UUID = UUID()) async throws -> SyncRegisterRequest {
+        let challenge = try await challenge(vault: vault.id, device: deviceID, client: client)
+        let message = SyncDeviceProof.message(.register, challenge: challenge, vaultID: vault.id, deviceID: deviceID)
+        return try SyncRegisterRequest(
+            vaultID: vault.id, deviceID: deviceID, verificationKey: vault.signingKey.publicKey.rawRepresentation,
+            keyring: try SyncKeyringBlob(generation: 1, keyring: try keyring ?? vault.sealedKeyring("keyring 1")),
+            challenge: challenge, signature: try vault.signingKey.signature(for: message))
     }
 
     /// Joins `vault` with a new device.

@@ -18,6 +18,8 @@ struct TestServer: Sendable {
     /// Runs `body` against a new server (over `postgres`, by default the shared one);
     /// stops the server afterwards, also on failure.
     static func with<T: Sendable>(limits: SyncServerLimits = SyncServerLimits(), postgres given: TestPostgres? = nil,
+                                  metricsToken: String? = TestServer.metricsToken, trustedProxies: Set<String> = [],
+                                  registrationSecret: String? = nil,
                                   _ body: @Sendable (TestServer) async throws -> T) async throws -> T {
         let postgres: TestPostgres
         if let given { postgres = given } else { postgres = try await TestPostgres.get() }
@@ -25,6 +27,9 @@ struct TestServer: Sendable {
         var configuration = SyncServerConfiguration(database: postgresConfiguration(postgres, database))
         configuration.port = 0
         configuration.limits = limits
+        configuration.metricsToken = metricsToken
+        configuration.trustedProxies = trustedProxies
+        configuration.registrationSecret = registrationSecret
         var logger = Logger(label: "test-sync-server")
         logger.logLevel = .warning
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -58,6 +63,9 @@ struct TestServer: Sendable {
 
     var client: HTTPTestClient { HTTPTestClient(baseURL: baseURL) }
 
+    /// The token `GET /metrics` needs on the test servers (in process and spawned).
+    static let metricsToken = "test-metrics-token-0123456789"
+
     /// `psql -At -c sql` on this server's database.
     func sql(_ sql: String) async throws -> String {
         try await postgres.psql(database, sql)
@@ -87,10 +95,12 @@ struct HTTPTestClient: Sendable {
         return URLSession(configuration: configuration)
     }()
 
-    func send(_ method: String, _ path: String, token: String? = nil, body: Data? = nil) async throws -> HTTPTestResponse {
+    func send(_ method: String, _ path: String, token: String? = nil, body: Data? = nil,
+              headers extraHeaders: [String: String] = [:]) async throws -> HTTPTestResponse {
         var request = URLRequest(url: URL(string: baseURL.absoluteString + path)!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        for (name, value) in extraHeaders { request.setValue(value, forHTTPHeaderField: name) }
         if let body {
             request.httpBody = body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
