@@ -36,6 +36,15 @@ let package = Package(
         .library(name: "MedVaultSync", targets: ["MedVaultSync"]),
         .executable(name: "medvault", targets: ["medvault"]),
     ],
+    // Off by default, so never in an app's build: the benchmark package turns it on to
+    // measure the change log's and the audit trail's cost (DatabaseConfiguration's
+    // `_changeLogDisabled`, `_auditTrailDisabled`, `VaultAuditTrail._appendSyntheticEntries`).
+    // `@_spi` alone was only a naming convention: any app could import it and switch the
+    // trail off (issue #35).
+    traits: [
+        .trait(name: "BenchmarkSwitches",
+               description: "Switches that turn the change log or the audit trail off, for make bench only."),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),

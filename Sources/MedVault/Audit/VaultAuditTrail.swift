@@ -88,8 +88,10 @@ public final class VaultAuditTrail: Sendable {
         return verdict
     }
 
+    #if BenchmarkSwitches
     /// Benchmarks only: appends `count` synthetic `update` entries of random patient ids
     /// through the writer's batch path, in transactions of 50,000 (a long trail to verify).
+    /// Signed with the real audit key: trait `BenchmarkSwitches` only.
     @_spi(Benchmarks) public func _appendSyntheticEntries(_ count: Int) async throws {
         _ = try key
         var remaining = count
@@ -99,6 +101,7 @@ public final class VaultAuditTrail: Sendable {
             remaining -= batch
         }
     }
+    #endif
 
     // MARK: - Recording (the Vault facade)
 

@@ -78,12 +78,14 @@ final class ChangeLogWriter {
         try audit.append([(table, id, operation)], now: now, device: deviceID)
     }
 
+    #if BenchmarkSwitches
     /// Appends `count` audit entries for random patient ids and no record (benchmarks only).
     func appendSyntheticAuditEntries(_ count: Int) throws {
         try load()
         try audit.append((0..<count).map { _ in (VaultTable.patient, UUID(), ChangeOperation.update) },
                          now: wallMilliseconds(), device: deviceID)
     }
+    #endif
 
     /// Appends an audit entry for an event that changes no record (an export, a backup,
     /// an unlock): the `Vault` facade's call, inside a write transaction.

@@ -25,15 +25,19 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     /// How long a statement waits for a lock held by another process before
     /// failing with a `storage` error. Default 10 seconds.
     public var busyTimeoutMilliseconds: Int32 = 10_000
+    #if BenchmarkSwitches
     /// Benchmarks only: when `true`, the repositories append nothing to the change log
     /// (and observers hear nothing of this pool's commits). It exists so that one
     /// benchmark run measures the log's cost (docs/benchmarks-method.md); a vault
-    /// opened with it breaks the log's guarantees (docs/changes.md).
+    /// opened with it breaks the log's guarantees (docs/changes.md). Compiled only with
+    /// the package trait `BenchmarkSwitches`, which no app's build enables.
     @_spi(Benchmarks) public var _changeLogDisabled = false
     /// Benchmarks only: when `true`, no audit-trail entry is written (docs/audit.md).
     /// It exists so that one benchmark run measures the trail's cost; a vault opened
-    /// with it has gaps in its trail that `verify()` cannot see.
+    /// with it has gaps in its trail that `verify()` cannot see. Trait
+    /// `BenchmarkSwitches` only.
     @_spi(Benchmarks) public var _auditTrailDisabled = false
+    #endif
 
     /// The defaults described on each property.
     public init() {}

@@ -64,8 +64,10 @@ final class LazyConnection: @unchecked Sendable {
         let logAbsent = !DatabaseFile.logExists(of: path)
         let opened = try DatabaseConnection.open(path: path, key: keyBox.key, role: role, configuration: configuration)
         checkpoints?.install(on: opened.handle)
+        #if BenchmarkSwitches
         opened.changeLog.isDisabled = configuration._changeLogDisabled
         opened.changeLog.audit.isDisabled = configuration._auditTrailDisabled
+        #endif
         opened.changeLog.audit.keys = auditKeys
         connection = opened
         logCreatedSinceOpen = logAbsent

@@ -70,8 +70,8 @@ public enum TextSafety {
         isControl(scalar) && scalar != "\n" && scalar != "\r" && scalar != "\t"
     }
 
-    /// Whether `text` holds a scalar ``isRefusedInLine(_:)`` (or, when `multiline`,
-    /// ``isRefusedInNote(_:)``) refuses.
+    /// Whether `text` holds a scalar ``isRefusedInLine(_:)-(Unicode.Scalar)`` refuses or a
+    /// misplaced joiner (or, when `multiline`, a scalar ``isRefusedInNote(_:)`` refuses).
     ///
     /// The same answer as testing every Unicode scalar, read from the UTF-8 bytes
     /// instead (validation of a 600-byte note was a visible part of a bulk insert): a

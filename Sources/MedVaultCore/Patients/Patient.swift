@@ -129,7 +129,7 @@ public struct Patient: Sendable, Hashable, Codable, Identifiable {
     /// - `address`: at most 1,000 characters.
     ///
     /// No text field may hold a control character, a line break or a bidirectional
-    /// formatting character (``TextSafety/isRefusedInLine(_:)``). Blank optional fields
+    /// formatting character (``TextSafety/isRefusedInLine(_:)-(String)``). Blank optional fields
     /// are valid: they are stored as `nil`.
     public func validationErrors(at now: Date) -> [MedVaultError] {
         var errors: [MedVaultError] = []

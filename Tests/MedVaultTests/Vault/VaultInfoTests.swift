@@ -42,7 +42,7 @@ struct VaultInfoTests {
                                                   ofItemAtPath: VaultLayout(folder: dir.url).keyring.path)
             let exposed = try await created.vault.verify()
             #expect(!exposed.isSound)
-            #expect(exposed.problems.contains { $0.contains("readable by other users") })
+            #expect(exposed.problems.contains { $0.contains("open to other users") })
             await created.vault.lock()
         }
     }

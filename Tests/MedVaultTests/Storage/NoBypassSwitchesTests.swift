@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+/// The switches that turn the change log or the audit trail off (and write synthetic,
+/// validly signed audit entries) compile only under the package trait
+/// `BenchmarkSwitches`, which only the benchmark package enables: the library an app
+/// links — this build's, made with the default traits — holds none of them, so no
+/// import, `@_spi` or otherwise, reaches them (issue #35).
+@Suite("No bypass switches in the shipped library")
+struct NoBypassSwitchesTests {
+    static let switches = ["_auditTrailDisabled", "_changeLogDisabled", "_appendSyntheticEntries",
+                           "appendSyntheticAuditEntries"]
+
+    /// The object files of the MedVault module in this build.
+    static func objectFiles() throws -> [URL] {
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for folder in [products, products.deletingLastPathComponent()] {
+            let module = folder.appendingPathComponent("MedVault.build")
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: module.path) else { continue }
+            let objects = names.filter { $0.hasSuffix(".o") }.map { module.appendingPathComponent($0) }
+            if !objects.isEmpty { return objects }
+        }
+        Issue.record("no MedVault.build folder beside \(products.path)")
+        return []
+    }
+
+    @Test("No object file of the MedVault module names a switch that turns the change log or the audit trail off")
+    func switchesAreAbsent() throws {
+        let objects = try Self.objectFiles()
+        #expect(objects.count > 50, "\(objects.count) object files: not the module's build")
+        // One that must be there: the check would see a name if it were compiled in.
+        var sawControl = false
+        for object in objects {
+            let bytes = try Data(contentsOf: object)
+            for name in Self.switches {
+                #expect(bytes.range(of: Data(name.utf8)) == nil, "\(name) is compiled into \(object.lastPathComponent)")
+            }
+            if bytes.range(of: Data("busyTimeoutMilliseconds".utf8)) != nil { sawControl = true }
+        }
+        #expect(sawControl, "the scan did not find a property every build has: it reads the wrong files")
+    }
+}
