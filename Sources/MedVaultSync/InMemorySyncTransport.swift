@@ -20,8 +20,10 @@ import MedVaultSyncWire
 /// - a revoked device's token is `unauthorized` on every route; a token of one vault
 ///   gets `notFound` on another vault.
 ///
-/// Fault injection (``failNextCalls(_:with:)``, ``dropNextPushResponse()``) lets tests
-/// play an unreachable server or a connection lost after the server stored a push;
+/// Fault injection (`failNextCalls(_:with:)`, `dropNextPushResponse()`, `tamper`) lets
+/// this package's tests play an unreachable server, a connection lost after the server
+/// stored a push, or a server that alters bytes; it has `package` access, so an app
+/// that links the library cannot reach it;
 /// ``init(persistingTo:maximumPushBytes:maximumPullBytes:)`` saves the state to a file so that a process killed mid-sync
 /// and the next one share a server.
 ///
@@ -134,14 +136,14 @@ public actor InMemorySyncTransport: SyncTransport {
 
     /// Makes the next `count` calls fail with `code` (default `offline`) before doing
     /// anything.
-    public func failNextCalls(_ count: Int, with code: MedVaultError.Code = .offline) {
+    package func failNextCalls(_ count: Int, with code: MedVaultError.Code = .offline) {
         failuresLeft = count
         failureCode = code
     }
 
     /// Makes the next push store its envelopes and then fail with `offline`, as a
     /// connection lost before the answer arrived.
-    public func dropNextPushResponse() {
+    package func dropNextPushResponse() {
         dropPushResponses += 1
     }
 
@@ -162,7 +164,7 @@ public actor InMemorySyncTransport: SyncTransport {
 
     /// Replaces the stored ciphertext of envelope `sequence` of `vaultID` with
     /// `transform(ciphertext)`: a test plays a server (or a network) that alters bytes.
-    public func tamper(vaultID: UUID, sequence: Int64, _ transform: @Sendable (Data) -> Data) throws {
+    package func tamper(vaultID: UUID, sequence: Int64, _ transform: @Sendable (Data) -> Data) throws {
         guard var vault = vaults[vaultID], let index = vault.envelopes.firstIndex(where: { $0.sequence == sequence }) else {
             throw MedVaultError(.notFound, reason: "no such envelope")
         }

@@ -61,9 +61,8 @@ public struct InMemoryMedicationStore: MedicationStore {
     }
 
     /// Makes the next write that reaches `point` fail with a storage error (once).
-    /// Testing SPI, for MedVault's transactionality tests.
-    @_spi(Testing)
-    public func _failNextWrite(at point: _MedicationFaultPoint) async {
+    /// For this package's transactionality tests: `package` access, out of an app's reach.
+    package func _failNextWrite(at point: _MedicationFaultPoint) async {
         await tables.arm(point)
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Testing) import MedVaultCore
+import MedVaultCore
 import Testing
 
 /// One implementation of ``MedicationStore`` under test, with the hooks the shared

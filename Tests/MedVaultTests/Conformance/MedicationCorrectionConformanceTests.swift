@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Testing) import MedVaultCore
+import MedVaultCore
 import Testing
 
 /// Dose-log corrections and voids (#19): the inventory follows, adherence follows, the

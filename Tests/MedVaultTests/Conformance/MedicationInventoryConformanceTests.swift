@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Testing) import MedVaultCore
+import MedVaultCore
 import Testing
 
 /// Inventory arithmetic, its transaction with the dose log, and the inventory queries.

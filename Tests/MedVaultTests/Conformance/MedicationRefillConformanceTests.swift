@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Testing) import MedVaultCore
+import MedVaultCore
 import Testing
 
 /// Strength separate from the dose, refill events, and days of supply (#19), on both stores.

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Testing) import MedVaultCore
+import MedVaultCore
 import Testing
 
 /// The stock as a ledger (`MedicationStockLedger`), on both backends: explicit stock

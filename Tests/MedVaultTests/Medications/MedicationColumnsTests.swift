@@ -1,6 +1,6 @@
 import Foundation
 @testable import MedVault
-@_spi(Testing) import MedVaultCore
+import MedVaultCore
 import Testing
 
 /// The row mappings' column enums against the schema, and the fault seam kept out

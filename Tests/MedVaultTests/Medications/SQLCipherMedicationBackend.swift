@@ -1,6 +1,6 @@
 import Foundation
 @testable import MedVault
-@_spi(Testing) import MedVaultCore
+import MedVaultCore
 import MedVaultKeys
 
 extension MedicationBackend {

@@ -1,6 +1,6 @@
 import Foundation
 @testable import MedVault
-@_spi(Testing) import MedVaultCore
+import MedVaultCore
 import Testing
 
 /// What migration 6 promises at the SQL level: revisions and refills are append-only

@@ -1,6 +1,6 @@
 import Foundation
 @testable import MedVault
-@_spi(Testing) import MedVaultCore
+import MedVaultCore
 import Testing
 
 /// What the SQLCipher medication store promises at the SQL level, beyond the shared

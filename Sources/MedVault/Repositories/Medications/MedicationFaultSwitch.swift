@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Testing) import MedVaultCore
+import MedVaultCore
 
 /// A fault point a test armed, fired at most once by the write that reaches it.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Testing) import MedVaultCore
+import MedVaultCore
 
 /// The SQLCipher `DoseLogRepository`: logs in the `dose_log` table, from
 /// ``SQLCipherMedicationStore/doseLogs``. Creating a log of a taken or late dose

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Testing) import MedVaultCore
+import MedVaultCore
 
 /// The `MedicationStore` of an encrypted MedVault database: medications,
 /// schedules and dose logs in SQLCipher tables (see `MedicationSchema`).
