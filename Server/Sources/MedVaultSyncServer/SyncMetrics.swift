@@ -1,90 +1,51 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import Prometheus
 
-/// Request counts and latency histograms, served as Prometheus text at `GET /metrics`.
+/// Request counts and latency histograms, served as Prometheus text at `GET /metrics`,
+/// kept by swift-prometheus (`PrometheusCollectorRegistry`): the exposition format,
+/// label escaping and histogram arithmetic are the library's, not this server's.
 ///
 /// Labels are the matched route's template (`/v1/vaults/{vaultId}/envelopes`, never a
 /// vault id, token, record key or envelope byte), the method (one of the API's four, or
 /// `other`) and the status: their number is bounded, whatever clients send.
-final class SyncMetrics: @unchecked Sendable {
-    // @unchecked: every stored property is either immutable or only touched while
-    // `lock` is held (see `record` and `text`).
-
-    /// Histogram bucket bounds, in seconds.
-    static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+final class SyncMetrics: Sendable {
+    /// Histogram bucket bounds: 1 ms … 10 s.
+    static let buckets: [Duration] = [
+        .milliseconds(1), .microseconds(2_500), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+        .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+        .milliseconds(2_500), .seconds(5), .seconds(10),
+    ]
     /// The route label of a request no route matched.
     static let unmatched = "unmatched"
 
-    private struct CountKey: Hashable, Comparable {
-        let route: String
-        let method: String
-        let status: Int
-
-        static func < (lhs: Self, rhs: Self) -> Bool {
-            (lhs.route, lhs.method, lhs.status) < (rhs.route, rhs.method, rhs.status)
-        }
+    // Computed: swift-prometheus's descriptor is not `Sendable`, so it cannot be a stored static.
+    static var requests: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "medvault", subsystem: "sync", metricName: "requests", unitName: "total",
+                             helpText: "Requests answered, by route, method and status.")
+    }
+    static var duration: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "medvault", subsystem: "sync", metricName: "request_duration",
+                             unitName: "seconds", helpText: "Time to answer a request, by route and method.")
     }
 
-    private struct HistogramKey: Hashable, Comparable {
-        let route: String
-        let method: String
-
-        static func < (lhs: Self, rhs: Self) -> Bool { (lhs.route, lhs.method) < (rhs.route, rhs.method) }
-    }
-
-    private struct Histogram {
-        var buckets = [Int](repeating: 0, count: SyncMetrics.buckets.count)
-        var sum = 0.0
-        var count = 0
-    }
-
-    private let lock = NSLock()
-    private var counts: [CountKey: Int] = [:]
-    private var histograms: [HistogramKey: Histogram] = [:]
+    private let registry = PrometheusCollectorRegistry()
 
     /// Records one answered request.
-    func record(route: String?, method: HTTPRequest.Method, status: Int, seconds: Double) {
+    func record(route: String?, method: HTTPRequest.Method, status: Int, duration: Duration) {
         // Hummingbird names the path of a request no route matched "NotFound".
         let route = route.flatMap { $0 == "NotFound" ? nil : Self.template($0) } ?? Self.unmatched
         let method = [.get, .post, .put, .delete].contains(method) ? method.rawValue : "other"
-        lock.lock()
-        defer { lock.unlock() }
-        counts[CountKey(route: route, method: method, status: status), default: 0] += 1
-        var histogram = histograms[HistogramKey(route: route, method: method)] ?? Histogram()
-        for (index, bound) in Self.buckets.enumerated() where seconds <= bound { histogram.buckets[index] += 1 }
-        histogram.sum += seconds
-        histogram.count += 1
-        histograms[HistogramKey(route: route, method: method)] = histogram
+        registry.makeCounter(descriptor: Self.requests,
+                             labels: [("route", route), ("method", method), ("status", String(status))]).increment()
+        registry.makeDurationHistogram(descriptor: Self.duration, labels: [("route", route), ("method", method)],
+                                       buckets: Self.buckets).record(duration)
     }
 
     /// The Prometheus text exposition (format 0.0.4).
     func text() -> String {
-        lock.lock()
-        let counts = self.counts
-        let histograms = self.histograms
-        lock.unlock()
-        var lines = [
-            "# HELP medvault_sync_requests_total Requests answered, by route, method and status.",
-            "# TYPE medvault_sync_requests_total counter",
-        ]
-        for (key, value) in counts.sorted(by: { $0.key < $1.key }) {
-            lines.append(#"medvault_sync_requests_total{route="\#(key.route)",method="\#(key.method)",status="\#(key.status)"} \#(value)"#)
-        }
-        lines += [
-            "# HELP medvault_sync_request_duration_seconds Time to answer a request, by route and method.",
-            "# TYPE medvault_sync_request_duration_seconds histogram",
-        ]
-        for (key, histogram) in histograms.sorted(by: { $0.key < $1.key }) {
-            let labels = #"route="\#(key.route)",method="\#(key.method)""#
-            for (bound, count) in zip(Self.buckets, histogram.buckets) {
-                lines.append(#"medvault_sync_request_duration_seconds_bucket{\#(labels),le="\#(bound)"} \#(count)"#)
-            }
-            lines.append(#"medvault_sync_request_duration_seconds_bucket{\#(labels),le="+Inf"} \#(histogram.count)"#)
-            lines.append("medvault_sync_request_duration_seconds_sum{\(labels)} \(histogram.sum)")
-            lines.append("medvault_sync_request_duration_seconds_count{\(labels)} \(histogram.count)")
-        }
-        return lines.joined(separator: "\n") + "\n"
+        registry.emitToString()
     }
 
     /// `/v1/vaults/:vaultId/envelopes` → `/v1/vaults/{vaultId}/envelopes`; any character
@@ -111,17 +72,12 @@ struct SyncMetricsMiddleware: RouterMiddleware {
         do {
             let response = try await next(request, context)
             metrics.record(route: context.endpointPath, method: request.method, status: response.status.code,
-                           seconds: Self.seconds(since: start))
+                           duration: ContinuousClock.now - start)
             return response
         } catch {
             metrics.record(route: context.endpointPath, method: request.method, status: 500,
-                           seconds: Self.seconds(since: start))
+                           duration: ContinuousClock.now - start)
             throw error
         }
-    }
-
-    static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 }

@@ -97,6 +97,7 @@ struct SyncEngineRestartTests {
                         let start = ContinuousClock.now
                         try await device.syncRetrying()
                         syncs.append((start, .now))
+                        await running.completed(device: index, startedAt: start)
                     }
                     return (changes, syncs)
                 }
@@ -110,7 +111,13 @@ struct SyncEngineRestartTests {
                 try await postgres.start()
                 outages.append((stopping, .now))
             }
-            try await Task.sleep(for: .milliseconds(400))
+            // Until every device finished a sync begun after the last restart: an event,
+            // not a delay (400 ms was not always enough for a retry's backoff on a busy machine).
+            let restarted = outages[outages.count - 1].end
+            let deadline = ContinuousClock.now + .seconds(120)
+            while await !running.allCompleted(after: restarted, devices: all.count), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             await running.stop()
             var changes = 0
             var syncs: [Span] = []
@@ -144,11 +151,22 @@ struct SyncEngineRestartTests {
     }
 }
 
-/// A flag the test raises to end its load loops.
+/// A flag the test raises to end its load loops, and when each device last finished a sync.
 actor StopSignal {
     private(set) var stopped = false
+    /// The start of the latest sync each device (by index) finished.
+    private var finished: [Int: ContinuousClock.Instant] = [:]
 
     func stop() {
         stopped = true
+    }
+
+    func completed(device: Int, startedAt start: ContinuousClock.Instant) {
+        finished[device] = max(finished[device] ?? start, start)
+    }
+
+    /// Whether each of `devices` finished a sync begun after `instant`.
+    func allCompleted(after instant: ContinuousClock.Instant, devices: Int) -> Bool {
+        (0..<devices).allSatisfy { finished[$0].map { $0 > instant } ?? false }
     }
 }
