@@ -76,6 +76,16 @@ public enum SyncMigrator {
             "CREATE INDEX challenges_by_expiry ON challenges (expires_at)",
             "CREATE INDEX challenges_by_device ON challenges (vault_id, device_id)",
         ]),
+        // The bytes each vault stores (ciphertext and record keys), kept by every push
+        // under the vault's row lock, for the per-vault quota; filled for existing vaults.
+        SyncMigration(name: "v2-vault-bytes", sql: [
+            "ALTER TABLE vaults ADD COLUMN stored_bytes bigint NOT NULL DEFAULT 0 CHECK (stored_bytes >= 0)",
+            """
+            UPDATE vaults SET stored_bytes = coalesce((
+                SELECT sum(octet_length(ciphertext) + octet_length(record_key)) FROM envelopes
+                WHERE envelopes.vault_id = vaults.vault_id), 0)
+            """,
+        ]),
     ]
 
     /// Applies the migrations not yet applied.

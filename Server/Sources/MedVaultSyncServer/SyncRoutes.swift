@@ -101,7 +101,10 @@ struct SyncRoutes: Sendable {
         let device = try await authenticate(request, context)
         let body = try await decode(SyncPushRequest.self, request, limit: limits.maximumPushBytes)
         guard body.envelopes.count <= limits.maximumEnvelopesPerPush else { throw SyncServerError.tooManyEnvelopes }
-        let sequences = try await store.push(body.envelopes, vaultID: device.vaultID, deviceID: device.deviceID)
+        let quota = VaultQuota(maximumEnvelopes: Int64(limits.maximumEnvelopesPerVault),
+                               maximumBytes: Int64(limits.maximumStoredBytesPerVault))
+        let sequences = try await store.push(body.envelopes, vaultID: device.vaultID, deviceID: device.deviceID,
+                                             quota: quota)
         context.logger.debug("pushed", metadata: ["envelopes": "\(sequences.count)"])
         return try json(SyncPushResponse(sequences: sequences))
     }

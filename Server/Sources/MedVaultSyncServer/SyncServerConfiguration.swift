@@ -20,6 +20,7 @@ import PostgresNIO
 /// | `MEDVAULT_SYNC_METRICS_TOKEN` | the bearer token `GET /metrics` requires; without it `/metrics` is not served | — |
 /// | `MEDVAULT_SYNC_REGISTRATION_SECRET` | the deployment secret `POST /v1/vaults` requires in `MedVault-Registration-Secret` (16 or more visible ASCII characters); unset: registration is open | — |
 /// | `MEDVAULT_SYNC_MAX_DEVICES` | active devices per vault (a join past it: 403 `quota_exceeded`) | 32 |
+/// | `MEDVAULT_SYNC_MAX_VAULT_ENVELOPES`, `MEDVAULT_SYNC_MAX_VAULT_BYTES` | envelopes and bytes (ciphertext and record keys) per vault (a push past them: 403 `quota_exceeded`, nothing of the batch stored) | 50,000,000, 50 GiB |
 /// | `MEDVAULT_SYNC_TRUSTED_PROXIES` | comma-separated IP addresses of reverse proxies whose `X-Forwarded-For` names the client (for the per-address rate limit); from any other peer the header is ignored | none |
 /// | `LOG_LEVEL` | swift-log level (the PostgreSQL driver's logs stay at `debug` or above: its `trace` lines carry row bytes) | `info` |
 public struct SyncServerConfiguration: Sendable {
@@ -115,6 +116,8 @@ public struct SyncServerConfiguration: Sendable {
             registrationSecret = secret
         }
         limits.maximumDevicesPerVault = try integer("MEDVAULT_SYNC_MAX_DEVICES", limits.maximumDevicesPerVault)
+        limits.maximumEnvelopesPerVault = try integer("MEDVAULT_SYNC_MAX_VAULT_ENVELOPES", limits.maximumEnvelopesPerVault)
+        limits.maximumStoredBytesPerVault = try integer("MEDVAULT_SYNC_MAX_VAULT_BYTES", limits.maximumStoredBytesPerVault)
         if let proxies = environment["MEDVAULT_SYNC_TRUSTED_PROXIES"] {
             let addresses = proxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             guard addresses.allSatisfy(Self.isIPAddress) else {

@@ -50,7 +50,8 @@ extension SyncServerError {
     static let registrationClosed = SyncServerError(
         .forbidden, .registrationClosed, "This server registers vaults only with its deployment secret.")
     static let quotaExceeded = SyncServerError(
-        .forbidden, .quotaExceeded, "The vault is at its quota of active devices; revoke one first. Nothing was stored.")
+        .forbidden, .quotaExceeded,
+        "The vault is at one of its quotas (active devices, envelopes or stored bytes). Nothing was stored.")
     static let vaultExists = SyncServerError(.conflict, .vaultExists, "This vault is already registered.")
     static let deviceExists = SyncServerError(.conflict, .deviceExists, "This device id is already used in this vault.")
     static let envelopeConflict = SyncServerError(

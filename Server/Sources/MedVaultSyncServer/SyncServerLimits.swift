@@ -29,6 +29,12 @@ public struct SyncServerLimits: Sendable, Hashable {
     /// Active (not revoked) devices a vault may have; a join past it is 403
     /// `quota_exceeded`. Default 32.
     public var maximumDevicesPerVault: Int = 32
+    /// Envelopes a vault may store; a push past it is 403 `quota_exceeded` and stores
+    /// nothing of its batch. Default 50,000,000.
+    public var maximumEnvelopesPerVault: Int = 50_000_000
+    /// Bytes of ciphertext and record keys a vault may store; a push past it is 403
+    /// `quota_exceeded`. Default 50 GiB.
+    public var maximumStoredBytesPerVault: Int = 50 << 30
     /// Seconds a client connection may stay idle before the server closes it. Default 30.
     /// Also bounds a graceful shutdown (SIGTERM): it waits for open connections, and an
     /// HTTP client's idle keep-alive connection would otherwise keep it waiting forever.

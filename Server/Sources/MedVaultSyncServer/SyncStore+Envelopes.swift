@@ -2,6 +2,13 @@ import Foundation
 import MedVaultSyncWire
 import PostgresNIO
 
+/// What one vault may store: envelopes (never deleted, so its last sequence) and the
+/// bytes of their ciphertexts and record keys.
+struct VaultQuota: Sendable {
+    var maximumEnvelopes = Int64.max
+    var maximumBytes = Int64.max
+}
+
 extension SyncStore {
     /// Stores a batch of envelopes in one transaction and returns each one's sequence,
     /// in request order.
@@ -11,18 +18,22 @@ extension SyncStore {
     /// order and a puller that has seen sequence n never later finds a new envelope below
     /// n. An envelope id already stored with the same bytes keeps its sequence (a retry);
     /// with other bytes the whole batch fails with ``SyncServerError/envelopeConflict``.
+    /// New envelopes that would take the vault past `quota` fail the whole batch with
+    /// ``SyncServerError/quotaExceeded`` (a retry of stored ones still answers).
     ///
     /// - Throws: ``SyncServerError/badToken`` when the device was revoked meanwhile.
-    func push(_ envelopes: [SyncEnvelope], vaultID: UUID, deviceID: UUID) async throws -> [Int64] {
+    func push(_ envelopes: [SyncEnvelope], vaultID: UUID, deviceID: UUID,
+              quota: VaultQuota = VaultQuota()) async throws -> [Int64] {
         guard !envelopes.isEmpty else { return [] }
         return try await transaction { connection in
             try await Self.requireActive(vaultID: vaultID, deviceID: deviceID, connection, logger)
 
             let locked = try await connection.guardedQuery(
-                "SELECT last_sequence FROM vaults WHERE vault_id = \(vaultID) FOR UPDATE", logger: logger)
-            var lastSequence: Int64?
-            for try await value in locked.decode(Int64.self) { lastSequence = value }
-            guard var next = lastSequence else { throw SyncServerError.notFound }
+                "SELECT last_sequence, stored_bytes FROM vaults WHERE vault_id = \(vaultID) FOR UPDATE", logger: logger)
+            var state: (sequence: Int64, bytes: Int64)?
+            for try await (sequence, bytes) in locked.decode((Int64, Int64).self) { state = (sequence, bytes) }
+            guard let (lastSequence, storedBytes) = state else { throw SyncServerError.notFound }
+            var next = lastSequence
 
             // Envelopes already stored under these ids.
             let ids = Array(Set(envelopes.map(\.id)))
@@ -52,6 +63,11 @@ extension SyncStore {
                 sequences.append(next)
             }
             guard !fresh.isEmpty else { return sequences }
+            // Envelopes are never deleted: the last sequence is the vault's envelope count.
+            let freshBytes = fresh.reduce(Int64(0)) { $0 + Int64($1.envelope.ciphertext.count + $1.envelope.recordKey.count) }
+            guard next <= quota.maximumEnvelopes, storedBytes + freshBytes <= quota.maximumBytes else {
+                throw SyncServerError.quotaExceeded
+            }
 
             // One multi-row INSERT: 5 parameters a row, far below PostgreSQL's 65,535.
             var binds = PostgresBindings(capacity: fresh.count * 5 + 1)
@@ -68,8 +84,10 @@ extension SyncStore {
                     + "($1, $\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5))"
             }
             try await connection.guardedQuery(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
-            try await connection.guardedQuery(
-                "UPDATE vaults SET last_sequence = \(next) WHERE vault_id = \(vaultID)", logger: logger)
+            try await connection.guardedQuery("""
+                UPDATE vaults SET last_sequence = \(next), stored_bytes = stored_bytes + \(freshBytes)
+                WHERE vault_id = \(vaultID)
+                """, logger: logger)
             return sequences
         }
     }

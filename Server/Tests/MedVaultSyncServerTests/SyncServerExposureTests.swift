@@ -144,4 +144,32 @@ struct SyncServerExposureTests {
             _ = try await TestDevice.join(vault, client: server.client)
         }
     }
+
+    @Test("A vault at its quota of envelopes or bytes: the push is 403 quota_exceeded and stores nothing of its batch; a retry of stored envelopes, pulls and other vaults go on")
+    func envelopeAndByteQuotas() async throws {
+        var limits = SyncServerLimits()
+        limits.maximumEnvelopesPerVault = 3
+        limits.maximumStoredBytesPerVault = 4_000
+        try await TestServer.with(limits: limits) { server in
+            let vault = TestVault()
+            let device = try await TestDevice.register(vault, client: server.client)
+            let first = try [vault.seal("one", record: "a"), vault.seal("two", record: "b")]
+            #expect(try await device.pushOK(first) == [1, 2])
+            let over = try await device.push([try vault.seal("three", record: "c"), try vault.seal("four", record: "d")])
+            #expect(over.status == 403, "\(over.text)")
+            #expect(try over.decode(SyncErrorBody.self).error == .quotaExceeded)
+            #expect(try await server.sql("SELECT count(*) FROM envelopes") == "2")
+            #expect(try await device.pushOK(first) == [1, 2], "a retry of stored envelopes still answers")
+            #expect(try await device.pullOK().envelopes.count == 2)
+
+            // Bytes: one envelope of 5 KB is past 4,000 bytes, whatever the count.
+            let other = TestVault()
+            let second = try await TestDevice.register(other, client: server.client)
+            let large = try await second.push([try other.seal(String(repeating: "x", count: 5_000), record: "z")])
+            #expect(large.status == 403 && (try? large.decode(SyncErrorBody.self).error) == .quotaExceeded, "\(large.text)")
+            #expect(try await second.pushOK([try other.seal("small", record: "s")]) == [1])
+            #expect(try await server.sql("SELECT stored_bytes FROM vaults WHERE vault_id = '\(other.id)'")
+                    == "\(try await server.sql("SELECT sum(octet_length(ciphertext) + octet_length(record_key)) FROM envelopes WHERE vault_id = '\(other.id)'"))")
+        }
+    }
 }

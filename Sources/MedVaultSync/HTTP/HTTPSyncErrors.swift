@@ -44,7 +44,8 @@ enum HTTPSyncErrors {
     static let registrationClosed = MedVaultError(
         .unauthorized, reason: "the sync server registers vaults only with its deployment secret (registrationSecret)")
     static let quotaExceeded = MedVaultError(
-        .limitExceeded, reason: "the vault is at its quota on the sync server (active devices); revoke a device first")
+        .limitExceeded,
+        reason: "the vault is at one of its quotas on the sync server (active devices, envelopes or stored bytes)")
     static let tooLarge = MedVaultError(.limitExceeded, reason: "the request is larger than the sync server accepts")
     static let answerTooLarge = MedVaultError(.limitExceeded,
                                               reason: "the sync server's answer is larger than the configured limit")

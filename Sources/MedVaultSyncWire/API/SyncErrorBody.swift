@@ -49,7 +49,8 @@ public struct SyncErrorCode: RawRepresentable, Sendable, Hashable, Codable, Cust
     /// 403: the server registers vaults only with its deployment secret, and the request
     /// did not carry it (`MedVault-Registration-Secret`).
     public static let registrationClosed = SyncErrorCode(rawValue: "registration_closed")
-    /// 403: the vault is at one of its quotas (its active devices); nothing was stored.
+    /// 403: the vault is at one of its quotas (active devices, envelopes or stored
+    /// bytes); nothing of the request was stored.
     public static let quotaExceeded = SyncErrorCode(rawValue: "quota_exceeded")
     /// 404: no such route, vault or device for this token.
     public static let notFound = SyncErrorCode(rawValue: "not_found")
