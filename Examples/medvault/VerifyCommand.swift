@@ -30,7 +30,11 @@ struct VerifyCommand: VaultCommand {
             let verification: VaultVerification
             do {
                 verification = try await withOpenVault { opened in try await opened.verify() }
-            } catch let error as MedVaultError where [.corrupted, .notADatabase, .storage].contains(error.code) {
+            } catch let error as MedVaultError
+                        where [.corrupted, .notADatabase].contains(error.code)
+                        || (error.code == .storage && error.reason.contains("MedVault refuses")) {
+                // (`storage` only for the file-type refusals — a link, a pipe —, not a busy
+                // database or an I/O error, which are failures to run, status 8.)
                 // The vault's files did not open: a damaged, truncated or extended
                 // database, a removed audit table, a keyring or companion that is a link
                 // or a special file. A finding of `verify`, not a failure to run it.

@@ -178,7 +178,14 @@ public actor SyncEngine {
         var result = SyncResult()
         result.keyring = try await syncKeyring(credentials)
         try await sealPending(credentials)
-        result.uploaded += try await pushOutbox(credentials)
+        // A push the server refuses for size or quota (`limitExceeded`, not retried) must not
+        // stop this device from receiving the others' changes: pull, then report it.
+        do {
+            result.uploaded += try await pushOutbox(credentials)
+        } catch let refused as MedVaultError where refused.code == .limitExceeded {
+            try await pull(credentials, into: &result)
+            throw refused
+        }
         try await pull(credentials, into: &result)
         try await sealPending(credentials)
         result.uploaded += try await pushOutbox(credentials)

@@ -42,7 +42,8 @@ public struct SyncCredentials: Sendable, Hashable, CustomStringConvertible {
 /// - `notFound`: no such vault.
 /// - `conflict`: the vault or device already exists (register, join), another envelope
 ///   already has this id, or the keyring's generation moved (``putKeyring(_:as:)``).
-/// - `rateLimited` (with `retryAfter`), `limitExceeded` (a body or batch too large).
+/// - `rateLimited` (with `retryAfter`), `limitExceeded` (a body or batch too large, or the
+///   vault at one of the server's quotas: active devices, envelopes, stored bytes).
 /// - `serverError`, `badResponse`: the server failed or answered something unusable.
 public protocol SyncTransport: Sendable {
     /// Asks for a one-time challenge to sign, bound to `request`'s vault and device

@@ -14,7 +14,8 @@ struct ValidationFastPathTests {
         for value in values {
             guard let scalar = Unicode.Scalar(UInt32(value)) else { continue }
             let character = String(Character(scalar))
-            for text in [character, "a\(character)b", "¿Qué día?\(character)ñ"] {
+            for text in [character, "a\(character)b", "¿Qué día?\(character)ñ",
+                         "\(character)\u{200D}a", "a\u{200C}\(character)"] {
                 let inLine = Self.refusedInLineByDefinition(text)
                 let inNote = text.unicodeScalars.contains(where: TextSafety.isRefusedInNote)
                 #expect(TextSafety.containsRefused(text, multiline: false) == inLine, "U+\(String(value, radix: 16)) line")
@@ -29,10 +30,12 @@ struct ValidationFastPathTests {
         let scalars = Array(text.unicodeScalars)
         func letterOrMark(_ index: Int) -> Bool {
             guard scalars.indices.contains(index) else { return false }
-            let properties = scalars[index].properties
-            switch properties.generalCategory {
-            case .nonspacingMark, .spacingMark, .enclosingMark: return true
-            default: return properties.isAlphabetic
+            switch scalars[index].properties.generalCategory {
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+                 .nonspacingMark, .spacingMark, .enclosingMark:
+                return true
+            default:
+                return false
             }
         }
         return scalars.indices.contains { index in

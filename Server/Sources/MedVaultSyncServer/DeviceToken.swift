@@ -32,7 +32,7 @@ enum DeviceToken {
     /// Whether two secrets are equal, in a time that does not depend on where they differ.
     static func constantTimeEqual(_ presented: String, _ expected: String) -> Bool {
         let a = Array(presented.utf8), b = Array(expected.utf8)
-        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
+        var difference: UInt8 = a.count == b.count ? 0 : 1
         for index in 0..<b.count {
             difference |= (index < a.count ? a[index] : 0) ^ b[index]
         }

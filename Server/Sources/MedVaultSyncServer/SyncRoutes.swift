@@ -194,14 +194,17 @@ struct SyncRoutes: Sendable {
     /// address of `X-Forwarded-For` that is not itself a trusted proxy. From any other
     /// peer the header is ignored (a client could name any address to dodge its limit).
     func clientAddress(_ request: Request, _ context: SyncRequestContext) -> String {
-        guard trustedProxies.contains(context.remoteAddress) else { return context.remoteAddress }
+        let peer = SyncServerConfiguration.canonicalAddress(context.remoteAddress) ?? context.remoteAddress
+        guard trustedProxies.contains(peer) else { return peer }
         let hops = request.headers[values: Self.forwardedFor]
             .flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-        for hop in hops.reversed() where !trustedProxies.contains(hop) {
-            return SyncServerConfiguration.isIPAddress(hop) ? hop : context.remoteAddress
+            .map { SyncServerConfiguration.canonicalAddress($0.trimmingCharacters(in: .whitespaces)) }
+        for hop in hops.reversed() {
+            // A hop that is not a bare address (a port appended, garbage): the proxy's.
+            guard let hop else { return peer }
+            if !trustedProxies.contains(hop) { return hop }
         }
-        return context.remoteAddress
+        return peer
     }
 
     /// Spends the challenge, then verifies the Ed25519 signature; any failure is 403.
@@ -218,7 +221,7 @@ struct SyncRoutes: Sendable {
     /// Reads a JSON body of at most `limit` bytes.
     ///
     /// A `Content-Type` other than `application/json` (optionally `; charset=utf-8`) is
-    /// 415; none at all is read as JSON (the clients of earlier releases sent none). A
+    /// 415; none at all is read as JSON (a client that omits it is not refused). A
     /// body in another encoding than UTF-8 — a byte-order mark, UTF-16's zero bytes — is
     /// 400 before JSON is parsed: Foundation's decoder would guess and accept it.
     func decode<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int) async throws -> T {

@@ -119,11 +119,12 @@ public struct SyncServerConfiguration: Sendable {
         limits.maximumEnvelopesPerVault = try integer("MEDVAULT_SYNC_MAX_VAULT_ENVELOPES", limits.maximumEnvelopesPerVault)
         limits.maximumStoredBytesPerVault = try integer("MEDVAULT_SYNC_MAX_VAULT_BYTES", limits.maximumStoredBytesPerVault)
         if let proxies = environment["MEDVAULT_SYNC_TRUSTED_PROXIES"] {
-            let addresses = proxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard addresses.allSatisfy(Self.isIPAddress) else {
+            let addresses = proxies.split(separator: ",").map { Self.canonicalAddress($0.trimmingCharacters(in: .whitespaces)) }
+            let canonical = addresses.compactMap { $0 }
+            guard canonical.count == addresses.count else {
                 throw SyncConfigurationError(variable: "MEDVAULT_SYNC_TRUSTED_PROXIES")
             }
-            trustedProxies = Set(addresses)
+            trustedProxies = Set(canonical)
         }
         if let level = environment["LOG_LEVEL"] {
             guard let parsed = Logger.Level(rawValue: level) else { throw SyncConfigurationError(variable: "LOG_LEVEL") }
@@ -155,12 +156,24 @@ extension SyncServerConfiguration {
         }
     }
 
+    /// `localhost`, or an IP address in 127.0.0.0/8 or `::1`; a host *name* is never
+    /// loopback by its spelling (`127.db.example.org` is remote).
     static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        if host == "localhost" { return true }
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        guard let address = canonicalAddress(bare) else { return false }
+        return address == "::1" || address.hasPrefix("127.")
     }
 
-    static func isIPAddress(_ text: String) -> Bool {
-        (try? SocketAddress(ipAddress: text, port: 0)) != nil
+    /// The address as the server prints a peer's (IPv4 dotted, IPv6 compressed lower
+    /// case, an IPv4-mapped IPv6 address as IPv4), or `nil` when `text` is not one: a
+    /// proxy listed as `0:0:0:0:0:0:0:1` matches a peer seen as `::1`.
+    static func canonicalAddress(_ text: String) -> String? {
+        guard let address = try? SocketAddress(ipAddress: text, port: 0), let printed = address.ipAddress else {
+            return nil
+        }
+        if printed.hasPrefix("::ffff:"), printed.contains(".") { return String(printed.dropFirst("::ffff:".count)) }
+        return printed
     }
 }
 

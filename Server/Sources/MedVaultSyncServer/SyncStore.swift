@@ -36,6 +36,11 @@ struct SyncStore: Sendable {
         let hash = Self.hash(challenge)
         return try await transaction { connection in
             try await connection.guardedQuery("DELETE FROM challenges WHERE expires_at < now()", logger: logger)
+            // Requests for one (vault, device) one at a time: concurrent ones would each
+            // count the same rows and overshoot the cap.
+            try await connection.guardedQuery(
+                "SELECT pg_advisory_xact_lock(hashtextextended(\(vaultID.uuidString + deviceID.uuidString), 0))",
+                logger: logger)
             let rows = try await connection.guardedQuery("""
                 INSERT INTO challenges (challenge_hash, vault_id, device_id, expires_at)
                 SELECT \(hash), \(vaultID), \(deviceID), now() + make_interval(secs => \(Double(lifetimeSeconds)))

@@ -3,6 +3,7 @@ import MedVault
 import MedVaultCore
 import MedVaultSync
 import MedVaultSyncWire
+import MedVaultSyncServer
 import Testing
 
 /// The library's `SyncEngine` with `HTTPSyncTransport`, real vaults on disk, against this
@@ -82,6 +83,27 @@ struct SyncEngineEndToEndTests {
             #expect(onA.body == onNothing.body)
             #expect(try await stranger.engine.sync().downloaded == 0)
             #expect(try await stranger.vault.exportAllRecords().isEmpty)
+        } }
+    }
+
+    @Test("A device whose push meets the vault's envelope quota still receives the others' changes, then reports limitExceeded")
+    func quotaDoesNotStopPulls() async throws {
+        var limits = SyncServerLimits()
+        limits.maximumEnvelopesPerVault = 12   // two records of 6 envelopes
+        try await EngineDevices.with { devices in try await TestServer.with(limits: limits) { server in
+            let transport = try makeTransport(server.baseURL)
+            let a = try await devices.register(transport, batchSize: 7)
+            try await EngineRecords.add(to: a.vault, marker: "Ana")
+            #expect(try await a.engine.sync().uploaded == 6)
+            let b = try await devices.join(a, transport, batchSize: 7)
+            _ = try await b.engine.sync()
+            try await EngineRecords.add(to: a.vault, marker: "Luis")
+            _ = try await a.engine.sync()   // the vault is at its quota now
+            try await EngineRecords.add(to: b.vault, marker: "Marta")
+            let refused = await #expect(throws: MedVaultError.self) { _ = try await b.engine.sync() }
+            #expect(refused?.code == .limitExceeded, "\(String(describing: refused))")
+            #expect(try await b.vault.patients.search("Luis", filter: .all, limit: 10).count == 1,
+                    "the refused push stopped the pull")
         } }
     }
 

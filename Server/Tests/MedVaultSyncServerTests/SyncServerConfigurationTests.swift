@@ -24,10 +24,11 @@ struct SyncServerConfigurationTests {
             "MEDVAULT_SYNC_MAX_PUSH_ENVELOPES": "42", "MEDVAULT_SYNC_RATE_PER_SECOND": "2.5",
             "PGSSLMODE": "verify-full", "LOG_LEVEL": "debug", "MEDVAULT_SYNC_IDLE_TIMEOUT_SECONDS": "7",
             "MEDVAULT_SYNC_METRICS_TOKEN": "scrape-0123456789abcdef",
-            "MEDVAULT_SYNC_TRUSTED_PROXIES": "10.0.0.2, ::1",
+            "MEDVAULT_SYNC_TRUSTED_PROXIES": "10.0.0.2, 0:0:0:0:0:0:0:1, ::ffff:192.0.2.4",
         ])
         #expect(configuration.metricsToken == "scrape-0123456789abcdef")
-        #expect(configuration.trustedProxies == ["10.0.0.2", "::1"])
+        // As the server prints a peer: compressed IPv6, IPv4-mapped addresses as IPv4.
+        #expect(configuration.trustedProxies == ["10.0.0.2", "::1", "192.0.2.4"])
         #expect(configuration.database.host == "db.internal")
         #expect(configuration.database.port == 6543)
         #expect(configuration.database.username == "sync")
@@ -57,7 +58,11 @@ struct SyncServerConfigurationTests {
                     ["PGSSLMODE": mode, "MEDVAULT_SYNC_DATABASE_ALLOW_PLAINTEXT": "1"]) { $1 })
             }
         }
-        for host in ["127.0.0.1", "localhost", "::1"] {
+        // A host *name* that starts like a loopback address is remote.
+        #expect(throws: SyncConfigurationError(variable: "PGSSLMODE")) {
+            try SyncServerConfiguration(environment: ["PGHOST": "127.db.example.org", "PGSSLMODE": "disable"])
+        }
+        for host in ["127.0.0.1", "127.8.9.10", "localhost", "::1"] {
             for mode in ["disable", "prefer", "require", "verify-full"] {
                 _ = try SyncServerConfiguration(environment: ["PGHOST": host, "PGSSLMODE": mode])
             }

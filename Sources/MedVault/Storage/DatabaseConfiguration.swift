@@ -30,7 +30,7 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     /// (and observers hear nothing of this pool's commits). It exists so that one
     /// benchmark run measures the log's cost (docs/benchmarks-method.md); a vault
     /// opened with it breaks the log's guarantees (docs/changes.md). Compiled only with
-    /// the package trait `BenchmarkSwitches`, which no app's build enables.
+    /// the package trait `BenchmarkSwitches`, off by default (the benchmark package's).
     @_spi(Benchmarks) public var _changeLogDisabled = false
     /// Benchmarks only: when `true`, no audit-trail entry is written (docs/audit.md).
     /// It exists so that one benchmark run measures the trail's cost; a vault opened

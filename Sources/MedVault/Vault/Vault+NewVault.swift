@@ -48,8 +48,11 @@ extension Vault {
         }
         let pool: VaultDatabase
         do {
-            try removeInterruptedCreation(layout)
-            try markCreation(layout)
+            // An unlink and a folder fsync: on a thread of their own, as every file sync.
+            try await BlockingWork.run {
+                try removeInterruptedCreation(layout)
+                try markCreation(layout)
+            }
             pool = try await VaultDatabase.open(
                 at: layout.database, key: databaseKey, mode: .createIfMissing,
                 migrator: MedVaultSchema.migrator(appending: options.appMigrations), configuration: options.database
@@ -63,12 +66,17 @@ extension Vault {
         } catch {
             await pool.close()
             DatabaseFile.removeNewlyCreated(layout.database)
+            // The write may have failed after its rename (syncing the folder): a keyring
+            // without its database would leave a folder that neither opens nor is created.
+            unlink(layout.keyring.path)
             unlink(layout.creationMarker.path)
             presence.release()
             throw error
         }
-        // The vault is whole: a marker a crash leaves now is removed by the next open.
-        unlink(layout.creationMarker.path)
+        // The vault is whole. The marker's removal is synced, so that a power cut cannot
+        // bring it back beside a vault with records (a crash before that: the next open
+        // removes it).
+        _ = try? await BlockingWork.run { try removeMarker(layout) }
         return NewVaultFiles(pool: pool, presence: presence)
     }
 
@@ -82,9 +90,18 @@ extension Vault {
 
     /// Whether the folder holds what a creation killed before its keyring left: the
     /// marker and no keyring.
+    /// Only a keyring that is certainly absent (`ENOENT`) counts: an I/O error reading
+    /// the folder never makes a vault's database look abandoned.
     static func isInterruptedCreation(_ layout: VaultLayout) -> Bool {
         var status = stat()
-        return lstat(layout.creationMarker.path, &status) == 0 && lstat(layout.keyring.path, &status) != 0
+        guard lstat(layout.creationMarker.path, &status) == 0 else { return false }
+        return lstat(layout.keyring.path, &status) != 0 && errno == ENOENT
+    }
+
+    /// Removes the creation marker of a whole vault and syncs the folder.
+    static func removeMarker(_ layout: VaultLayout) throws {
+        guard unlink(layout.creationMarker.path) == 0 else { return }
+        try DatabaseFile.syncFolder(of: layout.creationMarker)
     }
 
     /// Creates the creation marker (kept if an interrupted creation left one) and syncs

@@ -207,7 +207,7 @@ public final class Vault: Sendable {
             }
             try KeyringFile.removeTemporaryFiles(besides: layout.keyring)
             // A creation killed after writing the keyring left its marker: the vault is whole.
-            unlink(layout.creationMarker.path)
+            try removeMarker(layout)
             let alone = try presence.upgradeIfAlone()
             defer { if alone { presence.downgrade() } }
             // The database is opened with the cipher settings the keyring recorded for it.

@@ -58,7 +58,7 @@ enum JSONShape: Equatable {
     }
 
     /// The path of the first key of `self` that `known` lacks and whose value is not
-    /// `null`, or `nil`. Array elements are compared in order.
+    /// `null`, `[]` or `{}`, or `nil`. Array elements are compared in order.
     func unknownKey(comparedWith known: JSONShape, path: String = "") -> String? {
         switch (self, known) {
         case (.object(let members), .object(let knownMembers)):
@@ -66,7 +66,9 @@ enum JSONShape: Equatable {
             for member in members {
                 let here = Self.join(path, member.key)
                 guard let counterpart = lookup[member.key] else {
-                    if member.value == .null { continue }
+                    // Absent from the encoding: an optional written as null, or a
+                    // collection an encoder omits when empty.
+                    if member.value == .null || member.value == .array([]) || member.value == .object([]) { continue }
                     return here
                 }
                 if let inner = member.value.unknownKey(comparedWith: counterpart, path: here) { return inner }

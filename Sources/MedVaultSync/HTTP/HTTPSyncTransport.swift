@@ -203,9 +203,6 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
             request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
         }
         if let body {
-            // Said, not left to the HTTP stack (URLSession on Linux sends form encoding):
-            // the server answers 415 to a body that is not declared JSON.
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             do {
                 request.httpBody = try SyncWireJSON.encoder().encode(body)
             } catch {

@@ -3,9 +3,9 @@ import Testing
 
 /// The switches that turn the change log or the audit trail off (and write synthetic,
 /// validly signed audit entries) compile only under the package trait
-/// `BenchmarkSwitches`, which only the benchmark package enables: the library an app
-/// links — this build's, made with the default traits — holds none of them, so no
-/// import, `@_spi` or otherwise, reaches them (issue #35).
+/// `BenchmarkSwitches`, off by default (only the benchmark package's manifest names it):
+/// the library an app links with the default traits — this build's — holds none of
+/// them, so no import, `@_spi` or otherwise, reaches them (issue #35).
 @Suite("No bypass switches in the shipped library")
 struct NoBypassSwitchesTests {
     static let switches = ["_auditTrailDisabled", "_changeLogDisabled", "_appendSyntheticEntries",
