@@ -40,14 +40,17 @@ enum JSONInput {
     /// The object in `data`, whose keys must all be among `keys`.
     ///
     /// - Parameter what: What the object describes, for the message ("the patient").
-    /// - Throws: ``CLIError`` with status ``ExitCodes/invalidInput`` naming the first
-    ///   unknown key (escaped, at most 64 characters), never a value.
+    /// - Throws: ``CLIError`` with status ``ExitCodes/invalidInput`` naming a key given
+    ///   twice or the first unknown key (escaped, at most 64 characters), never a value.
     static func object(_ data: Data, of what: String, keys: [String]) throws -> [String: Any] {
         guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
             throw invalid("the JSON input is not valid JSON")
         }
         guard let fields = object as? [String: Any] else {
             throw invalid("the JSON input must be one object with \(what)'s fields")
+        }
+        if let repeated = StrictJSON.repeatedKey(in: data) {
+            throw invalid("the JSON input has the field \"\(repeated)\" twice")
         }
         let known = Set(keys)
         if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {

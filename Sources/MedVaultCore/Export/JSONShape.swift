@@ -221,3 +221,20 @@ enum JSONShape: Equatable {
         }
     }
 }
+
+/// Checks that JSON decoders do not make: for tools that read records from JSON (the
+/// `medvault` CLI's `--json` input), as ``PatientRecordExport/documents(jsonData:)`` does
+/// for imports.
+///
+/// ```swift
+/// StrictJSON.repeatedKey(in: Data(#"{"a": 1, "a": 2}"#.utf8))   // "a"
+/// ```
+public enum StrictJSON {
+    /// The path (`sessions[0].status`) of the first key that appears twice in one object
+    /// — `JSONDecoder` and `JSONSerialization` keep one of the values without a word —
+    /// escaped and at most 120 characters; `nil` when there is none, or when `data` is not
+    /// JSON (the decoder then says why).
+    public static func repeatedKey(in data: Data) -> String? {
+        JSONShape(data)?.repeatedKey().map { TextSafety.escaped(String($0.prefix(120))) }
+    }
+}

@@ -60,6 +60,8 @@ struct CLIJSONInputTests {
             ("{\"firstName\": \"\(marker)\", \"lastName\": \"\(marker)\", \"dateOfBirth\": \"1984-03-07\", \"ssn\": \"\(marker)\"}",
              "unknown field \"ssn\""),
             ("{\"firstName\": \"\(marker)\", \"dateOfBirth\": \"1984-03-07\"}", "lastName: is required"),
+            ("{\"firstName\": \"Ana\", \"lastName\": \"\(marker)\", \"lastName\": \"R\", \"dateOfBirth\": \"1984-03-07\"}",
+             "the field \"lastName\" twice"),
             ("{\"firstName\": \"\(marker)\", \"lastName\": 7, \"dateOfBirth\": \"1984-03-07\"}", "lastName: must be a JSON string"),
             ("{\"firstName\": \"\(marker)\", \"lastName\": \"\(marker)\", \"dateOfBirth\": \"1984-13-07\"}", "dateOfBirth"),
             ("{\"firstName\": \"\(marker)\\u001b[31m\", \"lastName\": \"R\", \"dateOfBirth\": \"1984-03-07\"}", "firstName"),

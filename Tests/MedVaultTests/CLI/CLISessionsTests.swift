@@ -101,6 +101,7 @@ struct CLISessionsTests {
                 (#"{"date": "2026-11-20T10:00:00Z", "notes": 7}"#, "notes: has a value of the wrong kind"),
                 (#"{"date": "2026-11-20T10:00:00Z", "notes": "sad\u001b[31m"}"#, "notes: must not contain"),
                 (#"[1]"#, "must be one object"),
+                (#"{"date": "2026-11-20T10:00:00Z", "notes": "sad", "notes": "other"}"#, "the field \"notes\" twice"),
             ]
             for (json, message) in refused {
                 let result = try await add(json)
