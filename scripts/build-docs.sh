@@ -6,7 +6,9 @@
 #
 # Symbol graphs come from `swift package dump-symbol-graph`, which builds the package in
 # .build with the given flags (pass the same ones as the main build so it is reused) and
-# extracts the public symbols of every module. No plugin is declared in Package.swift, so
+# extracts the public symbols of every module. It builds with every package trait on
+# (BenchmarkSwitches too): the next `swift build`/`swift test` rebuilds the module with the
+# default traits, which is why CI runs the tests before this. No plugin is declared in Package.swift, so
 # apps that depend on MedVault resolve nothing more.
 set -euo pipefail
 cd "$(dirname "$0")/.."

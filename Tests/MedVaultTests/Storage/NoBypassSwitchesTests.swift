@@ -27,6 +27,18 @@ struct NoBypassSwitchesTests {
     @Test("No object file of the MedVault module names a switch that turns the change log or the audit trail off")
     func switchesAreAbsent() throws {
         let objects = try Self.objectFiles()
+        // `make docs` (swift package dump-symbol-graph) rebuilds the module with every
+        // trait on; a `swift test --skip-build` right after would scan those objects, not
+        // the ones this binary was linked from. `swift test` alone rebuilds them.
+        let linked = (try? FileManager.default.attributesOfItem(
+            atPath: CommandLine.arguments[0])[.modificationDate] as? Date) ?? .distantFuture
+        let rebuilt = objects.filter {
+            ((try? FileManager.default.attributesOfItem(atPath: $0.path)[.modificationDate] as? Date) ?? .distantPast) > linked
+        }
+        try #require(rebuilt.isEmpty, """
+            \(rebuilt.count) objects were rebuilt after this test binary (make docs builds with every trait): \
+            run swift test without --skip-build
+            """)
         #expect(objects.count > 50, "\(objects.count) object files: not the module's build")
         // One that must be there: the check would see a name if it were compiled in.
         var sawControl = false
