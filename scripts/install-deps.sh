@@ -13,6 +13,8 @@
 #   --break-system-packages, since it is a self-contained wheel.
 # - Python's fhir.resources (PyPI, pinned; its R4B models): the independent validator of
 #   the FHIR R4 export, driven by Tests/Scripts/fhir_validate.py. Installed the same way.
+# - Python's argon2-cffi and cryptography (PyPI): the independent offline guesser of
+#   Tests/Scripts/keyring_guess.py, which the sync server's tests run against its pg_dump.
 # Prints a clear message and fails where none of this works.
 set -euo pipefail
 
@@ -34,6 +36,11 @@ FHIR_RESOURCES_VERSION=7.1.0
 have_fhir_resources() {
   command -v python3 >/dev/null 2>&1 &&
     python3 -c 'from fhir.resources.R4B import construct_fhir_element' >/dev/null 2>&1
+}
+
+have_guesser_modules() {
+  command -v python3 >/dev/null 2>&1 &&
+    python3 -c 'import argon2.low_level, cryptography.hazmat.primitives.ciphers.aead' >/dev/null 2>&1
 }
 
 # apt-get install "$@" as root or through sudo; fails with a message otherwise.
@@ -99,7 +106,7 @@ fi
 
 # MARK: - Python's sqlcipher3 (SQLCipher 4), for the compatibility test
 
-if have_sqlcipher3 && have_fhir_resources; then
+if have_sqlcipher3 && have_fhir_resources && have_guesser_modules; then
   exit 0
 fi
 
@@ -115,12 +122,12 @@ if ! have_python_pip; then
   exit 1
 fi
 
-echo "Installing the Python modules sqlcipher3 (PyPI sqlcipher3-binary) and fhir.resources ..." >&2
+echo "Installing the Python modules sqlcipher3 (PyPI sqlcipher3-binary), fhir.resources, argon2-cffi and cryptography ..." >&2
 pip_log=$(mktemp)
 trap 'rm -f "$pip_log"' EXIT
 pip_install() {
   PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check "$@" \
-    sqlcipher3-binary "fhir.resources==$FHIR_RESOURCES_VERSION"
+    sqlcipher3-binary "fhir.resources==$FHIR_RESOURCES_VERSION" argon2-cffi cryptography
 }
 if ! pip_install 2>"$pip_log"; then
   if grep -qi 'externally-managed' "$pip_log"; then
@@ -138,5 +145,9 @@ if ! have_sqlcipher3; then
 fi
 if ! have_fhir_resources; then
   echo "python3 still cannot import fhir.resources.R4B after 'pip install fhir.resources==$FHIR_RESOURCES_VERSION'." >&2
+  exit 1
+fi
+if ! have_guesser_modules; then
+  echo "python3 still cannot import argon2 (argon2-cffi) and cryptography after installing them." >&2
   exit 1
 fi

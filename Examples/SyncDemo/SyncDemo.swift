@@ -46,13 +46,17 @@ struct SyncDemo {
         let pushed = try await laptopSync.sync()
         print("laptop: created \(patient.fullName) and synced: \(pushed.uploaded) envelope(s) uploaded in \(elapsed(timer.now - started))")
 
-        // 2. The tablet: the keyring, the same password, a folder and database of its own.
-        guard let laptopCredentials = try await laptopSync.credentials() else {
+        // 2. The tablet: the sealed keyring, the sync secret (the laptop shows it for the
+        //    recovery kit; the server never sees it), the same password, a folder and
+        //    database of its own.
+        guard let laptopCredentials = try await laptopSync.credentials(),
+              let syncSecret = try await laptopSync.syncSecret() else {
             throw MedVaultError(.invalidArgument, reason: "the laptop did not register")
         }
         let tabletTransport = try HTTPSyncTransport(configuration: .init(baseURL: server))
         let keyring = try await tabletTransport.keyring(as: laptopCredentials)
-        let tablet = try await Vault.join(at: folder.appendingPathComponent("tablet"), keyring: keyring.keyring, password: password)
+        let tablet = try await Vault.join(at: folder.appendingPathComponent("tablet"), keyring: keyring.keyring,
+                                          syncSecret: syncSecret, password: password)
         let tabletSync = SyncEngine(vault: tablet, transport: tabletTransport)
         try await tabletSync.join()
         started = timer.now

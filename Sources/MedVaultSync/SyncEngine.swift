@@ -75,8 +75,9 @@ public actor SyncEngine {
     }
 
     /// Registers the vault at the server with this device as its first, publishing the
-    /// vault's keyring (its slots are wrapped: the server cannot use it) and the public
-    /// half of the vault's device-signing key.
+    /// vault's keyring sealed under a new sync secret (``syncSecret()``: show it to the
+    /// user for the recovery kit; the server never sees it, so it cannot test password
+    /// guesses against the keyring) and the public half of the vault's device-signing key.
     ///
     /// When the server already has the vault (this call's earlier answer was lost, or
     /// another device registered it), this device joins it instead (``join()``), which
@@ -87,7 +88,10 @@ public actor SyncEngine {
     public func register() async throws {
         let deviceID = try await localDeviceID()
         let vaultID = vault.vaultID
-        let keyring = try SyncKeyringBlob(generation: 1, keyring: try Data(contentsOf: vault.layout.keyring))
+        let secret = try await ensureSyncSecret()
+        let counter = try await vault.database.read { db in try SyncSecretRecord.keyringCounter(db) } + 1
+        let keyring = try SyncKeyringBlob(generation: 1, keyring: try SealedKeyring.seal(
+            try KeyringFile.read(at: vault.layout.keyring), counter: counter, secret: secret))
         let challenge = try await transport.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: deviceID))
         let message = SyncDeviceProof.message(.register, challenge: challenge.challenge, vaultID: vaultID, deviceID: deviceID)
         let (publicKey, signature) = try await vault.withSyncKeys { keys in
@@ -146,6 +150,36 @@ public actor SyncEngine {
         let signature = try await vault.withSyncKeys { keys in try keys.signForDevice(Array(message)) }
         return try await transport.join(vaultID: vaultID, try SyncJoinRequest(
             deviceID: deviceID, challenge: challenge.challenge, signature: Data(signature)))
+    }
+
+    /// The vault's sync secret, for the recovery kit: the app shows it once the vault is
+    /// registered (or joined), to be written down with the recovery key. A new device
+    /// joins with it and the password (``Vault/join(at:keyring:syncSecret:password:options:)``).
+    ///
+    /// - Returns: The secret, or `nil` before this device registered, joined or was given it.
+    /// - Throws: Storage errors; `locked`.
+    public func syncSecret() async throws -> SyncSecret? {
+        try await vault.database.read { db in try SyncSecretRecord.secret(db) }
+    }
+
+    /// Gives this device the vault's sync secret, after checking that it opens the keyring
+    /// the server holds: for a device that synced before the secret existed, once another
+    /// device created it (``SyncKeyringOutcome/syncSecretNeeded``), or one that lost the
+    /// race to create it (``SyncKeyringOutcome/notAdopted(_:)`` with `wrongSyncSecret`).
+    /// A keyring the server still holds in the clear cannot check it: the secret is kept,
+    /// and the next sync seals the keyring under it.
+    ///
+    /// - Throws: `wrongSyncSecret` when it does not open the server's keyring (nothing is
+    ///   stored); `invalidArgument` before ``register()`` or ``join()``; transport errors.
+    public func adoptSyncSecret(_ secret: SyncSecret) async throws {
+        let server = try await transport.keyring(as: try await requireCredentials())
+        if SealedKeyring.isSealed(server.keyring) {
+            let sealed = try SealedKeyring(opening: server.keyring, secret: secret)
+            guard sealed.vaultID == vault.vaultID else {
+                throw MedVaultError(.wrongSyncSecret, reason: "the server's keyring belongs to another vault")
+            }
+        }
+        try await vault.database.write { db in try SyncSecretRecord.setSecret(secret, db) }
     }
 
     /// Revokes another device of the vault at the server: its token stops working.

@@ -62,8 +62,14 @@ public enum SyncKeyringOutcome: Sendable, Hashable {
     /// does not parse or authenticate: damaged, forged, another vault's), `schemaTooNew`
     /// (a newer format), `conflict` (other cipher settings, or this device's password
     /// changed while the sync read it: the next sync publishes that change) or
-    /// `invalidArgument` (its slots cannot be merged). Tried again at the next sync.
+    /// `invalidArgument` (its slots cannot be merged), `wrongSyncSecret` (sealed under a
+    /// sync secret this device does not hold: give it the vault's with
+    /// ``SyncEngine/adoptSyncSecret(_:)``). Tried again at the next sync.
     case notAdopted(MedVaultError.Code)
+    /// The server's keyring is sealed under the vault's sync secret and this device has
+    /// none yet (it synced before the secret existed, and another device created it):
+    /// give it the secret with ``SyncEngine/adoptSyncSecret(_:)``. Records still sync.
+    case syncSecretNeeded
 }
 
 /// A record of this device that sync does not send, and why. It never carries the

@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals | sync secret
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -518,7 +518,7 @@ sealed_through INTEGER NOT NULL DEFAULT 0,
 pulled_through INTEGER NOT NULL DEFAULT 0,
 keyring_generation INTEGER NOT NULL DEFAULT 0,
 keyring_sha256 BLOB
-)
+, sync_secret BLOB CHECK (sync_secret IS NULL OR length(sync_secret) = 16), keyring_counter INTEGER NOT NULL DEFAULT 0 CHECK (keyring_counter >= 0))
 
 -- table sync_unsent_record on sync_unsent_record
 CREATE TABLE sync_unsent_record (

@@ -43,8 +43,9 @@ struct CloneRun {
 
         guard let credentials = try await first.credentials() else { throw LoadError("the first device did not register") }
         let keyring = try await transport.keyring(as: credentials)
+        guard let secret = try await first.syncSecret() else { throw LoadError("the first device has no sync secret") }
         let clone = try await Vault.join(at: URL(fileURLWithPath: folder + "/clone"), keyring: keyring.keyring,
-                                         password: password, options: options)
+                                         syncSecret: secret, password: password, options: options)
         let engine = SyncEngine(vault: clone, transport: transport, batchSize: 500)
         try await engine.join()
         log("clone: cloning")

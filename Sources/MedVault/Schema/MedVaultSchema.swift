@@ -23,6 +23,7 @@ public enum MedVaultSchema {
         .init("sync attachment staging", apply: SyncAttachmentStagingSchema.createStaging),
         .init("medication stock ledger", apply: MedicationStockLedgerSchema.createStockLedger),
         .init("sync refusals", apply: SyncRefusalSchema.createRefusals),
+        .init("sync secret", apply: SyncSecretSchema.addSyncSecret),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a

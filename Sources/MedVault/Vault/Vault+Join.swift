@@ -4,17 +4,19 @@ import MedVaultKeys
 
 extension Vault {
     /// Creates this device's copy of a vault that another device created: the keyring
-    /// the sync server holds (another device published it) is unlocked with the owner's
-    /// password, and `folder` gets this device's own keyring — the same vault key in the
-    /// same password and recovery slots, a new database key of its own, none of the
-    /// other device's platform slots — and an empty database under that key. The sync
-    /// engine (module MedVaultSync) then joins the server and pulls every record.
+    /// the sync server holds (another device published it, sealed under the vault's sync
+    /// secret) is opened with the sync secret and unlocked with the owner's password, and
+    /// `folder` gets this device's own keyring — the same vault key in the same password
+    /// and recovery slots, a new database key of its own, none of the other device's
+    /// platform slots — and an empty database under that key, holding the sync secret.
+    /// The sync engine (module MedVaultSync) then joins the server and pulls every record.
     ///
     /// For example:
     ///
     /// ```swift
     /// let blob = try await transport.keyring(as: credentials)
-    /// let vault = try await Vault.join(at: folder, keyring: blob.keyring, password: password)
+    /// let secret = try SyncSecret(parsing: typedFromTheRecoveryKit)
+    /// let vault = try await Vault.join(at: folder, keyring: blob.keyring, syncSecret: secret, password: password)
     /// ```
     ///
     /// The vault gets its own device id, so its changes are told apart from the other
@@ -23,40 +25,55 @@ extension Vault {
     ///
     /// - Parameters:
     ///   - folder: An empty or new folder (as for ``create(at:password:options:)``).
-    ///   - keyring: The keyring file's bytes.
+    ///   - keyring: The sealed keyring's bytes, as the server serves them.
+    ///   - syncSecret: The vault's sync secret (an enrolled device shows it; the recovery
+    ///     kit holds it).
     ///   - password: The owner's password.
     ///   - options: Key-derivation and database options (the cipher settings are the
     ///     keyring's).
     /// - Returns: The open vault, with no records until the sync engine pulls them.
-    /// - Throws: `corrupted` for bytes that are not a keyring; `wrongPassword`;
-    ///   `duplicate` when the folder already holds a vault. Nothing is left in the
-    ///   folder on error.
-    public static func join(at folder: URL, keyring: Data, password: Password,
+    /// - Throws: `wrongSyncSecret` when the secret does not open the keyring;
+    ///   `invalidArgument` for a keyring published in the clear by an earlier build (sync
+    ///   an enrolled device of this version first: it seals it); `corrupted` for bytes
+    ///   that are not a keyring; `wrongPassword`; `duplicate` when the folder already
+    ///   holds a vault. Nothing is left in the folder on error.
+    public static func join(at folder: URL, keyring: Data, syncSecret: SyncSecret, password: Password,
                             options: Options = Options()) async throws -> Vault {
-        let keyring = try Keyring(serialized: Array(keyring))
-        let vaultKey = try await BlockingWork.run { try keyring.unlock(password: password) }
-        return try await joined(at: folder, keyring: keyring, vaultKey: vaultKey, options: options)
+        let sealed = try openSealed(keyring, syncSecret)
+        let vaultKey = try await BlockingWork.run { try sealed.keyring.unlock(password: password) }
+        return try await joined(at: folder, sealed: sealed, syncSecret: syncSecret, vaultKey: vaultKey, options: options)
     }
 
-    /// Creates this device's copy of a vault from its keyring, unlocked with the
-    /// recovery key (see ``join(at:keyring:password:options:)``).
+    /// Creates this device's copy of a vault from its sealed keyring, unlocked with the
+    /// recovery key (see ``join(at:keyring:syncSecret:password:options:)``).
     ///
     /// - Parameters:
     ///   - folder: An empty or new folder.
-    ///   - keyring: The keyring file's bytes.
+    ///   - keyring: The sealed keyring's bytes, as the server serves them.
+    ///   - syncSecret: The vault's sync secret.
     ///   - recoveryKey: The vault's recovery key.
     ///   - options: Key-derivation and database options.
     /// - Returns: The open vault.
-    /// - Throws: `wrongRecoveryKey`, and the errors of ``join(at:keyring:password:options:)``.
-    public static func join(at folder: URL, keyring: Data, recoveryKey: RecoveryKey,
+    /// - Throws: `wrongRecoveryKey`, and the errors of
+    ///   ``join(at:keyring:syncSecret:password:options:)``.
+    public static func join(at folder: URL, keyring: Data, syncSecret: SyncSecret, recoveryKey: RecoveryKey,
                             options: Options = Options()) async throws -> Vault {
-        let keyring = try Keyring(serialized: Array(keyring))
-        let vaultKey = try keyring.unlock(recoveryKey: recoveryKey)
-        return try await joined(at: folder, keyring: keyring, vaultKey: vaultKey, options: options)
+        let sealed = try openSealed(keyring, syncSecret)
+        let vaultKey = try sealed.keyring.unlock(recoveryKey: recoveryKey)
+        return try await joined(at: folder, sealed: sealed, syncSecret: syncSecret, vaultKey: vaultKey, options: options)
     }
 
-    private static func joined(at folder: URL, keyring: Keyring, vaultKey: SecureBytes,
+    private static func openSealed(_ bytes: Data, _ secret: SyncSecret) throws -> SealedKeyring {
+        guard SealedKeyring.isSealed(bytes) || (try? Keyring(serialized: Array(bytes))) == nil else {
+            throw MedVaultError(.invalidArgument, field: "keyring", reason:
+                "the server's keyring was published in the clear by an earlier build; sync an enrolled device of this version first, which seals it")
+        }
+        return try SealedKeyring(opening: bytes, secret: secret)
+    }
+
+    private static func joined(at folder: URL, sealed: SealedKeyring, syncSecret: SyncSecret, vaultKey: SecureBytes,
                                options: Options) async throws -> Vault {
+        let keyring = sealed.keyring
         let layout = VaultLayout(folder: folder)
         var handedOver = false
         defer { if !handedOver { vaultKey.wipe() } }
@@ -72,7 +89,11 @@ extension Vault {
         let auditKey = try AuditKey(vaultKey: vaultKey, vaultID: local.vaultID)
         var options = options
         options.database.cipherSettings = local.cipherSettings
-        let files = try await createFiles(in: layout, keyring: local, databaseKey: databaseKey, options: options)
+        let counter = sealed.counter
+        let files = try await createFiles(in: layout, keyring: local, databaseKey: databaseKey, options: options) { db in
+            try SyncSecretRecord.setSecret(syncSecret, db)
+            try SyncSecretRecord.raiseKeyringCounter(to: counter, db)
+        }
         handedOver = true
         return try await auditingUnlock(Vault(layout: layout, keyring: local, vaultKey: vaultKey, auditKey: auditKey,
                                               pool: files.pool, presence: files.presence, options: options))
@@ -99,8 +120,7 @@ extension Vault {
     ///   `conflict` when it has other cipher settings, or the shared slots are no longer
     ///   `expected`; `locked`.
     @discardableResult
-    package func adoptSyncedKeyring(_ bytes: Data, replacingSharedSlots expected: Data? = nil) async throws -> Data {
-        let incoming = try Keyring(serialized: Array(bytes))
+    package func adoptSyncedKeyring(_ incoming: Keyring, replacingSharedSlots expected: Data? = nil) async throws -> Data {
         guard incoming.vaultID == vaultID else {
             throw MedVaultError(.corrupted, reason: "the synced keyring belongs to another vault")
         }

@@ -28,12 +28,16 @@ extension Vault {
     /// created is left open or locked (a database it created is removed if the keyring
     /// could not be written).
     ///
+    /// - Parameter seed: Rows to write in the new database before the keyring exists (a
+    ///   joined vault's sync secret): a failure leaves nothing, as any other before the
+    ///   keyring.
     /// - Returns: The open pool and the presence lock held shared, for the new `Vault`.
     /// - Throws: `duplicate` when the folder already holds a vault; `vaultInUse` when
     ///   another process holds its presence lock; `locked`/timeout of the keyring lock;
     ///   storage errors.
     static func createFiles(in layout: VaultLayout, keyring: Keyring, databaseKey: SecureBytes,
-                            options: Options) async throws -> NewVaultFiles {
+                            options: Options,
+                            seed: (@Sendable (DatabaseConnection) throws -> Void)? = nil) async throws -> NewVaultFiles {
         let presence = try VaultFileLock(layout.presenceLock)
         let keyringLock = try VaultFileLock(layout.keyringLock)
         defer { keyringLock.release() }
@@ -62,6 +66,7 @@ extension Vault {
             throw error
         }
         do {
+            if let seed { try await pool.write { db in try seed(db) } }
             try KeyringFile.write(keyring, to: layout.keyring)
         } catch {
             await pool.close()

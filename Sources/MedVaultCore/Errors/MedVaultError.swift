@@ -29,6 +29,9 @@ public struct MedVaultError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let wrongRecoveryKey = Code(rawValue: "wrongRecoveryKey")
         /// The raw data key does not decrypt the database.
         public static let wrongKey = Code(rawValue: "wrongKey")
+        /// The sync secret does not open the keyring the sync server holds: well-formed,
+        /// but not this vault's (or the server's bytes were changed).
+        public static let wrongSyncSecret = Code(rawValue: "wrongSyncSecret")
         /// The vault was locked; unlock it again before using it.
         public static let locked = Code(rawValue: "locked")
 

@@ -28,15 +28,15 @@ public struct RecoveryKey: Sendable, Equatable, CustomStringConvertible, CustomD
 
     /// Number of key bytes.
     static let keyLength = 32
-    /// Number of checksum bytes.
-    static let checksumLength = 3
     /// Number of groups in ``formatted``.
     public static let groupCount = 8
     /// Characters per group in ``formatted``.
     public static let groupLength = 7
 
-    private static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
-    private static let checksumLabel = Array("MedVault recovery key checksum v1".utf8)
+    /// 32 key bytes and a 3-byte checksum: 280 bits, 56 symbols.
+    private static let text = CheckedBase32(
+        secretLength: keyLength, checksumLength: 3, groupCount: groupCount, groupLength: groupLength,
+        checksumLabel: "MedVault recovery key checksum v1", field: "recoveryKey")
 
     /// A new random recovery key from the system's secure random generator.
     public static func generate() -> RecoveryKey {
@@ -66,41 +66,7 @@ public struct RecoveryKey: Sendable, Equatable, CustomStringConvertible, CustomD
     ///   Wipe your own copy afterwards.
     /// - Throws: As ``init(parsing:)-(String)``.
     public init<Bytes: Collection>(parsing text: Bytes) throws where Bytes.Element == UInt8 {
-        let symbolCount = Self.groupCount * Self.groupLength
-        var count = 0
-        for byte in text where !Self.isSeparator(byte) {
-            guard Self.value(of: byte) != nil else {
-                throw MedVaultError(.invalidArgument, field: "recoveryKey", reason: "invalid character")
-            }
-            count += 1
-        }
-        guard count == symbolCount else {
-            throw MedVaultError(.invalidArgument, field: "recoveryKey", reason: "wrong length")
-        }
-        let symbols = SecureBytes(count: symbolCount) { buffer in
-            var index = 0
-            for byte in text where !Self.isSeparator(byte) {
-                buffer[index] = Self.value(of: byte) ?? 0
-                index += 1
-            }
-        }
-        defer { symbols.wipe() }
-        let decoded = try symbols.withUnsafeBytes { source in
-            SecureBytes(count: Self.keyLength + Self.checksumLength) { target in Self.unpack(source, into: target) }
-        }
-        defer { decoded.wipe() }
-        let matches = try decoded.withUnsafeBytes { bytes in
-            let key = UnsafeRawBufferPointer(rebasing: bytes[0..<Self.keyLength])
-            return Array(bytes[Self.keyLength...]) == Self.checksum(of: key)
-        }
-        guard matches else {
-            throw MedVaultError(.invalidArgument, field: "recoveryKey", reason: "checksum mismatch")
-        }
-        self.bytes = try decoded.withUnsafeBytes { bytes in
-            SecureBytes(count: Self.keyLength) { target in
-                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[0..<Self.keyLength]))
-            }
-        }
+        self.bytes = try Self.text.parse(text)
     }
 
     /// The key as 8 groups of 7 Crockford base32 characters joined by hyphens.
@@ -108,37 +74,7 @@ public struct RecoveryKey: Sendable, Equatable, CustomStringConvertible, CustomD
     /// The key, its checksum and its symbols are assembled in ``SecureBytes`` buffers;
     /// only the returned `String` holds the text, and it cannot be wiped: show it and let
     /// it go. Reading a wiped key (the vault was locked) yields an empty string.
-    public var formatted: String {
-        let symbolCount = Self.groupCount * Self.groupLength
-        let payloadLength = Self.keyLength + Self.checksumLength
-        guard let symbols = try? bytes.withUnsafeBytes({ key -> SecureBytes in
-            let payload = SecureBytes(count: payloadLength) { buffer in
-                buffer.copyMemory(from: key)
-                let checksum = Self.checksum(of: key)
-                for (offset, byte) in checksum.enumerated() { buffer[key.count + offset] = byte }
-            }
-            defer { payload.wipe() }
-            return try payload.withUnsafeBytes { source in
-                SecureBytes(count: symbolCount) { target in Self.pack(source, into: target) }
-            }
-        }) else { return "" }
-        defer { symbols.wipe() }
-        let textLength = symbolCount + Self.groupCount - 1
-        return (try? symbols.withUnsafeBytes { source in
-            String(unsafeUninitializedCapacity: textLength) { text in
-                var position = 0
-                for index in 0..<symbolCount {
-                    if index > 0, index % Self.groupLength == 0 {
-                        text[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    text[position] = Self.alphabet[Int(source[index])]
-                    position += 1
-                }
-                return position
-            }
-        }) ?? ""
-    }
+    public var formatted: String { Self.text.format(bytes) }
 
     /// Compares the keys in constant time.
     public static func == (lhs: RecoveryKey, rhs: RecoveryKey) -> Bool { lhs.bytes == rhs.bytes }
@@ -147,67 +83,4 @@ public struct RecoveryKey: Sendable, Equatable, CustomStringConvertible, CustomD
     public var description: String { "RecoveryKey(redacted)" }
     /// Never shows the key.
     public var debugDescription: String { description }
-
-    // MARK: - Encoding
-
-    /// The checksum: the first bytes of SHA-256(label ‖ key), hashed by ``SecureSHA256``
-    /// so that no hash context keeps the key after it is released.
-    private static func checksum(of key: UnsafeRawBufferPointer) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: SecureSHA256.digestLength)
-        checksumLabel.withUnsafeBytes { label in
-            digest.withUnsafeMutableBytes { SecureSHA256.hash([label, key], into: $0) }
-        }
-        return Array(digest.prefix(checksumLength))
-    }
-
-    private static func isSeparator(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "\t")
-            || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
-    }
-
-    /// Crockford decoding: case-insensitive, I/L → 1, O → 0, U refused.
-    private static func value(of byte: UInt8) -> UInt8? {
-        var upper = byte
-        if (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(upper) { upper -= 32 }
-        switch upper {
-        case UInt8(ascii: "I"), UInt8(ascii: "L"): return 1
-        case UInt8(ascii: "O"): return 0
-        default:
-            guard let index = alphabet.firstIndex(of: upper) else { return nil }
-            return UInt8(index)
-        }
-    }
-
-    /// Big-endian bits, 5 per symbol; 35 bytes make exactly 56 symbols.
-    private static func pack(_ bytes: UnsafeRawBufferPointer, into symbols: UnsafeMutableRawBufferPointer) {
-        var buffer: UInt32 = 0
-        var bits = 0
-        var position = 0
-        for byte in bytes {
-            buffer = (buffer << 8) | UInt32(byte)
-            bits += 8
-            while bits >= 5, position < symbols.count {
-                symbols[position] = UInt8((buffer >> UInt32(bits - 5)) & 0x1F)
-                position += 1
-                bits -= 5
-            }
-        }
-        buffer = 0
-    }
-
-    private static func unpack(_ symbols: UnsafeRawBufferPointer, into bytes: UnsafeMutableRawBufferPointer) {
-        var buffer: UInt32 = 0
-        var bits = 0
-        var position = 0
-        for symbol in symbols {
-            buffer = (buffer << 5) | UInt32(symbol)
-            bits += 5
-            if bits >= 8, position < bytes.count {
-                bytes[position] = UInt8((buffer >> UInt32(bits - 8)) & 0xFF)
-                position += 1
-                bits -= 8
-            }
-        }
-        buffer = 0
-    }
 }

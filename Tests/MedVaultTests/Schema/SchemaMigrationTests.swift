@@ -13,7 +13,8 @@ struct SchemaMigrationTests {
                            "medication strength, dose corrections and refills",
                            "medication schedule lifecycle and reminders",
                            "session signatures and addenda", "change log", "sync state", "audit trail",
-                           "sync attachment staging", "medication stock ledger", "sync refusals"]
+                           "sync attachment staging", "medication stock ledger", "sync refusals",
+                           "sync secret"]
 
     @Test("A new database records MedVault's migrations by name, in order, and user_version counts them")
     func newDatabaseRecordsNames() async throws {

@@ -31,7 +31,8 @@ struct SyncAttachmentCrashTests {
             let engineA = SyncEngine(vault: first, transport: setup)
             try await engineA.register()
             let blob = try await setup.keyring(as: try #require(try await engineA.credentials()))
-            let second = try await Vault.join(at: folderB, keyring: blob.keyring, password: password, options: options)
+            let second = try await Vault.join(at: folderB, keyring: blob.keyring,
+                                              syncSecret: try #require(try await engineA.syncSecret()), password: password, options: options)
             try await SyncEngine(vault: second, transport: setup).join()
             await second.lock()
 

@@ -59,7 +59,8 @@ struct SyncCloneCrashTests {
         for round in 0..<rounds {
             let folder = dir.file("device-b\(round)")
             let joining = try InMemorySyncTransport(persistingTo: serverFile)
-            let clone = try await Vault.join(at: folder, keyring: blob.keyring, password: password, options: options)
+            let clone = try await Vault.join(at: folder, keyring: blob.keyring,
+                                             syncSecret: try #require(try await engineA.syncSecret()), password: password, options: options)
             try await SyncEngine(vault: clone, transport: joining).join()
             await clone.lock()
 

@@ -39,9 +39,10 @@ struct SyncCrashTests {
         let engineA = SyncEngine(vault: first, transport: setup)
         try await engineA.register()
         let blob = try await setup.keyring(as: try #require(try await engineA.credentials()))
+        let secret = try #require(try await engineA.syncSecret())
         await first.lock()
-        let deviceB = try await Vault.join(at: dir.file("device-b"), keyring: blob.keyring, password: password,
-                                           options: options)
+        let deviceB = try await Vault.join(at: dir.file("device-b"), keyring: blob.keyring, syncSecret: secret,
+                                           password: password, options: options)
         defer { Task { await deviceB.lock() } }
         try await SyncEngine(vault: deviceB, transport: setup).join()
 

@@ -143,7 +143,8 @@ struct SyncFailureTests {
             defer { Task { await devices.lockAll() } }
             try await SyncFixtures.addRecord(to: devices.vaults[0])
             let blob = try await devices.server.keyring(as: try #require(try await devices.engines[0].credentials()))
-            let third = try await Vault.join(at: dir.file("recovered"), keyring: blob.keyring,
+            let secret = try #require(try await devices.engines[0].syncSecret())
+            let third = try await Vault.join(at: dir.file("recovered"), keyring: blob.keyring, syncSecret: secret,
                                              recoveryKey: devices.recoveryKey, options: VaultFixtures.options)
             defer { Task { await third.lock() } }
             let engine = SyncEngine(vault: third, transport: devices.server)
@@ -155,8 +156,8 @@ struct SyncFailureTests {
             #expect(try await SyncFixtures.export(third) == exports[0])
             // A wrong password cannot make a device of the vault.
             do {
-                _ = try await Vault.join(at: dir.file("wrong"), keyring: blob.keyring, password: try Password("wrong"),
-                                         options: VaultFixtures.options)
+                _ = try await Vault.join(at: dir.file("wrong"), keyring: blob.keyring, syncSecret: secret,
+                                         password: try Password("wrong"), options: VaultFixtures.options)
                 Issue.record("joined with a wrong password")
             } catch let error as MedVaultError {
                 #expect(error.code == .wrongPassword)

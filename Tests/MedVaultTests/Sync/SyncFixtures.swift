@@ -27,7 +27,8 @@ struct SyncDevices {
         var engines = [firstEngine]
         for n in 1..<max(count, 1) {
             let blob = try await server.keyring(as: try #require(await firstEngine.credentials()))
-            let vault = try await Vault.join(at: dir.file("device-\(n)"), keyring: blob.keyring, password: password,
+            let vault = try await Vault.join(at: dir.file("device-\(n)"), keyring: blob.keyring,
+                                             syncSecret: try #require(try await firstEngine.syncSecret()), password: password,
                                              options: VaultFixtures.options)
             let engine = SyncEngine(vault: vault, transport: server, batchSize: batchSize)
             try await engine.join()

@@ -92,7 +92,8 @@ struct SyncKeyringHostileTests {
             #expect(result.keyring == .published)
             let published = try #require(await stale.published.last)
             #expect(published.expectedGeneration == old.generation)
-            #expect(try Keyring(serialized: Array(published.keyring.keyring)).sharedSlotsDigest
+            let secret = try #require(try await devices.engines[1].syncSecret())
+            #expect(try SealedKeyring(opening: published.keyring.keyring, secret: secret).keyring.sharedSlotsDigest
                 == (try KeyringFile.read(at: devices.vaults[1].layout.keyring).sharedSlotsDigest))
             #expect(try Self.opens(devices.vaults[1], second))
             #expect(try !Self.opens(devices.vaults[1], first))
@@ -126,7 +127,8 @@ struct SyncKeyringHostileTests {
             let credentials = try #require(try await devices.engines[0].credentials())
             // The new device is made from the keyring as it was…
             let blob = try await devices.server.keyring(as: credentials)
-            let joined = try await Vault.join(at: dir.file("late"), keyring: blob.keyring, password: first,
+            let joined = try await Vault.join(at: dir.file("late"), keyring: blob.keyring,
+                                              syncSecret: try #require(try await devices.engines[0].syncSecret()), password: first,
                                               options: VaultFixtures.options)
             defer { Task { await joined.lock() } }
             // …then the password changes on the first device before the new one joins.

@@ -94,7 +94,9 @@ actor EngineDevices {
     /// password opens it, and the engine joins with the vault's device-signing key.
     func join(_ existing: EngineDevice, _ transport: HTTPSyncTransport, batchSize: Int = 200) async throws -> EngineDevice {
         let blob = try await transport.keyring(as: try await existing.credentials())
-        let vault = try await Vault.join(at: nextFolder(), keyring: blob.keyring, password: try Password(Self.password),
+        let vault = try await Vault.join(at: nextFolder(), keyring: blob.keyring,
+                                         syncSecret: try #require(try await existing.engine.syncSecret()),
+                                         password: try Password(Self.password),
                                          options: Vault.Options(kdf: .fastForTestsOnly))
         vaults.append(vault)
         let device = EngineDevice(vault: vault, engine: SyncEngine(vault: vault, transport: transport, batchSize: batchSize))

@@ -1,0 +1,18 @@
+/// Migration "sync secret" (issue #31): the vault's sync secret and the keyring
+/// publication counter, in the one `sync_state` row.
+///
+/// - `sync_secret`: the 16 bytes of `SyncSecret` (module MedVaultKeys) that seal the
+///   keyring this device publishes; it never leaves the devices except as the recovery
+///   kit. `NULL` until the device registers, joins or upgrades.
+/// - `keyring_counter`: the highest sealed-keyring counter this device published or
+///   adopted; a keyring the server serves with a counter not past it is not adopted.
+///
+/// Frozen: its SQL is a literal.
+enum SyncSecretSchema {
+    static func addSyncSecret(_ db: DatabaseConnection) throws {
+        try db.executeScript("""
+            ALTER TABLE sync_state ADD COLUMN sync_secret BLOB CHECK (sync_secret IS NULL OR length(sync_secret) = 16);
+            ALTER TABLE sync_state ADD COLUMN keyring_counter INTEGER NOT NULL DEFAULT 0 CHECK (keyring_counter >= 0);
+            """)
+    }
+}

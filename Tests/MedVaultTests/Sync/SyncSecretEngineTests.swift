@@ -1,0 +1,142 @@
+import Foundation
+@testable import MedVault
+import MedVaultCore
+import MedVaultKeys
+@testable import MedVaultSync
+import MedVaultSyncWire
+import Testing
+
+/// The keyring the server holds is sealed under the vault's sync secret (issue #31): the
+/// server cannot test a password against it, cannot make a device take an older one, and
+/// a device joins only with the secret. Devices that synced before the secret existed
+/// upgrade through the server.
+@Suite("Sync secret: the server holds a sealed keyring and cannot roll it back")
+struct SyncSecretEngineTests {
+    @Test("Register and a password change publish the keyring sealed: nothing of a device's keyring file but the vault id reaches the server")
+    func serverHoldsOnlySealedBytes() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let credentials = try #require(try await devices.engines[0].credentials())
+            for round in 0..<2 {
+                if round == 1 {
+                    try await devices.vaults[0].changePassword(from: try VaultFixtures.password(),
+                                                               to: try Password("segunda contraseña"))
+                    #expect(try await devices.engines[0].sync().keyring == .published)
+                }
+                let held = Array(try await devices.server.keyring(as: credentials).keyring)
+                #expect(SealedKeyring.isSealed(Data(held)))
+                let file = try KeyringFile.read(at: devices.vaults[0].layout.keyring).serialized()
+                // Past the header (magic, version, flags, the vault id the server knows anyway).
+                for start in stride(from: 28, to: file.count - 16, by: 4) {
+                    #expect(held.firstRange(of: file[start..<(start + 16)]) == nil)
+                }
+                let secret = try #require(try await devices.engines[0].syncSecret())
+                #expect(try SealedKeyring(opening: Data(held), secret: secret).counter == UInt64(round + 1))
+            }
+            #expect(try await devices.engines[1].sync().keyring == .adopted)
+            #expect(try await devices.engines[1].syncSecret() == devices.engines[0].syncSecret())
+        }
+    }
+
+    @Test("Joining with another sync secret is wrongSyncSecret, with a keyring in the clear invalidArgument; nothing is left in the folder")
+    func joinNeedsTheSecret() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(1, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let blob = try await devices.server.keyring(as: try #require(try await devices.engines[0].credentials()))
+            let folder = dir.file("joining")
+            do {
+                _ = try await Vault.join(at: folder, keyring: blob.keyring, syncSecret: SyncSecret.generate(),
+                                         password: try VaultFixtures.password(), options: VaultFixtures.options)
+                Issue.record("joined with another secret")
+            } catch let error as MedVaultError {
+                #expect(error.code == .wrongSyncSecret)
+            }
+            let plain = try Data(contentsOf: devices.vaults[0].layout.keyring)
+            let secret = try #require(try await devices.engines[0].syncSecret())
+            do {
+                _ = try await Vault.join(at: folder, keyring: plain, syncSecret: secret,
+                                         password: try VaultFixtures.password(), options: VaultFixtures.options)
+                Issue.record("joined from a keyring in the clear")
+            } catch let error as MedVaultError {
+                #expect(error.code == .invalidArgument)
+                #expect(error.field == "keyring")
+            }
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("records.medvault").path))
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("records.medvault.keyring").path))
+        }
+    }
+
+    @Test("A server that serves an older sealed keyring under a higher generation is not followed: the new password stays")
+    func relabelledKeyringIsNotAdopted() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let first = try VaultFixtures.password()
+            let second = try Password("segunda contraseña")
+            let credentials = try #require(try await devices.engines[1].credentials())
+            let old = try await devices.server.keyring(as: credentials)
+            try await devices.vaults[0].changePassword(from: first, to: second)
+            #expect(try await devices.engines[0].sync().keyring == .published)
+            #expect(try await devices.engines[1].sync().keyring == .adopted)
+            let current = try await devices.server.keyring(as: credentials)
+
+            // The old (leaked) password's keyring, relabelled past the server's generation.
+            let relabelled = try SyncKeyringBlob(generation: current.generation + 10, keyring: old.keyring)
+            for device in 0..<2 {
+                let hostile = KeyringOverrideTransport(devices.server, keyring: .serve(relabelled))
+                let result = try await SyncEngine(vault: devices.vaults[device], transport: hostile).sync()
+                #expect(result.keyring == .published)
+                #expect(try SyncKeyringHostileTests.opens(devices.vaults[device], second))
+                #expect(try !SyncKeyringHostileTests.opens(devices.vaults[device], first))
+            }
+        }
+    }
+
+    @Test("Devices that synced before the secret: the first to sync seals the keyring; the other is told, gets the secret, and password changes flow again")
+    func upgradeFromAKeyringInTheClear() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let credentials = try #require(try await devices.engines[0].credentials())
+            // Today's format on both sides: no secret on the devices, the keyring in the clear on the server.
+            for vault in devices.vaults {
+                try await vault.database.write { db in
+                    try db.execute("UPDATE sync_state SET sync_secret = NULL, keyring_counter = 0")
+                }
+            }
+            let current = try await devices.server.keyring(as: credentials)
+            _ = try await devices.server.putKeyring(try SyncKeyringUpdate(
+                expectedGeneration: current.generation,
+                keyring: try SyncKeyringBlob(generation: current.generation + 1,
+                                             keyring: try Data(contentsOf: devices.vaults[0].layout.keyring))),
+                as: credentials)
+
+            #expect(try await devices.engines[0].sync().keyring == .published)
+            let secret = try #require(try await devices.engines[0].syncSecret())
+            #expect(SealedKeyring.isSealed(try await devices.server.keyring(as: credentials).keyring))
+
+            let patient = try await devices.vaults[0].patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
+            _ = try await devices.engines[0].sync()
+            let told = try await devices.engines[1].sync()
+            #expect(told.keyring == .syncSecretNeeded)
+            #expect(try await devices.vaults[1].patients.get(patient.id).id == patient.id)
+            do {
+                try await devices.engines[1].adoptSyncSecret(SyncSecret.generate())
+                Issue.record("took a secret that does not open the server's keyring")
+            } catch let error as MedVaultError {
+                #expect(error.code == .wrongSyncSecret)
+            }
+            #expect(try await devices.engines[1].syncSecret() == nil)
+            try await devices.engines[1].adoptSyncSecret(try SyncSecret(parsing: secret.formatted))
+            #expect(try await devices.engines[1].sync().keyring == .unchanged)
+
+            let second = try Password("segunda contraseña")
+            try await devices.vaults[1].changePassword(from: try VaultFixtures.password(), to: second)
+            #expect(try await devices.engines[1].sync().keyring == .published)
+            #expect(try await devices.engines[0].sync().keyring == .adopted)
+            #expect(try SyncKeyringHostileTests.opens(devices.vaults[0], second))
+        }
+    }
+}
