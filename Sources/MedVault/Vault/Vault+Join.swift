@@ -34,12 +34,15 @@ extension Vault {
     /// - Returns: The open vault, with no records until the sync engine pulls them.
     /// - Throws: `wrongSyncSecret` when the secret does not open the keyring;
     ///   `invalidArgument` for a keyring published in the clear by an earlier build (sync
-    ///   an enrolled device of this version first: it seals it); `corrupted` for bytes
+    ///   an enrolled device of this version first: it seals it), or one whose Argon2
+    ///   costs exceed `options.maximumSyncedArgon2MemoryKiB` (refused before any
+    ///   derivation); `corrupted` for bytes
     ///   that are not a keyring; `wrongPassword`; `duplicate` when the folder already
     ///   holds a vault. Nothing is left in the folder on error.
     public static func join(at folder: URL, keyring: Data, syncSecret: SyncSecret, password: Password,
                             options: Options = Options()) async throws -> Vault {
         let sealed = try openSealed(keyring, syncSecret)
+        try options.checkSyncedKeyringCost(sealed.keyring)
         let vaultKey = try await BlockingWork.run { try sealed.keyring.unlock(password: password) }
         return try await joined(at: folder, sealed: sealed, syncSecret: syncSecret, vaultKey: vaultKey, options: options)
     }
@@ -59,6 +62,7 @@ extension Vault {
     public static func join(at folder: URL, keyring: Data, syncSecret: SyncSecret, recoveryKey: RecoveryKey,
                             options: Options = Options()) async throws -> Vault {
         let sealed = try openSealed(keyring, syncSecret)
+        try options.checkSyncedKeyringCost(sealed.keyring)
         let vaultKey = try sealed.keyring.unlock(recoveryKey: recoveryKey)
         return try await joined(at: folder, sealed: sealed, syncSecret: syncSecret, vaultKey: vaultKey, options: options)
     }
@@ -116,14 +120,16 @@ extension Vault {
     /// - Returns: The digest of the shared slots the keyring file holds once adopted
     ///   (`Keyring.sharedSlotsDigest`), read under the keyring lock: what the caller marks
     ///   as adopted, not a change made after it.
-    /// - Throws: `corrupted` for bytes that are not an authentic keyring of this vault;
-    ///   `conflict` when it has other cipher settings, or the shared slots are no longer
+    /// - Throws: `corrupted` for a keyring that is not an authentic keyring of this vault;
+    ///   `invalidArgument` when its Argon2 costs exceed
+    ///   ``Options/maximumSyncedArgon2MemoryKiB`` (it would run at the next unlock); `conflict` when it has other cipher settings, or the shared slots are no longer
     ///   `expected`; `locked`.
     @discardableResult
     package func adoptSyncedKeyring(_ incoming: Keyring, replacingSharedSlots expected: Data? = nil) async throws -> Data {
         guard incoming.vaultID == vaultID else {
             throw MedVaultError(.corrupted, reason: "the synced keyring belongs to another vault")
         }
+        try options.checkSyncedKeyringCost(incoming)
         return try await keys.perform { operation in
             let current = await operation.keyring()
             if let expected, current.sharedSlotsDigest != expected {

@@ -21,6 +21,16 @@ extension Vault {
         /// The app's own migrations, for its own tables, run after MedVault's every time
         /// the vault is created or opened (see ``AppMigrations``). Default: none.
         public var appMigrations: AppMigrations
+        /// The most Argon2 memory, in KiB, a keyring that arrives through sync may ask of
+        /// this device: the keyring ``Vault/join(at:keyring:syncSecret:password:options:)``
+        /// unlocks, and a password slot another device publishes, which this device would
+        /// run at its next unlock. Above it, or above 4 passes at this memory, the keyring
+        /// is refused before any derivation (`invalidArgument`; a synced one is left
+        /// alone and records still sync). Default 256 MiB, four times
+        /// `Argon2Parameters.recommended`: a phone or an app extension keeps its memory,
+        /// whatever a device holding the sync secret publishes. Raise it where every
+        /// device of the vault is a desktop with a costlier password setting.
+        public var maximumSyncedArgon2MemoryKiB: UInt32
 
         /// Creates options; every argument has a sensible default.
         public init(
@@ -29,7 +39,8 @@ extension Vault {
             clock: RecordClock = .system,
             maximumAttachmentByteCount: Int = 100 * 1024 * 1024,
             lockTimeout: Duration = .seconds(30),
-            appMigrations: AppMigrations = AppMigrations()
+            appMigrations: AppMigrations = AppMigrations(),
+            maximumSyncedArgon2MemoryKiB: UInt32 = 256 * 1024
         ) {
             self.kdf = kdf
             self.database = database
@@ -37,6 +48,22 @@ extension Vault {
             self.maximumAttachmentByteCount = maximumAttachmentByteCount
             self.lockTimeout = lockTimeout
             self.appMigrations = appMigrations
+            self.maximumSyncedArgon2MemoryKiB = maximumSyncedArgon2MemoryKiB
+        }
+
+        /// Throws `invalidArgument` when `keyring`'s password slot asks for more Argon2 work
+        /// than ``maximumSyncedArgon2MemoryKiB`` allows (memory, or memory × passes above
+        /// four passes at that memory).
+        func checkSyncedKeyringCost(_ keyring: Keyring) throws {
+            let limit = UInt64(maximumSyncedArgon2MemoryKiB)
+            for slot in keyring.slots {
+                guard let parameters = slot.argon2Parameters else { continue }
+                let memory = UInt64(parameters.memoryKiB)
+                guard memory <= limit, memory * UInt64(parameters.iterations) <= limit * 4 else {
+                    throw MedVaultError(.invalidArgument, field: "keyring", reason:
+                        "the synced keyring asks for more Argon2 memory or work than this device accepts (Vault.Options.maximumSyncedArgon2MemoryKiB)")
+                }
+            }
         }
     }
 

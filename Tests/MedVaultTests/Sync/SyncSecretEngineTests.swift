@@ -139,4 +139,51 @@ struct SyncSecretEngineTests {
             #expect(try SyncKeyringHostileTests.opens(devices.vaults[0], second))
         }
     }
+
+    @Test("A synced keyring asking more Argon2 memory than this device accepts: a join is refused before deriving, an adoption is left alone, records still sync")
+    func syncedArgon2CostIsCapped() async throws {
+        try await withTemporaryDirectory { dir in
+            let password = try VaultFixtures.password()
+            let created = try await Vault.create(at: dir.file("a"), password: password, options: VaultFixtures.options)
+            let server = InMemorySyncTransport()
+            let register = SyncEngine(vault: created.vault, transport: server)
+            try await register.register()
+            let credentials = try #require(try await register.credentials())
+            let secret = try #require(try await register.syncSecret())
+            await created.vault.lock()
+            // A's next password slots cost 64 KiB; B accepts at most 32 KiB from sync.
+            let costly = Vault.Options(kdf: try .forTestsOnly(memoryKiB: 64, iterations: 1, parallelism: 1))
+            let a = try await Vault.open(at: dir.file("a"), password: password, options: costly)
+            defer { Task { await a.lock() } }
+            let capped = Vault.Options(kdf: .fastForTestsOnly, maximumSyncedArgon2MemoryKiB: 32)
+            let b = try await Vault.join(at: dir.file("b"), keyring: try await server.keyring(as: credentials).keyring,
+                                         syncSecret: secret, password: password, options: capped)
+            defer { Task { await b.lock() } }
+            let engineA = SyncEngine(vault: a, transport: server)
+            let engineB = SyncEngine(vault: b, transport: server)
+            try await engineB.join()
+
+            let second = try Password("segunda contraseña")
+            try await a.changePassword(from: password, to: second)
+            let patient = try await a.patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
+            #expect(try await engineA.sync().keyring == .published)
+            let result = try await engineB.sync()
+            #expect(result.keyring == .notAdopted(.invalidArgument))
+            #expect(try await b.patients.get(patient.id).id == patient.id)
+            #expect(try SyncKeyringHostileTests.opens(b, password))
+            #expect(try !SyncKeyringHostileTests.opens(b, second))
+
+            // A new device with the same cap cannot even start from the costlier keyring.
+            let folder = dir.file("c")
+            do {
+                _ = try await Vault.join(at: folder, keyring: try await server.keyring(as: credentials).keyring,
+                                         syncSecret: secret, password: second, options: capped)
+                Issue.record("joined from a keyring above the cap")
+            } catch let error as MedVaultError {
+                #expect(error.code == .invalidArgument)
+                #expect(error.field == "keyring")
+            }
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("records.medvault").path))
+        }
+    }
 }
