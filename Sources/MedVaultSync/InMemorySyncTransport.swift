@@ -94,6 +94,14 @@ public actor InMemorySyncTransport: SyncTransport {
     /// - Parameters:
     ///   - maximumPushBytes: The push body limit (the server's default 8 MiB).
     ///   - maximumPullBytes: The pull page limit in ciphertext bytes (the server's 4 MiB).
+    /// The origin this server answers to: devices bind their register and join proofs to
+    /// it (``proofOrigin``), and a proof bound to another origin is refused, as by a
+    /// server configured with `MEDVAULT_SYNC_ORIGIN`.
+    public static let origin = "https://sync.in-memory.invalid"
+
+    /// ``origin``: what the engine binds its proofs to when it syncs through this transport.
+    public nonisolated var proofOrigin: String? { Self.origin }
+
     public init(maximumPushBytes: Int = InMemorySyncTransport.defaultMaximumPushBytes,
                 maximumPullBytes: Int = InMemorySyncTransport.defaultMaximumPullBytes) {
         file = nil
@@ -193,7 +201,7 @@ public actor InMemorySyncTransport: SyncTransport {
         try enter(request)
         try consumeChallenge(request.challenge, vaultID: request.vaultID, deviceID: request.deviceID)
         try verify(.register, key: request.verificationKey, challenge: request.challenge, vaultID: request.vaultID,
-                   deviceID: request.deviceID, signature: request.signature)
+                   deviceID: request.deviceID, signature: request.signature, origin: request.origin)
         guard vaults[request.vaultID] == nil else {
             throw MedVaultError(.conflict, reason: "the vault is already registered")
         }
@@ -210,7 +218,7 @@ public actor InMemorySyncTransport: SyncTransport {
         try consumeChallenge(request.challenge, vaultID: vaultID, deviceID: request.deviceID)
         guard var vault = vaults[vaultID] else { throw Self.forbidden }
         try verify(.join, key: vault.verificationKey, challenge: request.challenge, vaultID: vaultID,
-                   deviceID: request.deviceID, signature: request.signature)
+                   deviceID: request.deviceID, signature: request.signature, origin: request.origin)
         guard vault.devices[request.deviceID] == nil else {
             throw MedVaultError(.conflict, reason: "the device id is already used in this vault")
         }
@@ -365,9 +373,14 @@ public actor InMemorySyncTransport: SyncTransport {
         }
     }
 
+    /// Checks a proof: bound to this server's ``origin`` when it names one (a proof for
+    /// another origin is refused), or the unbound message of earlier builds.
     private func verify(_ purpose: SyncDeviceProof.Purpose, key: Data, challenge: Data, vaultID: UUID,
-                        deviceID: UUID, signature: Data) throws {
-        let message = SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID)
+                        deviceID: UUID, signature: Data, origin: String?) throws {
+        if let origin, origin != Self.origin { throw Self.forbidden }
+        let message = origin.map {
+            SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID, origin: $0)
+        } ?? SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID)
         guard let publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: key),
               publicKey.isValidSignature(signature, for: message) else {
             throw Self.forbidden

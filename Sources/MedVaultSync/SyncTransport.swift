@@ -79,4 +79,15 @@ public protocol SyncTransport: Sendable {
     /// working at once. A device cannot revoke itself (the server answers 400,
     /// `validation`): another device of the vault revokes it.
     func revoke(device: UUID, as credentials: SyncCredentials) async throws
+
+    /// The origin of the server this transport reaches, which the engine binds register
+    /// and join proofs to (`SyncDeviceProof.message(_:challenge:vaultID:deviceID:origin:)`),
+    /// so that a server relaying another server's challenge gets a proof the other one
+    /// refuses. `nil` (the default implementation): unbound proofs, as earlier builds sent.
+    var proofOrigin: String? { get }
+}
+
+extension SyncTransport {
+    /// No origin: the engine signs the unbound proofs of earlier builds.
+    public var proofOrigin: String? { nil }
 }

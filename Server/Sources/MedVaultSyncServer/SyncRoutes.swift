@@ -24,6 +24,8 @@ struct SyncRoutes: Sendable {
     var trustedProxies: Set<String> = []
     /// The deployment secret `POST /v1/vaults` requires; `nil`: registration is open.
     var registrationSecret: String?
+    /// This server's public origin; `nil`: a bound proof is checked against the origin it names.
+    var origin: String?
 
     static let registrationSecretHeader = HTTPField.Name("MedVault-Registration-Secret")!
 
@@ -72,7 +74,7 @@ struct SyncRoutes: Sendable {
             guard DeviceToken.constantTimeEqual(presented, secret) else { throw SyncServerError.registrationClosed }
         }
         let body = try await decode(SyncRegisterRequest.self, request, limit: limits.maximumOtherBodyBytes)
-        try await checkProof(.register, challenge: body.challenge, signature: body.signature,
+        try await checkProof(.register, challenge: body.challenge, signature: body.signature, origin: body.origin,
                              vaultID: body.vaultID, deviceID: body.deviceID, key: body.verificationKey)
         let token = DeviceToken.make()
         try await store.registerVault(body, tokenHash: token.hash)
@@ -86,7 +88,7 @@ struct SyncRoutes: Sendable {
         let body = try await decode(SyncJoinRequest.self, request, limit: limits.maximumOtherBodyBytes)
         // An unknown vault fails like a bad signature: the caller learns nothing.
         let key = try await store.verificationKey(vaultID: vaultID)
-        try await checkProof(.join, challenge: body.challenge, signature: body.signature,
+        try await checkProof(.join, challenge: body.challenge, signature: body.signature, origin: body.origin,
                              vaultID: vaultID, deviceID: body.deviceID, key: key)
         let token = DeviceToken.make()
         try await store.addDevice(vaultID: vaultID, deviceID: body.deviceID, tokenHash: token.hash,
@@ -208,13 +210,17 @@ struct SyncRoutes: Sendable {
     }
 
     /// Spends the challenge, then verifies the Ed25519 signature; any failure is 403.
-    func checkProof(_ purpose: SyncDeviceProof.Purpose, challenge: Data, signature: Data,
+    func checkProof(_ purpose: SyncDeviceProof.Purpose, challenge: Data, signature: Data, origin named: String?,
                     vaultID: UUID, deviceID: UUID, key: Data?) async throws {
         let fresh = try await store.consumeChallenge(challenge, vaultID: vaultID, deviceID: deviceID)
         guard fresh, let key, let publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: key) else {
             throw SyncServerError.badProof
         }
-        let message = SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID)
+        // A proof bound to another server's origin: relayed by that server.
+        if let named, let origin, named != origin { throw SyncServerError.badProof }
+        let message = named.map {
+            SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID, origin: $0)
+        } ?? SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID)
         guard publicKey.isValidSignature(signature, for: message) else { throw SyncServerError.badProof }
     }
 

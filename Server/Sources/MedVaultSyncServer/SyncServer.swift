@@ -51,7 +51,7 @@ public enum SyncServer {
                    limiter: RateLimiter(requestsPerSecond: configuration.limits.requestsPerSecond,
                                         burst: configuration.limits.burst),
                    trustedProxies: configuration.trustedProxies,
-                   registrationSecret: configuration.registrationSecret)
+                   registrationSecret: configuration.registrationSecret, origin: configuration.origin)
             .add(to: router)
         var app = Application(
             router: router,

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MedVaultSyncWire
 import NIOCore
 import NIOSSL
 import PostgresNIO
@@ -19,6 +20,7 @@ import PostgresNIO
 /// | `MEDVAULT_SYNC_DATABASE_CONNECTIONS` | pool size | 20 |
 /// | `MEDVAULT_SYNC_METRICS_TOKEN` | the bearer token `GET /metrics` requires; without it `/metrics` is not served | — |
 /// | `MEDVAULT_SYNC_REGISTRATION_SECRET` | the deployment secret `POST /v1/vaults` requires in `MedVault-Registration-Secret` (16 or more visible ASCII characters); unset: registration is open | — |
+/// | `MEDVAULT_SYNC_ORIGIN` | the public origin devices reach this server at (`https://sync.example.org`): register and join proofs bound to another origin are refused (403), so a hostile server cannot relay this one's challenges; unset: a bound proof is checked against the origin it names | — |
 /// | `MEDVAULT_SYNC_MAX_DEVICES` | active devices per vault (a join past it: 403 `quota_exceeded`) | 32 |
 /// | `MEDVAULT_SYNC_MAX_VAULT_ENVELOPES`, `MEDVAULT_SYNC_MAX_VAULT_BYTES` | envelopes and bytes (ciphertext and record keys) per vault (a push past them: 403 `quota_exceeded`, nothing of the batch stored) | 50,000,000, 50 GiB |
 /// | `MEDVAULT_SYNC_TRUSTED_PROXIES` | comma-separated IP addresses of reverse proxies whose `X-Forwarded-For` names the client (for the per-address rate limit); from any other peer the header is ignored | none |
@@ -40,6 +42,10 @@ public struct SyncServerConfiguration: Sendable {
     public var trustedProxies: Set<String> = []
     /// The deployment secret `POST /v1/vaults` requires; `nil`: anyone may register.
     public var registrationSecret: String?
+    /// The public origin devices reach this server at, as `SyncDeviceProof.origin(of:)`
+    /// writes it; register and join proofs bound to another origin are refused. `nil`:
+    /// a bound proof is checked against the origin it names (no relay protection).
+    public var origin: String?
 
     /// Creates a configuration with default limits.
     public init(database: PostgresClient.Configuration) {
@@ -114,6 +120,13 @@ public struct SyncServerConfiguration: Sendable {
                 throw SyncConfigurationError(variable: "MEDVAULT_SYNC_REGISTRATION_SECRET")
             }
             registrationSecret = secret
+        }
+        if let text = environment["MEDVAULT_SYNC_ORIGIN"] {
+            guard let url = URL(string: text), url.path.isEmpty || url.path == "/", url.query == nil,
+                  url.user == nil, let origin = SyncDeviceProof.origin(of: url) else {
+                throw SyncConfigurationError(variable: "MEDVAULT_SYNC_ORIGIN")
+            }
+            self.origin = origin
         }
         limits.maximumDevicesPerVault = try integer("MEDVAULT_SYNC_MAX_DEVICES", limits.maximumDevicesPerVault)
         limits.maximumEnvelopesPerVault = try integer("MEDVAULT_SYNC_MAX_VAULT_ENVELOPES", limits.maximumEnvelopesPerVault)

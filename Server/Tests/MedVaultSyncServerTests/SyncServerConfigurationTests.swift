@@ -25,7 +25,9 @@ struct SyncServerConfigurationTests {
             "PGSSLMODE": "verify-full", "LOG_LEVEL": "debug", "MEDVAULT_SYNC_IDLE_TIMEOUT_SECONDS": "7",
             "MEDVAULT_SYNC_METRICS_TOKEN": "scrape-0123456789abcdef",
             "MEDVAULT_SYNC_TRUSTED_PROXIES": "10.0.0.2, 0:0:0:0:0:0:0:1, ::ffff:192.0.2.4",
+            "MEDVAULT_SYNC_ORIGIN": "HTTPS://Sync.Example.org:443/",
         ])
+        #expect(configuration.origin == "https://sync.example.org")
         #expect(configuration.metricsToken == "scrape-0123456789abcdef")
         // As the server prints a peer: compressed IPv6, IPv4-mapped addresses as IPv4.
         #expect(configuration.trustedProxies == ["10.0.0.2", "::1", "192.0.2.4"])
@@ -80,7 +82,9 @@ struct SyncServerConfigurationTests {
         for (name, value) in [("MEDVAULT_SYNC_PORT", "80a"), ("MEDVAULT_SYNC_PORT", "70000"),
                               ("MEDVAULT_SYNC_DATABASE_URL", "mysql://u:hunter2@h/d"), ("PGSSLMODE", "sometimes"),
                               ("MEDVAULT_SYNC_RATE_BURST", "-1"), ("LOG_LEVEL", "loud"),
-                              ("MEDVAULT_SYNC_METRICS_TOKEN", "short"), ("MEDVAULT_SYNC_TRUSTED_PROXIES", "10.0.0.1, proxy.lan")] {
+                              ("MEDVAULT_SYNC_METRICS_TOKEN", "short"), ("MEDVAULT_SYNC_TRUSTED_PROXIES", "10.0.0.1, proxy.lan"),
+                              ("MEDVAULT_SYNC_ORIGIN", "https://sync.example.org/v1"), ("MEDVAULT_SYNC_ORIGIN", "ftp://sync.example.org"),
+                              ("MEDVAULT_SYNC_ORIGIN", "sync.example.org")] {
             #expect(throws: SyncConfigurationError(variable: name)) {
                 try SyncServerConfiguration(environment: [name: value])
             }

@@ -34,6 +34,12 @@ extension HTTPSyncTransport {
         /// when registering a vault, for a server that registers only with it
         /// (`MEDVAULT_SYNC_REGISTRATION_SECRET`). `nil` by default.
         public var registrationSecret: String?
+        /// The server origin this device binds its register and join proofs to, as
+        /// `SyncDeviceProof.origin(of:)` writes it; `nil` (the default) for ``baseURL``'s.
+        /// Set it only when this device reaches the server under another address than its
+        /// public one (a tunnel, a local port forward): it must equal the server's
+        /// `MEDVAULT_SYNC_ORIGIN`.
+        public var proofOrigin: String?
 
         /// Creates a configuration.
         public init(baseURL: URL, timeout: Duration = .seconds(30),

@@ -116,6 +116,11 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
                        credentials: credentials, idempotent: true)
     }
 
+    /// The configuration's ``Configuration/proofOrigin``, or the base URL's origin.
+    public var proofOrigin: String? {
+        configuration.proofOrigin ?? SyncDeviceProof.origin(of: configuration.baseURL)
+    }
+
     /// `DELETE /v1/vaults/{vault}/devices/{device}`: revoking twice answers 204 again.
     public func revoke(device: UUID, as credentials: SyncCredentials) async throws {
         let _: Empty = try await call("DELETE", "v1/vaults/\(credentials.vaultID.uuidString)/devices/\(device.uuidString)",

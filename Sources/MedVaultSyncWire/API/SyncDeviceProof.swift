@@ -19,6 +19,11 @@ import MedVaultCore
 ///
 /// The label keeps a register signature from being replayed as a join and the other way
 /// round; the ids bind the signature to one vault and one device.
+///
+/// A device of this version binds its proof to the server it means to reach too
+/// (``message(_:challenge:vaultID:deviceID:origin:)``, labels ending in `v2`): a hostile
+/// server that relays the challenge of another server, and the device's answer to it,
+/// gets a proof the other server refuses when it is configured with its own origin.
 public enum SyncDeviceProof {
     /// Length of a server challenge.
     public static let challengeLength = 32
@@ -41,7 +46,18 @@ public enum SyncDeviceProof {
             case .join: "MedVault sync join v1"
             }
         }
+
+        /// The ASCII label of a message bound to the server's origin.
+        public var originBoundLabel: String {
+            switch self {
+            case .register: "MedVault sync register v2"
+            case .join: "MedVault sync join v2"
+            }
+        }
     }
+
+    /// The longest origin a proof may name, in bytes.
+    public static let maximumOriginLength = 255
 
     /// The message a device signs: label ‖ challenge (32) ‖ vault id (16) ‖ device id (16).
     ///
@@ -57,6 +73,51 @@ public enum SyncDeviceProof {
         message.append(contentsOf: vaultID.syncWireBytes)
         message.append(contentsOf: deviceID.syncWireBytes)
         return message
+    }
+
+    /// The message a device signs when it binds its proof to the server's origin:
+    /// v2 label ‖ challenge (32) ‖ vault id (16) ‖ device id (16) ‖ origin length (u16,
+    /// big-endian) ‖ origin (ASCII, as ``origin(of:)`` writes it).
+    ///
+    /// - Parameters:
+    ///   - purpose: Register or join.
+    ///   - challenge: The server's challenge, as received.
+    ///   - vaultID: The vault's id.
+    ///   - deviceID: The signing device's id.
+    ///   - origin: The origin of the server the device means to reach.
+    /// - Returns: The bytes to sign or verify.
+    public static func message(_ purpose: Purpose, challenge: Data, vaultID: UUID, deviceID: UUID,
+                               origin: String) -> Data {
+        var message = Data(purpose.originBoundLabel.utf8)
+        message.append(challenge)
+        message.append(contentsOf: vaultID.syncWireBytes)
+        message.append(contentsOf: deviceID.syncWireBytes)
+        let bytes = Array(origin.utf8)
+        message.append(contentsOf: [UInt8(truncatingIfNeeded: bytes.count >> 8), UInt8(truncatingIfNeeded: bytes.count)])
+        message.append(contentsOf: bytes)
+        return message
+    }
+
+    /// The origin of `url` as a proof names it: the scheme and host in lower case, and
+    /// the port when it is not the scheme's default (`https://sync.example.org`,
+    /// `http://127.0.0.1:8080`); `nil` for a URL that is not http or https with a host.
+    public static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+        let defaultPort = scheme == "https" ? 443 : 80
+        guard let port = url.port, port != defaultPort else { return "\(scheme)://\(host)" }
+        return "\(scheme)://\(host):\(port)"
+    }
+
+    /// Checks an origin a request names: 1…255 visible ASCII characters.
+    ///
+    /// - Throws: `MedVaultError.Code.validation` on field `origin` otherwise.
+    static func requireOrigin(_ origin: String?) throws {
+        guard let origin else { return }
+        let bytes = Array(origin.utf8)
+        guard (1...maximumOriginLength).contains(bytes.count), bytes.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw MedVaultError(.validation, field: "origin", reason: "must be 1 to 255 visible ASCII characters")
+        }
     }
 
     /// Checks that `data` has `length` bytes.

@@ -13,20 +13,27 @@ public struct SyncJoinRequest: Sendable, Hashable, Codable {
     public let challenge: Data
     /// The Ed25519 signature of the join message (64 bytes).
     public let signature: Data
+    /// The server origin the signature is bound to
+    /// (``SyncDeviceProof/message(_:challenge:vaultID:deviceID:origin:)``), or `nil` for a
+    /// signature of the unbound message of earlier builds.
+    public let origin: String?
 
     /// Creates a request.
     ///
-    /// - Throws: `MedVaultError.Code.validation` when a size is wrong.
-    public init(deviceID: UUID, challenge: Data, signature: Data) throws {
+    /// - Throws: `MedVaultError.Code.validation` when a size is wrong or the origin is
+    ///   not 1…255 visible ASCII characters.
+    public init(deviceID: UUID, challenge: Data, signature: Data, origin: String? = nil) throws {
         try SyncDeviceProof.require(challenge, length: SyncDeviceProof.challengeLength, field: "challenge")
         try SyncDeviceProof.require(signature, length: SyncDeviceProof.signatureLength, field: "signature")
+        try SyncDeviceProof.requireOrigin(origin)
         self.deviceID = deviceID
         self.challenge = challenge
         self.signature = signature
+        self.origin = origin
     }
 
     private enum CodingKeys: String, CodingKey {
-        case deviceID = "deviceId", challenge, signature
+        case deviceID = "deviceId", challenge, signature, origin
     }
 
     /// Decodes and validates a request.
@@ -34,7 +41,8 @@ public struct SyncJoinRequest: Sendable, Hashable, Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         try self.init(deviceID: try c.decode(UUID.self, forKey: .deviceID),
                       challenge: try c.decode(Data.self, forKey: .challenge),
-                      signature: try c.decode(Data.self, forKey: .signature))
+                      signature: try c.decode(Data.self, forKey: .signature),
+                      origin: try c.decodeIfPresent(String.self, forKey: .origin))
     }
 }
 

@@ -19,26 +19,33 @@ public struct SyncRegisterRequest: Sendable, Hashable, Codable {
     public let challenge: Data
     /// The Ed25519 signature of the register message (64 bytes).
     public let signature: Data
+    /// The server origin the signature is bound to
+    /// (``SyncDeviceProof/message(_:challenge:vaultID:deviceID:origin:)``), or `nil` for a
+    /// signature of the unbound message of earlier builds.
+    public let origin: String?
 
     /// Creates a request.
     ///
-    /// - Throws: `MedVaultError.Code.validation` when a size is wrong.
+    /// - Throws: `MedVaultError.Code.validation` when a size is wrong or the origin is
+    ///   not 1…255 visible ASCII characters.
     public init(vaultID: UUID, deviceID: UUID, verificationKey: Data, keyring: SyncKeyringBlob,
-                challenge: Data, signature: Data) throws {
+                challenge: Data, signature: Data, origin: String? = nil) throws {
         try SyncDeviceProof.require(verificationKey, length: SyncDeviceProof.verificationKeyLength,
                                     field: "verificationKey")
         try SyncDeviceProof.require(challenge, length: SyncDeviceProof.challengeLength, field: "challenge")
         try SyncDeviceProof.require(signature, length: SyncDeviceProof.signatureLength, field: "signature")
+        try SyncDeviceProof.requireOrigin(origin)
         self.vaultID = vaultID
         self.deviceID = deviceID
         self.verificationKey = verificationKey
         self.keyring = keyring
         self.challenge = challenge
         self.signature = signature
+        self.origin = origin
     }
 
     private enum CodingKeys: String, CodingKey {
-        case vaultID = "vaultId", deviceID = "deviceId", verificationKey, keyring, challenge, signature
+        case vaultID = "vaultId", deviceID = "deviceId", verificationKey, keyring, challenge, signature, origin
     }
 
     /// Decodes and validates a request.
@@ -49,6 +56,7 @@ public struct SyncRegisterRequest: Sendable, Hashable, Codable {
                       verificationKey: try c.decode(Data.self, forKey: .verificationKey),
                       keyring: try c.decode(SyncKeyringBlob.self, forKey: .keyring),
                       challenge: try c.decode(Data.self, forKey: .challenge),
-                      signature: try c.decode(Data.self, forKey: .signature))
+                      signature: try c.decode(Data.self, forKey: .signature),
+                      origin: try c.decodeIfPresent(String.self, forKey: .origin))
     }
 }

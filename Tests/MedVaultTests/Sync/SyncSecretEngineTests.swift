@@ -186,4 +186,46 @@ struct SyncSecretEngineTests {
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("records.medvault").path))
         }
     }
+
+    @Test("A join proof made for another server's origin (a relaying server) is refused; the same device joins through the server's own origin")
+    func relayedProofIsRefused() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(1, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let blob = try await devices.server.keyring(as: try #require(try await devices.engines[0].credentials()))
+            let joining = try await Vault.join(at: dir.file("joining"), keyring: blob.keyring,
+                                               syncSecret: try #require(try await devices.engines[0].syncSecret()),
+                                               password: try VaultFixtures.password(), options: VaultFixtures.options)
+            defer { Task { await joining.lock() } }
+            // The device believes it talks to the relay, which passes the real server's challenge on.
+            let relay = RelayingTransport(inner: devices.server)
+            do {
+                try await SyncEngine(vault: joining, transport: relay).join()
+                Issue.record("a proof bound to the relay's origin was accepted")
+            } catch let error as MedVaultError {
+                #expect(error.code == .unauthorized)
+            }
+            #expect(await relay.joinOrigins == ["https://relay.example"])
+            try await SyncEngine(vault: joining, transport: devices.server).join()
+        }
+    }
+}
+
+/// A server that relays every call to another one, under its own origin.
+actor RelayingTransport: ForwardingSyncTransport {
+    let inner: InMemorySyncTransport
+    private(set) var joinOrigins: [String?] = []
+
+    init(inner: InMemorySyncTransport) { self.inner = inner }
+
+    nonisolated var proofOrigin: String? { "https://relay.example" }
+
+    func pull(after: Int64, limit: Int, as credentials: SyncCredentials) async throws -> SyncPullResponse {
+        try await inner.pull(after: after, limit: limit, as: credentials)
+    }
+
+    func join(vaultID: UUID, _ request: SyncJoinRequest) async throws -> SyncDeviceToken {
+        joinOrigins.append(request.origin)
+        return try await inner.join(vaultID: vaultID, request)
+    }
 }

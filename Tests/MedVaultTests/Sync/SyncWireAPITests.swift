@@ -27,6 +27,41 @@ struct SyncWireAPITests {
         #expect(register.suffix(64) == message.suffix(64))
     }
 
+    @Test("A proof bound to an origin is the v2 label ‖ challenge ‖ ids ‖ origin length ‖ origin; origins are canonical")
+    func originBoundMessage() throws {
+        let challenge = Data((0..<32).map { UInt8($0) })
+        let bound = SyncDeviceProof.message(.join, challenge: challenge, vaultID: Self.vaultID, deviceID: Self.deviceID,
+                                            origin: "https://sync.example.org")
+        let unbound = SyncDeviceProof.message(.join, challenge: challenge, vaultID: Self.vaultID, deviceID: Self.deviceID)
+        var expected = Data("MedVault sync join v2".utf8)
+        expected.append(unbound.dropFirst(21))
+        expected.append(contentsOf: [0x00, 24])
+        expected.append(Data("https://sync.example.org".utf8))
+        #expect(bound == expected)
+        #expect(bound != SyncDeviceProof.message(.join, challenge: challenge, vaultID: Self.vaultID,
+                                                 deviceID: Self.deviceID, origin: "https://sync.example.net"))
+        #expect(SyncDeviceProof.message(.register, challenge: challenge, vaultID: Self.vaultID, deviceID: Self.deviceID,
+                                        origin: "https://sync.example.org").prefix(25) == Data("MedVault sync register v2".utf8))
+
+        let cases: [(String, String?)] = [
+            ("HTTPS://Sync.Example.ORG:443/v1/", "https://sync.example.org"),
+            ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
+            ("http://localhost:80", "http://localhost"),
+            ("https://sync.example.org:8443", "https://sync.example.org:8443"),
+            ("ftp://sync.example.org", nil),
+            ("file:///tmp/x", nil),
+        ]
+        for (text, origin) in cases {
+            #expect(SyncDeviceProof.origin(of: try #require(URL(string: text))) == origin, "\(text)")
+        }
+        let signature = Data(repeating: 1, count: 64)
+        for bad in ["", "https://sync example.org", String(repeating: "a", count: 256), "https://sÿnc.org"] {
+            #expect(throws: MedVaultError(.validation, field: "origin", reason: "must be 1 to 255 visible ASCII characters")) {
+                _ = try SyncJoinRequest(deviceID: Self.deviceID, challenge: challenge, signature: signature, origin: bad)
+            }
+        }
+    }
+
     @Test("JSON names are the documented ones")
     func jsonNames() throws {
         let encoder = JSONEncoder()
