@@ -13,6 +13,8 @@
 #   make docs         build the DocC catalogs of the library modules, warnings as errors
 #   make readme-app   build and run Tests/Fixtures/ReadmeApp: the README's code, as an app
 #                     that depends on the MedVault product alone
+#   make grdb-coexistence  run an app that uses GRDB (system SQLite) and MedVault in one
+#                     process, in both orders; the sqlite3 shell reads GRDB's database
 
 SWIFT ?= swift
 # Extra flags for every build, e.g. SWIFT_FLAGS="-Xswiftc -warnings-as-errors".
@@ -97,7 +99,8 @@ docs: deps
 
 # An app importing MedVault and GRDB compiles without one ambiguous name (own scratch folder).
 grdb-coexistence: deps
-	$(SWIFT) build --package-path Tests/Fixtures/GRDBCoexistence --scratch-path .build-fixtures/GRDBCoexistence $(SWIFT_FLAGS)
+	$(SWIFT) build --package-path Tests/Fixtures/ReadmeApp --scratch-path .build-fixtures/ReadmeApp $(SWIFT_FLAGS) --product GRDBCoexistence
+	@./scripts/grdb-coexistence.sh .build-fixtures/ReadmeApp/debug/GRDBCoexistence
 
 # Its own scratch folder: the app builds MedVault as a dependency, with its own settings.
 readme-app: deps

@@ -12,7 +12,8 @@
 //        │
 //   MedVaultCore    domain values, repository protocols, errors, in-memory repositories
 //
-//   CSQLCipher, CArgon2: system libraries found through pkg-config.
+//   CSQLCipher: SQLCipher's C API, loaded privately at run time (libsqlcipher0).
+//   CArgon2: a system library found through pkg-config.
 
 import PackageDescription
 
@@ -52,10 +53,15 @@ let package = Package(
     targets: [
         // MARK: - System libraries
 
-        .systemLibrary(
+        // SQLCipher, loaded at run time and kept private to MedVault (dlopen with
+        // RTLD_LOCAL | RTLD_DEEPBIND on Linux), so that an app may also link the system
+        // SQLite (GRDB): see Sources/CSQLCipher/include/CSQLCipher.h. Not linked on Linux.
+        .target(
             name: "CSQLCipher",
-            pkgConfig: "sqlcipher",
-            providers: [.apt(["libsqlcipher-dev"]), .brew(["sqlcipher"])]
+            linkerSettings: [
+                .linkedLibrary("dl", .when(platforms: [.linux])),
+                .linkedLibrary("sqlcipher", .when(platforms: [.macOS, .iOS])),
+            ]
         ),
         .systemLibrary(
             name: "CArgon2",

@@ -4,7 +4,8 @@
 #   Argon2 (libargon2-dev): Debian/Ubuntu via apt-get (as root, or through sudo);
 #   macOS via Homebrew;
 # - SQLite's headers (libsqlite3-dev): GRDB, which the benchmarks' GRDB peer and the
-#   GRDB coexistence check build, links the system SQLite;
+#   GRDB coexistence check build, links the system SQLite; its shell (sqlite3) reads what
+#   the coexistence check's GRDB wrote;
 # - PostgreSQL's server binaries (postgresql: initdb, pg_ctl, pg_dump, psql): the sync
 #   server's tests (Server/) start their own PostgreSQL; detected by initdb;
 # - Python's sqlcipher3 module (PyPI sqlcipher3-binary, which bundles SQLCipher 4):
@@ -21,7 +22,7 @@ set -euo pipefail
 have_system() {
   command -v pkg-config >/dev/null 2>&1 &&
     pkg-config --exists sqlcipher libargon2 sqlite3 &&
-    command -v sqlcipher >/dev/null 2>&1
+    command -v sqlcipher >/dev/null 2>&1 && command -v sqlite3 >/dev/null 2>&1
 }
 
 have_python_pip() {
@@ -65,7 +66,7 @@ apt_install() {
 
 if ! have_system; then
   if command -v apt-get >/dev/null 2>&1; then
-    apt_install pkg-config libsqlcipher-dev sqlcipher libargon2-dev libsqlite3-dev
+    apt_install pkg-config libsqlcipher-dev sqlcipher libargon2-dev libsqlite3-dev sqlite3
   elif command -v brew >/dev/null 2>&1; then
     brew install pkg-config sqlcipher argon2 sqlite
   else

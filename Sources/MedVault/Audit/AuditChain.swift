@@ -108,7 +108,7 @@ enum AuditChain {
 
     /// Column `index` of `row` as stored, with its SQLite type.
     static func storedValue(_ row: VaultRow, _ index: Int32) -> VaultValue {
-        switch sqlite3_column_type(row.statement, index) {
+        switch medvault_sqlite3_column_type(row.statement, index) {
         case SQLITE_NULL: return .null
         case SQLITE_INTEGER: return .integer(row.int64(at: index))
         case SQLITE_FLOAT: return .real(row.double(at: index))

@@ -46,10 +46,10 @@ enum DatabaseSnapshot {
             // the snapshot's rows: the copy's file grows only when its cache spills.
             let rows = max(1, contents.rowCounts.values.reduce(0, +))
             let handle = connection.handle
-            let base = sqlite3_total_changes(handle)
+            let base = medvault_sqlite3_total_changes(handle)
             var stopped = false
             try withProgressHandler(on: connection, every: 1_000, {
-                let copied = Int(sqlite3_total_changes(handle) - base)
+                let copied = Int(medvault_sqlite3_total_changes(handle) - base)
                 if progress(min(0.99, Double(copied) / Double(rows))) { return true }
                 stopped = true
                 return false
@@ -147,11 +147,11 @@ enum DatabaseSnapshot {
     ) throws {
         let box = ProgressCheck(check)
         let context = Unmanaged.passUnretained(box).toOpaque()
-        sqlite3_progress_handler(connection.handle, instructions, { context in
+        medvault_sqlite3_progress_handler(connection.handle, instructions, { context in
             guard let context else { return 0 }
             return Unmanaged<ProgressCheck>.fromOpaque(context).takeUnretainedValue().check() ? 0 : 1
         }, context)
-        defer { sqlite3_progress_handler(connection.handle, 0, nil, nil) }
+        defer { medvault_sqlite3_progress_handler(connection.handle, 0, nil, nil) }
         try withExtendedLifetime(box) { try body() }
     }
 }

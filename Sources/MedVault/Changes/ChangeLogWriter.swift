@@ -132,7 +132,7 @@ final class ChangeLogWriter {
     /// Reads the newest `hlc` and the device id once per transaction.
     private func load() throws {
         guard !isLoaded else { return }
-        guard sqlite3_get_autocommit(connection.handle) == 0 else {
+        guard medvault_sqlite3_get_autocommit(connection.handle) == 0 else {
             throw MedVaultError(.invalidArgument,
                                 reason: "a change can be logged only inside a write transaction (vault.database.write)")
         }

@@ -95,7 +95,7 @@ final class CheckpointScheduler: @unchecked Sendable {
     /// Installs the hook on the writer's connection. The scheduler must outlive the
     /// connection (the pool owns both and closes the connection first).
     func install(on handle: OpaquePointer) {
-        sqlite3_wal_hook(handle, walHook, Unmanaged.passUnretained(self).toOpaque())
+        medvault_sqlite3_wal_hook(handle, walHook, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// What the writer's hook does after a commit that left the WAL at `pages` frames.
@@ -176,7 +176,7 @@ final class CheckpointScheduler: @unchecked Sendable {
         case .nothing:
             return
         case .checkpointInline:
-            sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            medvault_sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         case .schedule:
             let (run, launch) = lock.withLock { (runner, self.launch) }
             guard let run else {

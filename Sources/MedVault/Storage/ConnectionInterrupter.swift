@@ -40,7 +40,7 @@ final class ConnectionInterrupter: @unchecked Sendable {
     func interrupt(_ ticket: UInt64) {
         lock.lock(); defer { lock.unlock() }
         if let handle, activeTicket == ticket {
-            sqlite3_interrupt(handle)
+            medvault_sqlite3_interrupt(handle)
         }
     }
 }

@@ -13,10 +13,19 @@ extension DatabaseConnection {
         case checkpointer
     }
 
+    /// Why SQLCipher could not be loaded, or `nil` once it is: it is loaded privately, at
+    /// the first open in the process (`medvault_sqlcipher_load` in CSQLCipher), so that
+    /// an app may link the system SQLite too (GRDB).
+    static let sqlCipherUnavailable: MedVaultError? = {
+        guard medvault_sqlcipher_load() != 0 else { return nil }
+        let why = medvault_sqlcipher_load_error().map { String(cString: $0) } ?? "SQLCipher could not be loaded"
+        return MedVaultError(.encryptionUnavailable, reason: why)
+    }()
+
     /// Whether OpenSSL, SQLCipher's crypto library here, agreed to skip its exit-time
-    /// cleanup; asked once, before the process's first connection opens (see
-    /// `medvault_openssl_skip_exit_cleanup` in the CSQLCipher shim: that cleanup races
-    /// threads still ending at exit and crashes the process).
+    /// cleanup; asked once, when SQLCipher is loaded, before its first call (see
+    /// `medvault_openssl_skip_exit_cleanup` in CSQLCipher: that cleanup races threads
+    /// still ending at exit and crashes the process).
     static let openSSLExitCleanupSkipped: Bool = medvault_openssl_skip_exit_cleanup() == 1
 
     /// Opens, keys, verifies and configures one connection.
@@ -28,10 +37,10 @@ extension DatabaseConnection {
     static func open(
         path: String, key: SecureBytes, role: Role, configuration: DatabaseConfiguration
     ) throws -> DatabaseConnection {
-        _ = openSSLExitCleanupSkipped
+        if let sqlCipherUnavailable { throw sqlCipherUnavailable }
         var handle: OpaquePointer?
         let flags = (role == .reader ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX
-        let opened = sqlite3_open_v2(path, &handle, flags, nil)
+        let opened = medvault_sqlite3_open_v2(path, &handle, flags, nil)
         guard let handle else {
             throw MedVaultError(.storage, reason: "SQLite could not allocate a connection", sqliteCode: opened)
         }
@@ -39,10 +48,10 @@ extension DatabaseConnection {
         guard opened == SQLITE_OK else {
             throw connection.failure(opened, "opening the database file")
         }
-        sqlite3_extended_result_codes(handle, 1)
+        medvault_sqlite3_extended_result_codes(handle, 1)
         // Before the first read: another connection may hold a lock (switching a new
         // file to WAL, a checkpoint), and that must be waited for, not reported.
-        sqlite3_busy_timeout(handle, configuration.busyTimeoutMilliseconds)
+        medvault_sqlite3_busy_timeout(handle, configuration.busyTimeoutMilliseconds)
 
         try connection.applyRawKey(key)
         try connection.requireCipher()
@@ -74,7 +83,7 @@ extension DatabaseConnection {
         let literal = try Self.rawKeyLiteral(key)
         defer { literal.wipe() }
         let result = try literal.withUnsafeBytes { bytes in
-            sqlite3_key(handle, bytes.baseAddress, Int32(bytes.count))
+            medvault_sqlite3_key(handle, bytes.baseAddress, Int32(bytes.count))
         }
         if result != SQLITE_OK { throw failure(result, "applying the database key") }
     }
@@ -132,14 +141,14 @@ extension DatabaseConnection {
     func attach(_ path: String, as name: String, keyLiteral: SecureBytes) throws {
         var statement: OpaquePointer?
         let sql = "ATTACH DATABASE ? AS \(name) KEY ?"
-        let prepared = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        let prepared = medvault_sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
         guard prepared == SQLITE_OK, let statement else { throw failure(prepared, "attaching a database") }
-        defer { sqlite3_finalize(statement) }
-        sqlite3_bind_text(statement, 1, path, -1, sqliteTransient)
+        defer { medvault_sqlite3_finalize(statement) }
+        medvault_sqlite3_bind_text(statement, 1, path, -1, sqliteTransient)
         let result: Int32 = try keyLiteral.withUnsafeBytes { bytes in
             // SQLITE_STATIC: the buffer outlives the step below.
-            sqlite3_bind_blob(statement, 2, bytes.baseAddress, Int32(bytes.count), nil)
-            return sqlite3_step(statement)
+            medvault_sqlite3_bind_blob(statement, 2, bytes.baseAddress, Int32(bytes.count), nil)
+            return medvault_sqlite3_step(statement)
         }
         guard result == SQLITE_DONE else { throw failure(result, "attaching a database") }
     }

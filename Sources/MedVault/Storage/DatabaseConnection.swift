@@ -59,7 +59,7 @@ public final class DatabaseConnection {
         defer { reset(statement) }
         try bind(arguments, to: statement)
         while true {
-            let result = sqlite3_step(statement)
+            let result = medvault_sqlite3_step(statement)
             if result == SQLITE_DONE { return }
             if result != SQLITE_ROW { throw failure(result, "executing a statement") }
         }
@@ -68,7 +68,7 @@ public final class DatabaseConnection {
     /// Runs several `;`-separated statements without arguments (schema scripts).
     public func executeScript(_ sql: String) throws {
         if refusesWrites { return try executeReadOnlyScript(sql) }
-        let result = sqlite3_exec(handle, sql, nil, nil, nil)
+        let result = medvault_sqlite3_exec(handle, sql, nil, nil, nil)
         if result != SQLITE_OK { throw failure(result, "executing a script") }
     }
 
@@ -114,7 +114,7 @@ public final class DatabaseConnection {
         try bind(arguments, to: statement)
         let row = VaultRow(statement: statement)
         while true {
-            let result = sqlite3_step(statement)
+            let result = medvault_sqlite3_step(statement)
             if result == SQLITE_DONE { return }
             guard result == SQLITE_ROW else { throw failure(result, "reading rows") }
             if try !body(row) { return }
@@ -123,12 +123,12 @@ public final class DatabaseConnection {
 
     /// The number of rows the last INSERT, UPDATE or DELETE changed.
     public var changedRowCount: Int {
-        Int(sqlite3_changes(handle))
+        Int(medvault_sqlite3_changes(handle))
     }
 
     /// The rowid of the last inserted row.
     public var lastInsertedRowID: Int64 {
-        sqlite3_last_insert_rowid(handle)
+        medvault_sqlite3_last_insert_rowid(handle)
     }
 
     // MARK: - Statements
@@ -136,7 +136,7 @@ public final class DatabaseConnection {
     private func cachedStatement(_ sql: String) throws -> OpaquePointer {
         if let statement = statements[sql] { return statement }
         var statement: OpaquePointer?
-        let result = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        let result = medvault_sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
         guard result == SQLITE_OK, let statement else {
             throw failure(result, "preparing a statement")
         }
@@ -147,7 +147,7 @@ public final class DatabaseConnection {
     /// Refuses a statement that would write while ``refusesWrites`` is set, with the
     /// error a read connection (`query_only`) gives.
     private func checkWritePermitted(_ statement: OpaquePointer) throws {
-        if refusesWrites && sqlite3_stmt_readonly(statement) == 0 {
+        if refusesWrites && medvault_sqlite3_stmt_readonly(statement) == 0 {
             throw SQLiteResult.error(SQLITE_READONLY, connection: nil, context: "writing in a read transaction")
         }
     }
@@ -158,25 +158,25 @@ public final class DatabaseConnection {
             var next: UnsafePointer<CChar>? = start
             while let current = next, current.pointee != 0 {
                 var statement: OpaquePointer?
-                let result = sqlite3_prepare_v2(handle, current, -1, &statement, &next)
+                let result = medvault_sqlite3_prepare_v2(handle, current, -1, &statement, &next)
                 guard result == SQLITE_OK else { throw failure(result, "executing a script") }
                 guard let statement else { continue }  // only whitespace or a comment
-                defer { sqlite3_finalize(statement) }
+                defer { medvault_sqlite3_finalize(statement) }
                 try checkWritePermitted(statement)
-                var step = sqlite3_step(statement)
-                while step == SQLITE_ROW { step = sqlite3_step(statement) }
+                var step = medvault_sqlite3_step(statement)
+                while step == SQLITE_ROW { step = medvault_sqlite3_step(statement) }
                 if step != SQLITE_DONE { throw failure(step, "executing a script") }
             }
         }
     }
 
     private func reset(_ statement: OpaquePointer) {
-        sqlite3_reset(statement)
-        sqlite3_clear_bindings(statement)
+        medvault_sqlite3_reset(statement)
+        medvault_sqlite3_clear_bindings(statement)
     }
 
     private func bind(_ arguments: [VaultValue], to statement: OpaquePointer) throws {
-        let expected = Int(sqlite3_bind_parameter_count(statement))
+        let expected = Int(medvault_sqlite3_bind_parameter_count(statement))
         guard expected == arguments.count else {
             throw MedVaultError(.invalidArgument,
                                 reason: "a statement expects \(expected) arguments, got \(arguments.count)")
@@ -186,21 +186,21 @@ public final class DatabaseConnection {
             let result: Int32
             switch value {
             case .null:
-                result = sqlite3_bind_null(statement, index)
+                result = medvault_sqlite3_bind_null(statement, index)
             case .integer(let integer):
-                result = sqlite3_bind_int64(statement, index, integer)
+                result = medvault_sqlite3_bind_int64(statement, index, integer)
             case .real(let double):
-                result = sqlite3_bind_double(statement, index, double)
+                result = medvault_sqlite3_bind_double(statement, index, double)
             case .text(let text):
                 var text = text
                 result = text.withUTF8 { bytes in
-                    sqlite3_bind_text(statement, index, bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                    medvault_sqlite3_bind_text(statement, index, bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
                                       Int32(bytes.count), sqliteTransient)
                 }
             case .blob(let data):
                 result = data.withUnsafeBytes { bytes in
                     // A zero-length blob needs a non-NULL pointer, or SQLite binds NULL.
-                    sqlite3_bind_blob(statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                    medvault_sqlite3_bind_blob(statement, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
                                       Int32(bytes.count), sqliteTransient)
                 }
             }
@@ -214,20 +214,20 @@ public final class DatabaseConnection {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        for statement in statements.values { sqlite3_finalize(statement) }
+        for statement in statements.values { medvault_sqlite3_finalize(statement) }
         statements.removeAll()
-        sqlite3_close_v2(handle)
+        medvault_sqlite3_close_v2(handle)
     }
 
     func failure(_ code: Int32, _ context: String) -> MedVaultError {
-        let code = sqlite3_extended_errcode(handle) == 0 ? code : sqlite3_extended_errcode(handle)
+        let code = medvault_sqlite3_extended_errcode(handle) == 0 ? code : medvault_sqlite3_extended_errcode(handle)
         if code & 0xFF == SQLITE_BUSY { sawBusy = true }
         return SQLiteResult.error(code, connection: handle, context: context, file: databaseFile)
     }
 
     /// The main database file of this connection, named in failure messages.
     var databaseFile: URL? {
-        guard let path = sqlite3_db_filename(handle, "main").map({ String(cString: $0) }), !path.isEmpty else {
+        guard let path = medvault_sqlite3_db_filename(handle, "main").map({ String(cString: $0) }), !path.isEmpty else {
             return nil
         }
         return URL(fileURLWithPath: path)

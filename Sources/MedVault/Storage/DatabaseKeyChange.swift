@@ -180,7 +180,7 @@ private final class ExportProgress {
 
     func installed(on connection: DatabaseConnection, _ body: () throws -> Void) throws {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_progress_handler(connection.handle, 1_000, { context in
+        medvault_sqlite3_progress_handler(connection.handle, 1_000, { context in
             guard let context else { return 0 }
             let tracker = Unmanaged<ExportProgress>.fromOpaque(context).takeUnretainedValue()
             let written = DatabaseKeyChange.fileSize(URL(fileURLWithPath: tracker.destination))
@@ -191,7 +191,7 @@ private final class ExportProgress {
             }
             return 0
         }, context)
-        defer { sqlite3_progress_handler(connection.handle, 0, nil, nil) }
+        defer { medvault_sqlite3_progress_handler(connection.handle, 0, nil, nil) }
         do {
             try withExtendedLifetime(self) { try body() }
         } catch {

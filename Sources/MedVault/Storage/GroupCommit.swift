@@ -210,7 +210,7 @@ extension LazyConnection {
                 succeeded.append(write)
             } catch {
                 write.settle(.failure(Self.mapped(error)))
-                if sqlite3_get_autocommit(connection.handle) != 0 {
+                if medvault_sqlite3_get_autocommit(connection.handle) != 0 {
                     // SQLite ended the transaction: the writes before this one are gone too.
                     for earlier in succeeded { earlier.settle(.failure(Self.mapped(error))) }
                     return (live.dropFirst(position + 1), false, false)
@@ -244,7 +244,7 @@ extension LazyConnection {
             for write in succeeded { write.settle(.success(())) }
             return ([], true, false)
         } catch {
-            if sqlite3_get_autocommit(connection.handle) == 0 { try? connection.execute("ROLLBACK") }
+            if medvault_sqlite3_get_autocommit(connection.handle) == 0 { try? connection.execute("ROLLBACK") }
             for write in succeeded { write.settle(.failure(Self.mapped(error))) }
             return ([], false, false)
         }

@@ -44,7 +44,7 @@ extension LazyConnection {
     /// - Returns: `nil` without running `body` when the connection is not open.
     func withoutWaitingForLocks<Value>(_ body: () throws -> Value?) rethrows -> Value? {
         guard let handle = openHandle else { return nil }
-        sqlite3_busy_timeout(handle, 0)
+        medvault_sqlite3_busy_timeout(handle, 0)
         isRefusingToWait = true
         defer { restoreBusyTimeout() }
         return try body()
@@ -53,7 +53,7 @@ extension LazyConnection {
     /// Sets the open connection's busy timeout back to the configured one.
     func restoreBusyTimeout() {
         isRefusingToWait = false
-        if let handle = openHandle { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+        if let handle = openHandle { medvault_sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
     }
 
     /// Whether `error` is SQLite's `SQLITE_BUSY` (any extended code of it).

@@ -104,7 +104,7 @@ final class LazyConnection: @unchecked Sendable {
             if kind == .write { commits?.notify(connection.changeLog.takeCommittedTables()) }
             return value
         } catch {
-            if sqlite3_get_autocommit(connection.handle) == 0 {
+            if medvault_sqlite3_get_autocommit(connection.handle) == 0 {
                 try? connection.execute("ROLLBACK")
             }
             if let error = error as? MedVaultError, error.sqliteResultCode?.primary == .interrupt {

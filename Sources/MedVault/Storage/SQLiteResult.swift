@@ -26,9 +26,9 @@ enum SQLiteResult {
     ///     also used to tell a full disk from another I/O failure.
     static func error(_ code: Int32, connection: OpaquePointer?, context: String, file: URL? = nil) -> MedVaultError {
         let primary = code & 0xFF
-        let generic = sqlite3_errstr(code).map { String(cString: $0) } ?? "unknown error"
+        let generic = medvault_sqlite3_errstr(code).map { String(cString: $0) } ?? "unknown error"
         if let connection, primary == SQLITE_CONSTRAINT,
-           let message = sqlite3_errmsg(connection).map({ String(cString: $0) }),
+           let message = medvault_sqlite3_errmsg(connection).map({ String(cString: $0) }),
            message.hasPrefix(triggerPrefix) {
             return triggerError(message, code: code)
         }
@@ -78,8 +78,8 @@ enum SQLiteResult {
     /// message of its own, so `sqlite3_errmsg` is exactly the generic text, while every
     /// SQL-level `SQLITE_ERROR` ("no such table: …", "integer overflow") says more.
     private static func isCodecFailure(_ connection: OpaquePointer) -> Bool {
-        guard let message = sqlite3_errmsg(connection).map({ String(cString: $0) }),
-              let generic = sqlite3_errstr(SQLITE_ERROR).map({ String(cString: $0) })
+        guard let message = medvault_sqlite3_errmsg(connection).map({ String(cString: $0) }),
+              let generic = medvault_sqlite3_errstr(SQLITE_ERROR).map({ String(cString: $0) })
         else { return false }
         return message == generic
     }

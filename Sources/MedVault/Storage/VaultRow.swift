@@ -18,7 +18,7 @@ public struct VaultRow {
     let statement: OpaquePointer
 
     /// The number of columns.
-    public var columnCount: Int32 { sqlite3_column_count(statement) }
+    public var columnCount: Int32 { medvault_sqlite3_column_count(statement) }
 
     /// Decodes column `index` (0-based) as `Value`.
     ///
@@ -56,7 +56,7 @@ public struct VaultRow {
     /// `nil` when the statement has none.
     public func index(ofColumn name: String) -> Int32? {
         for index in 0..<columnCount {
-            if let pointer = sqlite3_column_name(statement, index),
+            if let pointer = medvault_sqlite3_column_name(statement, index),
                String(cString: pointer).caseInsensitiveCompare(name) == .orderedSame {
                 return index
             }
@@ -66,23 +66,23 @@ public struct VaultRow {
 
     /// Whether column `index` is NULL.
     public func isNull(at index: Int32) -> Bool {
-        sqlite3_column_type(statement, index) == SQLITE_NULL
+        medvault_sqlite3_column_type(statement, index) == SQLITE_NULL
     }
 
     /// Column `index` as an integer (0 for NULL).
     public func int64(at index: Int32) -> Int64 {
-        sqlite3_column_int64(statement, index)
+        medvault_sqlite3_column_int64(statement, index)
     }
 
     /// Column `index` as a double (0 for NULL).
     public func double(at index: Int32) -> Double {
-        sqlite3_column_double(statement, index)
+        medvault_sqlite3_column_double(statement, index)
     }
 
     /// Column `index` as UTF-8 text ("" for NULL).
     public func text(at index: Int32) -> String {
-        guard let pointer = sqlite3_column_text(statement, index) else { return "" }
-        let count = Int(sqlite3_column_bytes(statement, index))
+        guard let pointer = medvault_sqlite3_column_text(statement, index) else { return "" }
+        let count = Int(medvault_sqlite3_column_bytes(statement, index))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
@@ -95,8 +95,8 @@ public struct VaultRow {
     ///
     /// The buffer is valid only during the call.
     public func withBlob<Result>(at index: Int32, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        let pointer = sqlite3_column_blob(statement, index)
-        let count = Int(sqlite3_column_bytes(statement, index))
+        let pointer = medvault_sqlite3_column_blob(statement, index)
+        let count = Int(medvault_sqlite3_column_bytes(statement, index))
         return try body(UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
     }
 

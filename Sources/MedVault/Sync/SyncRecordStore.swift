@@ -217,7 +217,7 @@ package enum SyncRecordStore {
 extension VaultRow {
     /// Column `index` as whatever SQLite stored.
     func value(at index: Int32) -> VaultValue {
-        switch sqlite3_column_type(statement, index) {
+        switch medvault_sqlite3_column_type(statement, index) {
         case SQLITE_NULL: .null
         case SQLITE_INTEGER: .integer(int64(at: index))
         case SQLITE_FLOAT: .real(double(at: index))

@@ -60,9 +60,9 @@ struct DatabaseFileErrorTests {
         try await withTemporaryDirectory { dir in
             let url = dir.file("plain.db")
             var handle: OpaquePointer?
-            #expect(sqlite3_open(url.path, &handle) == SQLITE_OK)
-            #expect(sqlite3_exec(handle, "CREATE TABLE t(x); INSERT INTO t VALUES ('hello');", nil, nil, nil) == SQLITE_OK)
-            sqlite3_close(handle)
+            #expect(medvault_sqlite3_open_v2(url.path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK)
+            #expect(medvault_sqlite3_exec(handle, "CREATE TABLE t(x); INSERT INTO t VALUES ('hello');", nil, nil, nil) == SQLITE_OK)
+            medvault_sqlite3_close(handle)
             let header = try #require(StorageFixtures.bytes(url))
             #expect(header.starts(with: Data("SQLite format 3".utf8)))
             let error = try await expectRefusal(url, key: StorageFixtures.randomKey(), code: .notADatabase)

@@ -85,11 +85,11 @@ final class SQLCipherUnitOfWork {
     func writeChecked<Value>(_ step: (DatabaseConnection) throws -> Value) throws -> Value {
         try checkUsable()
         let logged = db.changeLog.mark()
-        let changesBefore = sqlite3_total_changes(db.handle)
+        let changesBefore = medvault_sqlite3_total_changes(db.handle)
         do {
             return try step(db)
         } catch {
-            if sqlite3_total_changes(db.handle) == changesBefore {
+            if medvault_sqlite3_total_changes(db.handle) == changesBefore {
                 db.changeLog.restore(logged)
             } else {
                 unsoundStep = error
@@ -111,7 +111,7 @@ final class SQLCipherUnitOfWork {
     private func checkUsable() throws {
         try scope.check()
         if let unsoundStep { throw unsoundStep }
-        if sqlite3_get_autocommit(db.handle) != 0 { throw Self.transactionLostError }
+        if medvault_sqlite3_get_autocommit(db.handle) != 0 { throw Self.transactionLostError }
     }
 
     /// Called after the closure returned, before the commit: throws (so the
@@ -119,6 +119,6 @@ final class SQLCipherUnitOfWork {
     func finish() throws {
         scope.close()
         if let unsoundStep { throw unsoundStep }
-        if sqlite3_get_autocommit(db.handle) != 0 { throw Self.transactionLostError }
+        if medvault_sqlite3_get_autocommit(db.handle) != 0 { throw Self.transactionLostError }
     }
 }
