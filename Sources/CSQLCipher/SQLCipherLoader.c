@@ -52,10 +52,54 @@ static struct {
     void *(*wal_hook)(sqlite3 *db, int (*hook)(void *, sqlite3 *, const char *, int), void *context);
 } api;
 
+#if !defined(__linux__)
+// Elsewhere SQLCipher is linked (two-level namespaces bind these to it): its functions.
+extern int sqlite3_bind_blob(sqlite3_stmt *s, int i, const void *v, int n, void (*d)(void *));
+extern int sqlite3_bind_double(sqlite3_stmt *s, int i, double v);
+extern int sqlite3_bind_int64(sqlite3_stmt *s, int i, sqlite3_int64 v);
+extern int sqlite3_bind_null(sqlite3_stmt *s, int i);
+extern int sqlite3_bind_parameter_count(sqlite3_stmt *s);
+extern int sqlite3_bind_text(sqlite3_stmt *s, int i, const char *v, int n, void (*d)(void *));
+extern int sqlite3_busy_timeout(sqlite3 *db, int ms);
+extern int sqlite3_changes(sqlite3 *db);
+extern int sqlite3_clear_bindings(sqlite3_stmt *s);
+extern int sqlite3_close(sqlite3 *db);
+extern int sqlite3_close_v2(sqlite3 *db);
+extern const void *sqlite3_column_blob(sqlite3_stmt *s, int i);
+extern int sqlite3_column_bytes(sqlite3_stmt *s, int i);
+extern int sqlite3_column_count(sqlite3_stmt *s);
+extern double sqlite3_column_double(sqlite3_stmt *s, int i);
+extern sqlite3_int64 sqlite3_column_int64(sqlite3_stmt *s, int i);
+extern const char *sqlite3_column_name(sqlite3_stmt *s, int i);
+extern const unsigned char *sqlite3_column_text(sqlite3_stmt *s, int i);
+extern int sqlite3_column_type(sqlite3_stmt *s, int i);
+extern const char *sqlite3_db_filename(sqlite3 *db, const char *name);
+extern const char *sqlite3_errmsg(sqlite3 *db);
+extern const char *sqlite3_errstr(int code);
+extern int sqlite3_exec(sqlite3 *db, const char *sql, int (*callback)(void *, int, char **, char **), void *context, char **error);
+extern int sqlite3_extended_errcode(sqlite3 *db);
+extern int sqlite3_extended_result_codes(sqlite3 *db, int on);
+extern int sqlite3_finalize(sqlite3_stmt *s);
+extern int sqlite3_get_autocommit(sqlite3 *db);
+extern void sqlite3_interrupt(sqlite3 *db);
+extern int sqlite3_key(sqlite3 *db, const void *key, int length);
+extern sqlite3_int64 sqlite3_last_insert_rowid(sqlite3 *db);
+extern int sqlite3_open_v2(const char *filename, sqlite3 **db, int flags, const char *vfs);
+extern int sqlite3_prepare_v2(sqlite3 *db, const char *sql, int length, sqlite3_stmt **statement, const char **tail);
+extern void sqlite3_progress_handler(sqlite3 *db, int steps, int (*handler)(void *), void *context);
+extern int sqlite3_rekey(sqlite3 *db, const void *key, int length);
+extern int sqlite3_reset(sqlite3_stmt *s);
+extern int sqlite3_step(sqlite3_stmt *s);
+extern int sqlite3_stmt_readonly(sqlite3_stmt *s);
+extern int sqlite3_system_errno(sqlite3 *db);
+extern int sqlite3_total_changes(sqlite3 *db);
+extern int sqlite3_wal_checkpoint_v2(sqlite3 *db, const char *name, int mode, int *log, int *checkpointed);
+extern void *sqlite3_wal_hook(sqlite3 *db, int (*hook)(void *, sqlite3 *, const char *, int), void *context);
+#endif
+
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int load_status = -1;
 static const char *load_error = "SQLCipher was not loaded";
-static void *loaded_library = NULL;
 static int openssl_exit_cleanup_skipped = 0;
 
 #if defined(__linux__)
@@ -83,11 +127,8 @@ static void load(void) {
     }
 #else
     void *library = dlopen(NULL, RTLD_NOW);
-    if (library == NULL) {
-        load_error = "the process's own symbols could not be read";
-        return;
-    }
 #endif
+#if defined(__linux__)
     if ((*(void **)&api.bind_blob = dlsym(library, "sqlite3_bind_blob")) == NULL) {
         load_error = "SQLCipher lacks sqlite3_bind_blob";
         return;
@@ -252,9 +293,51 @@ static void load(void) {
         load_error = "SQLCipher lacks sqlite3_wal_hook";
         return;
     }
-    loaded_library = library;
+#else
+    api.bind_blob = sqlite3_bind_blob;
+    api.bind_double = sqlite3_bind_double;
+    api.bind_int64 = sqlite3_bind_int64;
+    api.bind_null = sqlite3_bind_null;
+    api.bind_parameter_count = sqlite3_bind_parameter_count;
+    api.bind_text = sqlite3_bind_text;
+    api.busy_timeout = sqlite3_busy_timeout;
+    api.changes = sqlite3_changes;
+    api.clear_bindings = sqlite3_clear_bindings;
+    api.close = sqlite3_close;
+    api.close_v2 = sqlite3_close_v2;
+    api.column_blob = sqlite3_column_blob;
+    api.column_bytes = sqlite3_column_bytes;
+    api.column_count = sqlite3_column_count;
+    api.column_double = sqlite3_column_double;
+    api.column_int64 = sqlite3_column_int64;
+    api.column_name = sqlite3_column_name;
+    api.column_text = sqlite3_column_text;
+    api.column_type = sqlite3_column_type;
+    api.db_filename = sqlite3_db_filename;
+    api.errmsg = sqlite3_errmsg;
+    api.errstr = sqlite3_errstr;
+    api.exec = sqlite3_exec;
+    api.extended_errcode = sqlite3_extended_errcode;
+    api.extended_result_codes = sqlite3_extended_result_codes;
+    api.finalize = sqlite3_finalize;
+    api.get_autocommit = sqlite3_get_autocommit;
+    api.interrupt = sqlite3_interrupt;
+    api.key = sqlite3_key;
+    api.last_insert_rowid = sqlite3_last_insert_rowid;
+    api.open_v2 = sqlite3_open_v2;
+    api.prepare_v2 = sqlite3_prepare_v2;
+    api.progress_handler = sqlite3_progress_handler;
+    api.rekey = sqlite3_rekey;
+    api.reset = sqlite3_reset;
+    api.step = sqlite3_step;
+    api.stmt_readonly = sqlite3_stmt_readonly;
+    api.system_errno = sqlite3_system_errno;
+    api.total_changes = sqlite3_total_changes;
+    api.wal_checkpoint_v2 = sqlite3_wal_checkpoint_v2;
+    api.wal_hook = sqlite3_wal_hook;
+#endif
     // Before SQLCipher's first call initialises OpenSSL.
-    openssl_exit_cleanup_skipped = skip_openssl_exit_cleanup(library);
+    openssl_exit_cleanup_skipped = library != NULL ? skip_openssl_exit_cleanup(library) : 0;
     load_error = NULL;
     load_status = 0;
 }
