@@ -88,7 +88,7 @@ public actor SyncEngine {
     public func register() async throws {
         let deviceID = try await localDeviceID()
         let vaultID = vault.vaultID
-        let secret = try await ensureSyncSecret()
+        let secret = try await createSyncSecret()
         let counter = try await vault.database.read { db in try SyncSecretRecord.keyringCounter(db) } + 1
         let keyring = try SyncKeyringBlob(generation: 1, keyring: try SealedKeyring.seal(
             try KeyringFile.read(at: vault.layout.keyring), counter: counter, secret: secret))
@@ -114,6 +114,11 @@ public actor SyncEngine {
         }
         let credentials = SyncCredentials(vaultID: vaultID, deviceID: deviceID, deviceToken: token.deviceToken)
         try await save(credentials)
+        // The server holds a keyring sealed under this secret now: it is the vault's.
+        try await vault.database.write { db in
+            try SyncSecretRecord.confirm(secret, db)
+            try SyncSecretRecord.raiseKeyringCounter(to: counter, db)
+        }
         try await syncKeyring(credentials)
     }
 
@@ -169,30 +174,37 @@ public actor SyncEngine {
     /// registered (or joined), to be written down with the recovery key. A new device
     /// joins with it and the password (``Vault/join(at:keyring:syncSecret:password:options:)``).
     ///
-    /// - Returns: The secret, or `nil` before this device registered, joined or was given it.
+    /// - Returns: The secret once it is known to be the vault's (a keyring sealed under it
+    ///   was published, or the server's opened with it); `nil` before — a secret this
+    ///   device made but never saw in use is never shown, so the kit cannot hold a wrong one.
     /// - Throws: Storage errors; `locked`.
     public func syncSecret() async throws -> SyncSecret? {
-        try await vault.database.read { db in try SyncSecretRecord.secret(db) }
+        try await vault.database.read { db in
+            guard let stored = try SyncSecretRecord.secret(db), stored.confirmed else { return nil }
+            return stored.secret
+        }
     }
 
     /// Gives this device the vault's sync secret, after checking that it opens the keyring
     /// the server holds: for a device that synced before the secret existed, once another
-    /// device created it (``SyncKeyringOutcome/syncSecretNeeded``), or one that lost the
-    /// race to create it (``SyncKeyringOutcome/notAdopted(_:)`` with `wrongSyncSecret`).
-    /// A keyring the server still holds in the clear cannot check it: the secret is kept,
-    /// and the next sync seals the keyring under it.
+    /// device created it (``SyncKeyringOutcome/syncSecretNeeded``). It replaces any secret
+    /// this device held.
     ///
     /// - Throws: `wrongSyncSecret` when it does not open the server's keyring (nothing is
-    ///   stored); `invalidArgument` before ``register()`` or ``join()``; transport errors.
+    ///   stored); `invalidArgument` when the server's keyring is still in the clear, so
+    ///   there is nothing to check the secret against (sync a device that has it first),
+    ///   or before ``register()`` or ``join()``; transport errors.
     public func adoptSyncSecret(_ secret: SyncSecret) async throws {
         let server = try await transport.keyring(as: try await requireCredentials())
-        if SealedKeyring.isSealed(server.keyring) {
-            let sealed = try SealedKeyring(opening: server.keyring, secret: secret)
-            guard sealed.vaultID == vault.vaultID else {
-                throw MedVaultError(.wrongSyncSecret, reason: "the server's keyring belongs to another vault")
-            }
+        guard SealedKeyring.isSealed(server.keyring) else {
+            throw MedVaultError(.invalidArgument, field: "syncSecret", reason:
+                "the server's keyring is not sealed yet, so the secret cannot be checked; sync a device that has it first")
         }
-        try await vault.database.write { db in try SyncSecretRecord.setSecret(secret, db) }
+        let sealed = try SealedKeyring(opening: server.keyring, secret: secret)
+        guard sealed.vaultID == vault.vaultID else {
+            throw MedVaultError(.wrongSyncSecret, reason: "the server's keyring belongs to another vault")
+        }
+        try await vault.database.write { db in try SyncSecretRecord.setSecret(secret, confirmed: true, db) }
     }
 
     /// Revokes another device of the vault at the server: its token stops working.

@@ -7,22 +7,36 @@ import MedVaultKeys
 /// `Vault.join` and the sync engine, so the SQL lives in one place. Every function runs
 /// inside the caller's transaction.
 package enum SyncSecretRecord {
-    /// The sync secret this device holds, or `nil` before it registered, joined or was
-    /// given the secret.
+    /// The sync secret this device holds and whether it is confirmed as the vault's (see
+    /// `SyncSecretSchema`), or `nil` before it registered, joined or was given one. The
+    /// bytes go from the row straight into secure memory.
     ///
     /// - Throws: `corrupted` for a stored value of the wrong length; storage errors.
-    package static func secret(_ db: DatabaseConnection) throws -> SyncSecret? {
-        let stored = try db.fetchOne("SELECT sync_secret FROM sync_state WHERE singleton = 1") { row in
-            row.isNull(at: 0) ? nil : row.blob(at: 0)
-        }
-        guard let stored, let bytes = stored else { return nil }
-        return try SyncSecret(storedBytes: Array(bytes))
+    package static func secret(_ db: DatabaseConnection) throws -> (secret: SyncSecret, confirmed: Bool)? {
+        try db.fetchOne("SELECT sync_secret, sync_secret_confirmed FROM sync_state WHERE singleton = 1") { row in
+            guard !row.isNull(at: 0) else { return nil }
+            let secret = try row.withBlob(at: 0) { try SyncSecret(storedBytes: $0) }
+            return (secret, row.int64(at: 1) == 1)
+        } ?? nil
     }
 
-    /// Stores `secret` (replacing any).
-    package static func setSecret(_ secret: SyncSecret, _ db: DatabaseConnection) throws {
+    /// Stores `secret` (replacing any) and whether it is confirmed.
+    package static func setSecret(_ secret: SyncSecret, confirmed: Bool, _ db: DatabaseConnection) throws {
         try ensureRow(db)
-        try db.execute("UPDATE sync_state SET sync_secret = ? WHERE singleton = 1", [.blob(Data(try secret.storedBytes()))])
+        try db.execute("UPDATE sync_state SET sync_secret = ?, sync_secret_confirmed = ? WHERE singleton = 1",
+                       [.blob(Data(try secret.storedBytes())), .integer(confirmed ? 1 : 0)])
+    }
+
+    /// Marks the stored secret as the vault's, if it is still `secret`.
+    package static func confirm(_ secret: SyncSecret, _ db: DatabaseConnection) throws {
+        guard let stored = try self.secret(db), stored.secret == secret, !stored.confirmed else { return }
+        try db.execute("UPDATE sync_state SET sync_secret_confirmed = 1 WHERE singleton = 1")
+    }
+
+    /// Forgets an unconfirmed secret that turned out not to be the vault's, if it is still `secret`.
+    package static func forgetUnconfirmed(_ secret: SyncSecret, _ db: DatabaseConnection) throws {
+        guard let stored = try self.secret(db), stored.secret == secret, !stored.confirmed else { return }
+        try db.execute("UPDATE sync_state SET sync_secret = NULL WHERE singleton = 1")
     }
 
     /// The highest sealed-keyring counter published or adopted here (0 before).

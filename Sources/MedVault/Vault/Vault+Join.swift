@@ -95,7 +95,8 @@ extension Vault {
         options.database.cipherSettings = local.cipherSettings
         let counter = sealed.counter
         let files = try await createFiles(in: layout, keyring: local, databaseKey: databaseKey, options: options) { db in
-            try SyncSecretRecord.setSecret(syncSecret, db)
+            // It opened the server's keyring: the vault's.
+            try SyncSecretRecord.setSecret(syncSecret, confirmed: true, db)
             try SyncSecretRecord.raiseKeyringCounter(to: counter, db)
         }
         handedOver = true

@@ -46,15 +46,15 @@ public struct SyncSecret: Sendable, Equatable, CustomStringConvertible, CustomDe
         self.bytes = bytes
     }
 
-    /// The secret held in `bytes` (16), copied into secure memory; for the sync engine,
-    /// which keeps it in the vault's encrypted database.
+    /// The secret held in `bytes` (16), copied straight into secure memory; for the sync
+    /// engine, which keeps it in the vault's encrypted database.
     ///
     /// - Throws: `corrupted` when `bytes` is not 16 bytes long.
-    package init(storedBytes: [UInt8]) throws {
-        guard storedBytes.count == Self.secretLength else {
+    package init(storedBytes bytes: UnsafeRawBufferPointer) throws {
+        guard bytes.count == Self.secretLength else {
             throw MedVaultError(.corrupted, reason: "the stored sync secret has the wrong length")
         }
-        self.bytes = SecureBytes(copying: storedBytes)
+        self.bytes = SecureBytes(copying: bytes)
     }
 
     /// The secret's bytes, for the sync engine to store in the vault's encrypted database.

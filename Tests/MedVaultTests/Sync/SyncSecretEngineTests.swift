@@ -94,6 +94,87 @@ struct SyncSecretEngineTests {
         }
     }
 
+    @Test("A device that holds the secret never takes a keyring in the clear: an old keyring file served at a higher generation is sealed over, the new password stays")
+    func clearKeyringIsARollback() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let first = try VaultFixtures.password()
+            let second = try Password("segunda contraseña")
+            let oldFile = try Data(contentsOf: devices.vaults[0].layout.keyring)
+            try await devices.vaults[0].changePassword(from: first, to: second)
+            _ = try await devices.syncAll()
+            let credentials = try #require(try await devices.engines[1].credentials())
+            let current = try await devices.server.keyring(as: credentials)
+            let rollback = try SyncKeyringBlob(generation: current.generation + 10, keyring: oldFile)
+            for device in 0..<2 {
+                let hostile = KeyringOverrideTransport(devices.server, keyring: .serve(rollback))
+                #expect(try await SyncEngine(vault: devices.vaults[device], transport: hostile).sync().keyring == .published)
+                #expect(try SyncKeyringHostileTests.opens(devices.vaults[device], second))
+                #expect(try !SyncKeyringHostileTests.opens(devices.vaults[device], first))
+            }
+        }
+    }
+
+    @Test("A secret this device made but never saw in use is not shown, and is forgotten when the server's keyring is sealed under another")
+    func unconfirmedSecretIsForgotten() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let vaultSecret = try #require(try await devices.engines[0].syncSecret())
+            // As after losing the race to seal, or a register that fell back to a join.
+            let stray = SyncSecret.generate()
+            try await devices.vaults[1].database.write { db in try SyncSecretRecord.setSecret(stray, confirmed: false, db) }
+            #expect(try await devices.engines[1].syncSecret() == nil)
+            #expect(try await devices.engines[1].sync().keyring == .syncSecretNeeded)
+            #expect(try await devices.vaults[1].database.read { db in try SyncSecretRecord.secret(db) } == nil)
+            try await devices.engines[1].adoptSyncSecret(vaultSecret)
+            #expect(try await devices.engines[1].syncSecret() == vaultSecret)
+            #expect(try await devices.engines[1].sync().keyring == .unchanged)
+        }
+    }
+
+    @Test("Bytes that look sealed but open under no secret (a token holder's) are sealed over by a device holding the vault's secret; a new device can join again")
+    func forgedSealedBytesAreReplaced() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(1, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let credentials = try #require(try await devices.engines[0].credentials())
+            let current = try await devices.server.keyring(as: credentials)
+            var forged = Data("MVSEALKR".utf8) + Data([0, 1])
+            forged.append(Data((0..<600).map { _ in UInt8.random(in: 0...255) }))
+            _ = try await devices.server.putKeyring(try SyncKeyringUpdate(
+                expectedGeneration: current.generation,
+                keyring: try SyncKeyringBlob(generation: current.generation + 1, keyring: forged)), as: credentials)
+            #expect(try await devices.engines[0].sync().keyring == .published)
+            let blob = try await devices.server.keyring(as: credentials)
+            let joined = try await Vault.join(at: dir.file("late"), keyring: blob.keyring,
+                                              syncSecret: try #require(try await devices.engines[0].syncSecret()),
+                                              password: try VaultFixtures.password(), options: VaultFixtures.options)
+            await joined.lock()
+        }
+    }
+
+    @Test("A sealed keyring whose counter jumps far past this device's (a secret holder pushing it to its end) is not adopted")
+    func counterJumpIsRefused() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let secret = try #require(try await devices.engines[0].syncSecret())
+            let second = try Password("segunda contraseña")
+            try await devices.vaults[0].changePassword(from: try VaultFixtures.password(), to: second)
+            let credentials = try #require(try await devices.engines[1].credentials())
+            let current = try await devices.server.keyring(as: credentials)
+            let pushed = try SealedKeyring.seal(try KeyringFile.read(at: devices.vaults[0].layout.keyring),
+                                                counter: UInt64(Int64.max) - 1, secret: secret)
+            let hostile = KeyringOverrideTransport(devices.server, keyring: .serve(
+                try SyncKeyringBlob(generation: current.generation + 1, keyring: pushed)))
+            #expect(try await SyncEngine(vault: devices.vaults[1], transport: hostile).sync().keyring == .notAdopted(.corrupted))
+            #expect(try !SyncKeyringHostileTests.opens(devices.vaults[1], second))
+            #expect(try await devices.vaults[1].database.read { db in try SyncSecretRecord.keyringCounter(db) } < 1_000)
+        }
+    }
+
     @Test("Devices that synced before the secret: the first to sync seals the keyring; the other is told, gets the secret, and password changes flow again")
     func upgradeFromAKeyringInTheClear() async throws {
         try await withTemporaryDirectory { dir in
