@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 
 static struct {
     int (*bind_blob)(sqlite3_stmt *s, int i, const void *v, int n, void (*d)(void *));
@@ -101,6 +102,15 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int load_status = -1;
 static const char *load_error = "SQLCipher was not loaded";
 static int openssl_exit_cleanup_skipped = 0;
+static char load_error_text[256];
+
+#if defined(__linux__) && defined(RTLD_DEEPBIND)
+#define MEDVAULT_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND)
+#else
+// musl and bionic have no RTLD_DEEPBIND: RTLD_LOCAL still keeps SQLCipher's symbols out
+// of the global scope, but its own calls may bind to another SQLite loaded first.
+#define MEDVAULT_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL)
+#endif
 
 #if defined(__linux__)
 // The names Debian and Ubuntu (libsqlcipher0) and other distributions install it under.
@@ -119,10 +129,14 @@ static void load(void) {
 #if defined(__linux__)
     void *library = NULL;
     for (size_t index = 0; index < sizeof library_names / sizeof library_names[0] && library == NULL; index++) {
-        library = dlopen(library_names[index], RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+        library = dlopen(library_names[index], MEDVAULT_DLOPEN_FLAGS);
     }
     if (library == NULL) {
-        load_error = "libsqlcipher.so.0 could not be loaded (install libsqlcipher0)";
+        // dlerror() names the library or the dependency that is missing (no user data).
+        const char *why = dlerror();
+        snprintf(load_error_text, sizeof load_error_text, "libsqlcipher.so.0 could not be loaded (install libsqlcipher0): %s",
+                 why != NULL ? why : "unknown reason");
+        load_error = load_error_text;
         return;
     }
 #else

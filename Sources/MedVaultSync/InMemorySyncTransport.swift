@@ -89,11 +89,6 @@ public actor InMemorySyncTransport: SyncTransport {
     private var recordsBytes = false
     private var pushSizes: [Int] = []
 
-    /// An empty server.
-    ///
-    /// - Parameters:
-    ///   - maximumPushBytes: The push body limit (the server's default 8 MiB).
-    ///   - maximumPullBytes: The pull page limit in ciphertext bytes (the server's 4 MiB).
     /// The origin this server answers to: devices bind their register and join proofs to
     /// it (``proofOrigin``), and a proof bound to another origin is refused, as by a
     /// server configured with `MEDVAULT_SYNC_ORIGIN`.
@@ -102,6 +97,11 @@ public actor InMemorySyncTransport: SyncTransport {
     /// ``origin``: what the engine binds its proofs to when it syncs through this transport.
     public nonisolated var proofOrigin: String? { Self.origin }
 
+    /// An empty server.
+    ///
+    /// - Parameters:
+    ///   - maximumPushBytes: The push body limit (the server's default 8 MiB).
+    ///   - maximumPullBytes: The pull page limit in ciphertext bytes (the server's 4 MiB).
     public init(maximumPushBytes: Int = InMemorySyncTransport.defaultMaximumPushBytes,
                 maximumPullBytes: Int = InMemorySyncTransport.defaultMaximumPullBytes) {
         file = nil
@@ -378,9 +378,8 @@ public actor InMemorySyncTransport: SyncTransport {
     private func verify(_ purpose: SyncDeviceProof.Purpose, key: Data, challenge: Data, vaultID: UUID,
                         deviceID: UUID, signature: Data, origin: String?) throws {
         if let origin, origin != Self.origin { throw Self.forbidden }
-        let message = origin.map {
-            SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID, origin: $0)
-        } ?? SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID)
+        let message = SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID,
+                                              boundTo: origin)
         guard let publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: key),
               publicKey.isValidSignature(signature, for: message) else {
             throw Self.forbidden

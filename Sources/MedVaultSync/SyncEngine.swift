@@ -94,8 +94,8 @@ public actor SyncEngine {
             try KeyringFile.read(at: vault.layout.keyring), counter: counter, secret: secret))
         let challenge = try await transport.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: deviceID))
         let origin = transport.proofOrigin
-        let message = Self.proofMessage(.register, challenge: challenge.challenge, vaultID: vaultID,
-                                        deviceID: deviceID, origin: origin)
+        let message = SyncDeviceProof.message(.register, challenge: challenge.challenge, vaultID: vaultID,
+                                              deviceID: deviceID, boundTo: origin)
         let (publicKey, signature) = try await vault.withSyncKeys { keys in
             (try keys.deviceSigningPublicKey(), try keys.signForDevice(Array(message)))
         }
@@ -154,20 +154,11 @@ public actor SyncEngine {
         let vaultID = vault.vaultID
         let challenge = try await transport.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: deviceID))
         let origin = transport.proofOrigin
-        let message = Self.proofMessage(.join, challenge: challenge.challenge, vaultID: vaultID,
-                                        deviceID: deviceID, origin: origin)
+        let message = SyncDeviceProof.message(.join, challenge: challenge.challenge, vaultID: vaultID,
+                                              deviceID: deviceID, boundTo: origin)
         let signature = try await vault.withSyncKeys { keys in try keys.signForDevice(Array(message)) }
         return try await transport.join(vaultID: vaultID, try SyncJoinRequest(
             deviceID: deviceID, challenge: challenge.challenge, signature: Data(signature), origin: origin))
-    }
-
-    /// The proof message, bound to `origin` when the transport names one.
-    private static func proofMessage(_ purpose: SyncDeviceProof.Purpose, challenge: Data, vaultID: UUID,
-                                     deviceID: UUID, origin: String?) -> Data {
-        guard let origin else {
-            return SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID)
-        }
-        return SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID, origin: origin)
     }
 
     /// The vault's sync secret, for the recovery kit: the app shows it once the vault is

@@ -218,9 +218,8 @@ struct SyncRoutes: Sendable {
         }
         // A proof bound to another server's origin: relayed by that server.
         if let named, let origin, named != origin { throw SyncServerError.badProof }
-        let message = named.map {
-            SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID, origin: $0)
-        } ?? SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID)
+        let message = SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID,
+                                              boundTo: named)
         guard publicKey.isValidSignature(signature, for: message) else { throw SyncServerError.badProof }
     }
 

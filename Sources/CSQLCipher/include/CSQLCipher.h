@@ -10,9 +10,14 @@
 // with dlopen(RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND): its symbols stay out of the
 // process's global scope, and its own calls bind inside it even where the system
 // SQLite was loaded first. Every call goes through the `medvault_sqlite3_*` functions
-// below, which forward to the functions dlsym found in that library. On other
-// platforms (two-level namespaces: no such collision) they forward to the SQLCipher the
-// process links.
+// below, which forward to the functions dlsym found in that library.
+//
+// Limits: RTLD_DEEPBIND is refused by AddressSanitizer and ThreadSanitizer, and makes
+// SQLCipher's libcrypto use glibc's malloc where an app replaced it (jemalloc); musl has
+// no RTLD_DEEPBIND (RTLD_LOCAL alone then). When the app itself links libsqlcipher,
+// dlopen returns that copy and the app's link order decides. On Apple platforms (neither
+// built nor tested here) the functions forward to the SQLCipher the app links, where a
+// second SQLite in the same app would collide: not supported there yet.
 //
 // The declarations are SQLite's stable C API (sqlite.org/c3ref), written here rather
 // than taken from sqlite3.h: a header found through pkg-config brings `-lsqlcipher`

@@ -1,5 +1,6 @@
 import Foundation
 import MedVaultCore
+import MedVaultSyncWire
 
 extension HTTPSyncTransport {
     /// Where the sync server is and how to talk to it.
@@ -57,7 +58,8 @@ extension HTTPSyncTransport {
         ///
         /// - Throws: `invalidArgument` for a URL that is not http(s) with a host, has a
         ///   user, password, query or fragment, or is plain `http` to another machine;
-        ///   a timeout that is not positive; a response limit below 1 KiB.
+        ///   a timeout that is not positive; a response limit below 1 KiB; a proof origin
+        ///   that is not an http or https origin.
         func validate() throws {
             guard let scheme = baseURL.scheme?.lowercased(), ["http", "https"].contains(scheme),
                   let host = baseURL.host, !host.isEmpty
@@ -74,6 +76,13 @@ extension HTTPSyncTransport {
             }
             guard timeout > .zero else {
                 throw MedVaultError(.invalidArgument, field: "timeout", reason: "the timeout must be positive")
+            }
+            if let proofOrigin {
+                guard let url = URL(string: proofOrigin), url.path.isEmpty || url.path == "/",
+                      SyncDeviceProof.origin(of: url) != nil else {
+                    throw MedVaultError(.invalidArgument, field: "proofOrigin",
+                                        reason: "the proof origin must be an http or https origin, such as https://sync.example.org")
+                }
             }
             guard maximumResponseSize >= 1024 else {
                 throw MedVaultError(.invalidArgument, field: "maximumResponseSize",

@@ -116,9 +116,13 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
                        credentials: credentials, idempotent: true)
     }
 
-    /// The configuration's ``Configuration/proofOrigin``, or the base URL's origin.
+    /// The configuration's ``Configuration/proofOrigin`` (normalised as
+    /// `SyncDeviceProof.origin(of:)` writes it), or the base URL's origin.
     public var proofOrigin: String? {
-        configuration.proofOrigin ?? SyncDeviceProof.origin(of: configuration.baseURL)
+        if let configured = configuration.proofOrigin {
+            return URL(string: configured).flatMap { SyncDeviceProof.origin(of: $0) } ?? configured
+        }
+        return SyncDeviceProof.origin(of: configuration.baseURL)
     }
 
     /// `DELETE /v1/vaults/{vault}/devices/{device}`: revoking twice answers 204 again.

@@ -98,6 +98,16 @@ public enum SyncDeviceProof {
         return message
     }
 
+    /// The message bound to `origin` when there is one
+    /// (``message(_:challenge:vaultID:deviceID:origin:)``), the unbound one of earlier
+    /// builds otherwise (``message(_:challenge:vaultID:deviceID:)``): what a request that
+    /// names `origin`, or none, was signed over.
+    public static func message(_ purpose: Purpose, challenge: Data, vaultID: UUID, deviceID: UUID,
+                               boundTo origin: String?) -> Data {
+        guard let origin else { return message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID) }
+        return message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID, origin: origin)
+    }
+
     /// The origin of `url` as a proof names it: the scheme and host in lower case, and
     /// the port when it is not the scheme's default (`https://sync.example.org`,
     /// `http://127.0.0.1:8080`); `nil` for a URL that is not http or https with a host.

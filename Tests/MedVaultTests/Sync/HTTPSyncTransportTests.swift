@@ -29,7 +29,7 @@ struct HTTPSyncTransportTests {
 
     // MARK: - Configuration
 
-    @Test("configuration: http only to this machine; no user, query or fragment; positive timeout")
+    @Test("configuration: http only to this machine; no user, query or fragment; positive timeout; a proof origin that is an origin")
     func configuration() throws {
         func make(_ url: String, timeout: Duration = .seconds(5)) throws -> HTTPSyncTransport {
             try HTTPSyncTransport(configuration: .init(baseURL: URL(string: url)!, timeout: timeout))
@@ -51,6 +51,18 @@ struct HTTPSyncTransportTests {
         }
         let transport = try make("https://sync.example.org/secret-prefix")
         #expect(transport.description == "HTTPSyncTransport(host: sync.example.org)")
+        // Proofs are bound to the base URL's origin, or to the configured one, normalised.
+        #expect(transport.proofOrigin == "https://sync.example.org")
+        var tunnelled = HTTPSyncTransport.Configuration(baseURL: URL(string: "http://127.0.0.1:8443")!)
+        tunnelled.proofOrigin = "HTTPS://Sync.Example.org:443/"
+        #expect(try HTTPSyncTransport(configuration: tunnelled).proofOrigin == "https://sync.example.org")
+        for bad in ["sync.example.org", "ftp://sync.example.org", "https://sync.example.org/v1"] {
+            tunnelled.proofOrigin = bad
+            #expect(throws: MedVaultError(.invalidArgument, field: "proofOrigin",
+                                          reason: "the proof origin must be an http or https origin, such as https://sync.example.org")) {
+                _ = try HTTPSyncTransport(configuration: tunnelled)
+            }
+        }
         #expect(!String(describing: Self.credentials).contains(Self.token))
     }
 
