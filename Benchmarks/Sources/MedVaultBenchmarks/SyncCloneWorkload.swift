@@ -54,7 +54,11 @@ struct SyncCloneWorkload: Workload {
             throw BenchmarkError("Y: the first device did not register")
         }
         let keyring = try await server.keyring(as: credentials)
-        let clone = try await Vault.join(at: second, keyring: keyring.keyring, password: password, options: options)
+        guard let secret = try await firstEngine.syncSecret() else {
+            throw BenchmarkError("Y: the first device has no sync secret")
+        }
+        let clone = try await Vault.join(at: second, keyring: keyring.keyring, syncSecret: secret, password: password,
+                                         options: options)
         let cloneEngine = SyncEngine(vault: clone, transport: server, batchSize: 500)
         try await cloneEngine.join()
         context.log("Y: cloning")
