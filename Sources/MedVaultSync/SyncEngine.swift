@@ -163,7 +163,7 @@ public actor SyncEngine {
 
     /// The vault's sync secret, for the recovery kit: the app shows it once the vault is
     /// registered (or joined), to be written down with the recovery key. A new device
-    /// joins with it and the password (``Vault/join(at:keyring:syncSecret:password:options:)``).
+    /// joins with it and the password (`Vault.join(at:keyring:syncSecret:password:options:)`).
     ///
     /// - Returns: The secret once it is known to be the vault's (a keyring sealed under it
     ///   was published, or the server's opened with it); `nil` before — a secret this
