@@ -36,9 +36,9 @@ extension Vault {
     ///   `invalidArgument` for a keyring published in the clear by an earlier build (sync
     ///   an enrolled device of this version first: it seals it), or one whose Argon2
     ///   costs exceed `options.maximumSyncedArgon2MemoryKiB` (refused before any
-    ///   derivation); `corrupted` for bytes
-    ///   that are not a keyring; `wrongPassword`; `duplicate` when the folder already
-    ///   holds a vault. Nothing is left in the folder on error.
+    ///   derivation); `corrupted` for bytes that are not a keyring; `wrongPassword`;
+    ///   `duplicate` when the folder already holds a vault. Nothing is left in the folder
+    ///   on error.
     public static func join(at folder: URL, keyring: Data, syncSecret: SyncSecret, password: Password,
                             options: Options = Options()) async throws -> Vault {
         let sealed = try openSealed(keyring, syncSecret)
@@ -123,7 +123,8 @@ extension Vault {
     ///   as adopted, not a change made after it.
     /// - Throws: `corrupted` for a keyring that is not an authentic keyring of this vault;
     ///   `invalidArgument` when its Argon2 costs exceed
-    ///   ``Options/maximumSyncedArgon2MemoryKiB`` (it would run at the next unlock); `conflict` when it has other cipher settings, or the shared slots are no longer
+    ///   ``Options/maximumSyncedArgon2MemoryKiB`` (it would run at the next unlock);
+    ///   `conflict` when it has other cipher settings, or the shared slots are no longer
     ///   `expected`; `locked`.
     @discardableResult
     package func adoptSyncedKeyring(_ incoming: Keyring, replacingSharedSlots expected: Data? = nil) async throws -> Data {
