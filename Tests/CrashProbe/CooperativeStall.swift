@@ -1,6 +1,7 @@
 import Foundation
 import MedVault
 import MedVaultCore
+import MedVaultKeys
 
 // CrashProbe stall-writes <vault folder>
 //     Opens the vault (password "probe", fast test KDF) once per core — as many handles,
@@ -52,7 +53,7 @@ final class TickRecorder: @unchecked Sendable {
 
 func stallWrites(folder: String) async throws {
     let first = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
-                                     options: Vault.Options(kdf: .fastForTestsOnly))
+                                     options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
     // Single-record updates: the short writes that take the fast path (a create goes
     // through the batch path, always on the writer's thread).
     let handles = max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -64,7 +65,7 @@ func stallWrites(folder: String) async throws {
     var vaults: [Vault] = []
     for _ in 0..<handles {
         let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
-                                         options: Vault.Options(kdf: .fastForTestsOnly))
+                                         options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
         // Warm the writer up: the fast path runs only on an open connection.
         _ = try await vault.patients.count()
         vaults.append(vault)

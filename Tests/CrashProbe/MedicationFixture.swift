@@ -34,7 +34,7 @@ struct MedicationFixtureExpectation: Codable {
 func writeMedicationFixture(folder: String, expectationPath: String) async throws {
     let madrid = TimeZone(identifier: "Europe/Madrid")!
     let now = Date(timeIntervalSince1970: 1_770_033_600)  // 2026-02-02T12:00:00Z, a Monday
-    let options = Vault.Options(kdf: .fastForTestsOnly, clock: .fixed(now))
+    let options = Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0), clock: .fixed(now))
     let vault = try await Vault.create(at: URL(fileURLWithPath: folder), password: try Password("probe"),
                                        options: options).vault
     let patient = try await vault.patients.create(

@@ -17,7 +17,7 @@ import MedVaultSyncWire
 /// turned into a kill after the whole push.
 func syncAttachment(folder: String, serverFile: String, pause: String? = nil) async throws {
     let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
-                                     options: Vault.Options(kdf: .fastForTestsOnly))
+                                     options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
     let inner = try InMemorySyncTransport(persistingTo: URL(fileURLWithPath: serverFile),
                                           maximumPushBytes: syncAttachmentPushBytes,
                                           maximumPullBytes: syncAttachmentPullBytes)

@@ -9,7 +9,7 @@ import MedVaultSync
 /// clone crash test can kill it while it applies.
 func syncClone(folder: String, serverFile: String) async throws {
     let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
-                                     options: Vault.Options(kdf: .fastForTestsOnly))
+                                     options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
     let server = try InMemorySyncTransport(persistingTo: URL(fileURLWithPath: serverFile))
     let engine = SyncEngine(vault: vault, transport: server, batchSize: 100, envelopesPerApply: 1_000)
     FileHandle.standardOutput.write(Data("opened\n".utf8))

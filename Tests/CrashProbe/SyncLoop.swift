@@ -8,7 +8,7 @@ import MedVaultSync
 /// kill it while it seals, pushes, pulls or applies.
 func syncLoop(folder: String, serverFile: String) async throws {
     let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
-                                     options: Vault.Options(kdf: .fastForTestsOnly))
+                                     options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
     let server = try InMemorySyncTransport(persistingTo: URL(fileURLWithPath: serverFile))
     let engine = SyncEngine(vault: vault, transport: server, batchSize: 2)
     var number = 0

@@ -127,7 +127,7 @@ func commitLoop(database: String, hexKey: String) async throws {
 
 func rotateAndDie(folder: String, phase: String) async throws {
     let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
-                                     options: Vault.Options(kdf: .fastForTestsOnly))
+                                     options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
     try await vault.rotateDatabaseKey { progress in
         let reached: Bool
         switch progress.phase {
@@ -144,7 +144,7 @@ func rotateAndDie(folder: String, phase: String) async throws {
 
 func rotateFillingDisk(folder: String, filler: String) async throws {
     let vault = try await Vault.create(at: URL(fileURLWithPath: folder), password: try Password("probe"),
-                                       options: Vault.Options(kdf: .fastForTestsOnly)).vault
+                                       options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0))).vault
     // About 1 MiB of records: the copy is written in many steps, not one.
     _ = try await vault.patients.create((0..<2_000).map { number in
         Patient(firstName: "Disk", lastName: "Filler \(number)", dateOfBirth: try! CalendarDate(iso8601: "1980-01-01"),
@@ -185,7 +185,7 @@ final class LockedFlag: @unchecked Sendable {
 
 func addPatients(folder: String) async throws {
     let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
-                                     options: Vault.Options(kdf: .fastForTestsOnly))
+                                     options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
     var number = 0
     while true {
         number += 1
@@ -206,7 +206,7 @@ func reached(_ progress: BackupProgress, _ phase: String) -> Bool {
 
 func backupAndDie(folder: String, destination: String, phase: String) async throws {
     let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
-                                     options: Vault.Options(kdf: .fastForTestsOnly))
+                                     options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
     try await vault.backup(to: URL(fileURLWithPath: destination)) { progress in
         if reached(progress, phase) { kill(getpid(), SIGKILL) }
     }
@@ -215,7 +215,7 @@ func backupAndDie(folder: String, destination: String, phase: String) async thro
 
 func restoreAndDie(backup: String, folder: String, phase: String) async throws {
     try await Vault.restore(from: URL(fileURLWithPath: backup), to: URL(fileURLWithPath: folder),
-                            password: try Password("probe"), options: Vault.Options(kdf: .fastForTestsOnly)) { progress in
+                            password: try Password("probe"), options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0))) { progress in
         if reached(progress, phase) { kill(getpid(), SIGKILL) }
     }
     fail("the restore finished without reaching phase \(phase)")
@@ -223,7 +223,7 @@ func restoreAndDie(backup: String, folder: String, phase: String) async throws {
 
 func importRecords(folder: String, file: String) async throws {
     let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
-                                     options: Vault.Options(kdf: .fastForTestsOnly))
+                                     options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
     let documents = try PatientRecordExport.documents(jsonData: try Data(contentsOf: URL(fileURLWithPath: file)))
     let half = documents.count / 2
     try await vault.importRecords(documents) { written in
@@ -246,7 +246,7 @@ func writeUnit(_ tx: VaultTransaction, number: Int) throws -> (UUID, UUID, UUID)
 
 func holdUnit(folder: String) async throws {
     let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
-                                     options: Vault.Options(kdf: .fastForTestsOnly))
+                                     options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
     try await vault.write { tx in
         let (patient, session, diagnosis) = try writeUnit(tx, number: 1)
         FileHandle.standardOutput.write(Data("\(patient) \(session) \(diagnosis)\n".utf8))
@@ -256,7 +256,7 @@ func holdUnit(folder: String) async throws {
 
 func commitUnits(folder: String) async throws {
     let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
-                                     options: Vault.Options(kdf: .fastForTestsOnly))
+                                     options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
     var number = 0
     while true {
         number += 1
@@ -268,7 +268,7 @@ func commitUnits(folder: String) async throws {
 
 func exitRacingOpenSSL(folder: String) async throws -> Never {
     let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
-                                     options: Vault.Options(kdf: .fastForTestsOnly))
+                                     options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
     _ = try await vault.patients.create(
         Patient(firstName: "Probe", lastName: "Exit", dateOfBirth: try CalendarDate(iso8601: "1980-01-01")))
     await vault.lock()
@@ -293,7 +293,7 @@ func exitRacingOpenSSL(folder: String) async throws -> Never {
 
 func hold(folder: String) async throws {
     let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
-                                     options: Vault.Options(kdf: .fastForTestsOnly))
+                                     options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
     FileHandle.standardOutput.write(Data("open\n".utf8))
     _ = FileHandle.standardInput.readDataToEndOfFile()
     await vault.lock()

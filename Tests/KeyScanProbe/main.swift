@@ -169,7 +169,7 @@ guard arguments.count == 2 || (arguments.count == 3 && arguments[2] == "--leak-f
 }
 let folder = URL(fileURLWithPath: arguments[1])
 let leaksForSelfCheck = arguments.count == 3
-let options = Vault.Options(kdf: .fastForTestsOnly)
+let options = Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0))
 
 func work() async throws -> [MaskedKey] {
     let first = try Password("first password")

@@ -18,7 +18,7 @@ struct AuditVerifyWorkload: Workload {
         let folder = context.directory.appendingPathComponent("a1-vault")
         try? FileManager.default.removeItem(at: folder)
         let vault = try await Vault.create(at: folder, password: try Password("a1 contraseña"),
-                                           options: Vault.Options(kdf: .fastForTestsOnly)).vault
+                                           options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0))).vault
         context.log("A1: appending \(count) audit entries")
         try await vault.audit._appendSyntheticEntries(count)
         _ = try await vault.audit.verify()   // warm-up: the pages in the cache, the checkpoint at the head

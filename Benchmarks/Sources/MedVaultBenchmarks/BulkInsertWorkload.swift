@@ -239,7 +239,7 @@ struct BulkInsertWorkload: Workload {
         database._auditTrailDisabled = !auditTrail
         let vault = try await Vault.create(
             at: folder, password: try Password("w1 contraseña"),
-            options: Vault.Options(kdf: .fastForTestsOnly, database: database, clock: .fixed(ClinicData.stamp))).vault
+            options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0), database: database, clock: .fixed(ClinicData.stamp))).vault
         let chunks = data.order.chunks.map { chunk in
             let sessions = chunk.flatMap { data.order.sessionsOfPatient[$0] }
             return (Array(data.patients[chunk]), sessions.map { data.sessions[$0] }, sessions.map { data.diagnoses[$0] })

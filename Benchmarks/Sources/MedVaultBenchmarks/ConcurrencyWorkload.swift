@@ -24,7 +24,7 @@ struct ConcurrencyWorkload: Workload {
         let folder = context.directory.appendingPathComponent("c-vault")
         try? FileManager.default.removeItem(at: folder)
         let vault = try await Vault.create(at: folder, password: try Password("concurrencia"),
-                                           options: Vault.Options(kdf: .fastForTestsOnly)).vault
+                                           options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0))).vault
         _ = try await vault.patients.create(data.patients)
         let ids = data.patients.map(\.id)
         context.log(String(format: "C: %d tasks for %.1f s", Self.tasks, seconds))

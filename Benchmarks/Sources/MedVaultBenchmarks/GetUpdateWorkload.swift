@@ -31,21 +31,21 @@ struct GetUpdateWorkload: Workload {
         let folder = context.directory.appendingPathComponent("w5-vault")
         try? FileManager.default.removeItem(at: folder)
         let vault = try await Vault.create(at: folder, password: try Password("w5 contraseña"),
-                                           options: Vault.Options(kdf: .fastForTestsOnly)).vault
+                                           options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0))).vault
         _ = try await vault.patients.create(data.patients)
         let logOffFolder = context.directory.appendingPathComponent("w5-vault-log-off")
         try? FileManager.default.removeItem(at: logOffFolder)
         var logOff = DatabaseConfiguration()
         logOff._changeLogDisabled = true
         let vaultLogOff = try await Vault.create(at: logOffFolder, password: try Password("w5 contraseña"),
-                                                 options: Vault.Options(kdf: .fastForTestsOnly, database: logOff)).vault
+                                                 options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0), database: logOff)).vault
         _ = try await vaultLogOff.patients.create(data.patients)
         let auditOffFolder = context.directory.appendingPathComponent("w5-vault-audit-off")
         try? FileManager.default.removeItem(at: auditOffFolder)
         var auditOff = DatabaseConfiguration()
         auditOff._auditTrailDisabled = true
         let vaultAuditOff = try await Vault.create(at: auditOffFolder, password: try Password("w5 contraseña"),
-                                                   options: Vault.Options(kdf: .fastForTestsOnly, database: auditOff)).vault
+                                                   options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0), database: auditOff)).vault
         _ = try await vaultAuditOff.patients.create(data.patients)
         let key = context.databaseKey(salt: 0x57A5).bytes
         var plains: [PlainClinic] = []

@@ -29,7 +29,7 @@ struct SyncCloneWorkload: Workload {
                               sessionCount: context.scaled(100_000, minimum: 1_000), seed: context.seed)
         let trips = context.scaled(300, minimum: 50)
         let password = try Password("sync contraseña")
-        let options = Vault.Options(kdf: .fastForTestsOnly)
+        let options = Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0))
         let first = context.directory.appendingPathComponent("y-first")
         let second = context.directory.appendingPathComponent("y-second")
         for folder in [first, second] { try? FileManager.default.removeItem(at: folder) }

@@ -24,7 +24,7 @@ struct VaultOpenWorkload: Workload {
         try? FileManager.default.removeItem(at: folder)
         let store = InMemorySecretStore()
         let created = try await Vault.create(at: folder, password: try Password("w2 contraseña"),
-                                             options: Vault.Options(kdf: .fastForTestsOnly))
+                                             options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
         _ = try await created.vault.addPlatformSlot(store: store)
         _ = try await created.vault.patients.create(data.patients)
         await created.vault.lock()

@@ -27,7 +27,7 @@ struct CloneRun {
         let folder = try LoadChild.temporaryFolder("clone")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let password = try Password("load contraseña")
-        let options = Vault.Options(kdf: .fastForTestsOnly)
+        let options = Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0))
         let transport = try HTTPSyncTransport(configuration: .init(baseURL: baseURL, timeout: .seconds(120)))
         var result = Result()
 

@@ -12,9 +12,11 @@ extension Vault {
     /// - Parameters:
     ///   - current: The current password, checked first (two Argon2id runs in all).
     ///   - new: The new password.
-    /// - Throws: `wrongPassword` when `current` is wrong (nothing changes); `locked`;
-    ///   `validation` for an empty new password.
+    /// - Throws: `validation` (field `password`) when `new` fails the vault's
+    ///   ``Options/passwordPolicy`` (checked first: nothing is derived or changed);
+    ///   `wrongPassword` when `current` is wrong (nothing changes); `locked`.
     public func changePassword(from current: Password, to new: Password) async throws {
+        try options.passwordPolicy.check(new)
         let kdf = options.kdf
         try await keys.perform { operation in
             let keyring = await operation.keyring()
@@ -33,10 +35,13 @@ extension Vault {
     /// Sets a new password with the recovery key, for an owner who forgot theirs, and
     /// opens the vault. The old password stops working; the recovery key keeps working.
     ///
-    /// - Throws: `wrongRecoveryKey`, and the errors of ``open(at:password:options:)``.
+    /// - Throws: `validation` (field `password`) when `newPassword` fails
+    ///   `options.passwordPolicy` (checked before the vault opens); `wrongRecoveryKey`, and
+    ///   the errors of ``open(at:password:options:)``.
     public static func resetPassword(
         at folder: URL, recoveryKey: RecoveryKey, newPassword: Password, options: Options = Options()
     ) async throws -> Vault {
+        try options.passwordPolicy.check(newPassword)
         let vault = try await open(at: folder, recoveryKey: recoveryKey, options: options)
         let kdf = options.kdf
         do {

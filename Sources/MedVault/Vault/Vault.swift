@@ -97,9 +97,11 @@ public final class Vault: Sendable {
     ///   - options: Key-derivation and database options.
     /// - Returns: The open vault and its recovery key, to show the owner once.
     /// - Throws: `duplicate` when the folder already holds a vault's files;
-    ///   `validation` for an empty password; `invalidArgument` for weak KDF
-    ///   parameters; file errors.
+    ///   `validation` (field `password`) for a password that fails
+    ///   `options.passwordPolicy`, before anything is derived or written;
+    ///   `invalidArgument` for weak KDF parameters; file errors.
     public static func create(at folder: URL, password: Password, options: Options = Options()) async throws -> Creation {
+        try options.passwordPolicy.check(password)
         let layout = VaultLayout(folder: folder)
         if holdsVault(layout) { throw alreadyAVault }
         try VaultFolder.prepare(layout.folder)
@@ -202,9 +204,12 @@ public final class Vault: Sendable {
             // The keyring may have changed since it was read for unlocking (another
             // process changed the password meanwhile): the vault key still opens it.
             var keyring = try VaultKeySession.reread(layout, cached: unlockedKeyring, vaultKey: vaultKey)
-            guard try presence.tryLockCurrent(.shared) else {
-                throw MedVaultError(.vaultInUse, reason: "another process holds this vault out of turn")
-            }
+            // Every holder of the presence lock alone also holds the keyring lock, which
+            // this process has: a conflict here is a process that is ending (SIGKILL
+            // closes its files one by one, the keyring lock's first) or one that breaks
+            // the protocol. The first passes at once; the second gets vaultInUse.
+            try await presence.lock(.shared, timeout: min(options.lockTimeout, .seconds(5)),
+                                    waitingFor: "another process holds this vault out of turn")
             try KeyringFile.removeTemporaryFiles(besides: layout.keyring)
             // A creation killed after writing the keyring left its marker: the vault is whole.
             try removeMarker(layout)

@@ -8,6 +8,11 @@ extension Vault {
         /// reset). Existing slots keep the parameters they were made with.
         /// Default: `Argon2Parameters.recommended` (64 MiB, 3 passes, 4 lanes).
         public var kdf: Argon2Parameters
+        /// What a new password must be, checked by ``Vault/create(at:password:options:)``,
+        /// ``Vault/changePassword(from:to:)`` and
+        /// ``Vault/resetPassword(at:recoveryKey:newPassword:options:)`` before any key is
+        /// derived. Default `PasswordPolicy.standard` (12 characters, 60 estimated bits).
+        public var passwordPolicy: PasswordPolicy
         /// Connection settings of the database.
         public var database: DatabaseConfiguration
         /// Where the repositories read "now" from.
@@ -35,6 +40,7 @@ extension Vault {
         /// Creates options; every argument has a sensible default.
         public init(
             kdf: Argon2Parameters = .recommended,
+            passwordPolicy: PasswordPolicy = .standard,
             database: DatabaseConfiguration = DatabaseConfiguration(),
             clock: RecordClock = .system,
             maximumAttachmentByteCount: Int = 100 * 1024 * 1024,
@@ -43,6 +49,7 @@ extension Vault {
             maximumSyncedArgon2MemoryKiB: UInt32 = 256 * 1024
         ) {
             self.kdf = kdf
+            self.passwordPolicy = passwordPolicy
             self.database = database
             self.clock = clock
             self.maximumAttachmentByteCount = maximumAttachmentByteCount

@@ -87,6 +87,25 @@ struct CLIErrorTests {
         }
     }
 
+    @Test("init and passwd refuse a password under the policy with status 7, naming the rule, creating or changing nothing")
+    func weakPassword() async throws {
+        try await withTemporaryDirectory { directory in
+            let folder = directory.file("clinic")
+            let short = try await CLIHarness.run(["init", folder.path, "--password-stdin"], input: "probe\n")
+            #expect(short.status == 7)
+            #expect(short.errorLinesWithoutWarnings == ["medvault: error: password: must have at least 12 characters"])
+            #expect(!FileManager.default.fileExists(atPath: folder.path))
+            _ = try await CLIHarness.initVault(folder)
+            let keyring = folder.appendingPathComponent("records.medvault.keyring")
+            let before = StorageFixtures.bytes(keyring)
+            let weak = try await CLIHarness.run(["passwd", folder.path, "--password-stdin"],
+                                                input: password + "\naaaaaaaaaaaaaaaaaa\n")
+            #expect(weak.status == 7, "\(weak.standardError)")
+            #expect(weak.errorLinesWithoutWarnings.first?.hasPrefix("medvault: error: password: is too predictable") == true)
+            #expect(StorageFixtures.bytes(keyring) == before)
+        }
+    }
+
     @Test("empty standard input says which secret is missing")
     func emptyStandardInput() async throws {
         try await withTemporaryDirectory { directory in

@@ -43,7 +43,7 @@ struct MedicationFixtureMigrationTests {
             try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: folder.appendingPathComponent(name).path)
         }
         return try await Vault.open(at: folder, password: try Password("probe"),
-                                    options: Vault.Options(kdf: .fastForTestsOnly, clock: .fixed(now)))
+                                    options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0), clock: .fixed(now)))
     }
 
     @Test("Every medication, schedule and dose log survives the upgrade, and past weeks' adherence is unchanged")

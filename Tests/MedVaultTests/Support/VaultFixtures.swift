@@ -5,7 +5,7 @@ import MedVaultKeys
 
 /// Helpers for tests of the `Vault` facade: fast Argon2 parameters and raw rows.
 enum VaultFixtures {
-    static let options = Vault.Options(kdf: .fastForTestsOnly)
+    static let options = Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0))
 
     static func password(_ text: String = "contraseña segura") throws -> Password {
         try Password(text)

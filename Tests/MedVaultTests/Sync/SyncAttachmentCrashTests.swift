@@ -24,7 +24,7 @@ struct SyncAttachmentCrashTests {
         try await withTemporaryDirectory { dir in
             let serverFile = dir.file("server.json")
             let password = try Password("probe")
-            let options = Vault.Options(kdf: .fastForTestsOnly)
+            let options = Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0))
             let folderA = dir.file("device-a"), folderB = dir.file("device-b")
             let first = try await Vault.create(at: folderA, password: password, options: options).vault
             var setup = try Self.server(serverFile)

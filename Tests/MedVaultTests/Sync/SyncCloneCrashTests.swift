@@ -34,7 +34,7 @@ struct SyncCloneCrashTests {
     private static func run(dir: TemporaryDirectory, random: inout SeededGenerator) async throws {
         let serverFile = dir.file("server.json")
         let password = try Password("probe")
-        let options = Vault.Options(kdf: .fastForTestsOnly)
+        let options = Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0))
         let first = try await Vault.create(at: dir.file("device-a"), password: password, options: options).vault
         defer { Task { await first.lock() } }
         let setup = try InMemorySyncTransport(persistingTo: serverFile)

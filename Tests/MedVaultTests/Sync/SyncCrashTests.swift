@@ -32,7 +32,7 @@ struct SyncCrashTests {
     private static func run(dir: TemporaryDirectory, random: inout SeededGenerator) async throws {
         let serverFile = dir.file("server.json")
         let password = try Password("probe")
-        let options = Vault.Options(kdf: .fastForTestsOnly)
+        let options = Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0))
         let folderA = dir.file("device-a")
         let first = try await Vault.create(at: folderA, password: password, options: options).vault
         let setup = try InMemorySyncTransport(persistingTo: serverFile)

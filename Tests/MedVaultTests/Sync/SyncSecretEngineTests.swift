@@ -236,7 +236,7 @@ struct SyncSecretEngineTests {
             let costly = Vault.Options(kdf: try .forTestsOnly(memoryKiB: 64, iterations: 1, parallelism: 1))
             let a = try await Vault.open(at: dir.file("a"), password: password, options: costly)
             defer { Task { await a.lock() } }
-            let capped = Vault.Options(kdf: .fastForTestsOnly, maximumSyncedArgon2MemoryKiB: 32)
+            let capped = Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0), maximumSyncedArgon2MemoryKiB: 32)
             let b = try await Vault.join(at: dir.file("b"), keyring: try await server.keyring(as: credentials).keyring,
                                          syncSecret: secret, password: password, options: capped)
             defer { Task { await b.lock() } }

@@ -63,7 +63,7 @@ struct VaultLockRaceTests {
         let baseline = try await withTemporaryDirectory { dir in
             let password = try Password("baseline password")
             let vault = try await Vault.create(at: dir.url, password: password, options: Vault.Options(kdf: Self.realKDF)).vault
-            let duration = try await Self.duration { try await vault.changePassword(from: password, to: try Password("another one")) }
+            let duration = try await Self.duration { try await vault.changePassword(from: password, to: try Password("another password")) }
             await vault.lock()
             return duration
         }

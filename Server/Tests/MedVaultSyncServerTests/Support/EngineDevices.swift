@@ -81,7 +81,7 @@ actor EngineDevices {
     /// A new vault on a first device, registered at the server.
     func register(_ transport: HTTPSyncTransport, batchSize: Int = 200) async throws -> EngineDevice {
         let creation = try await Vault.create(at: nextFolder(), password: try Password(Self.password),
-                                              options: Vault.Options(kdf: .fastForTestsOnly))
+                                              options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
         vaults.append(creation.vault)
         recoveryKeys[creation.vault.vaultID] = creation.recoveryKey
         let device = EngineDevice(vault: creation.vault,
@@ -97,7 +97,7 @@ actor EngineDevices {
         let vault = try await Vault.join(at: nextFolder(), keyring: blob.keyring,
                                          syncSecret: try #require(try await existing.engine.syncSecret()),
                                          password: try Password(Self.password),
-                                         options: Vault.Options(kdf: .fastForTestsOnly))
+                                         options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
         vaults.append(vault)
         let device = EngineDevice(vault: vault, engine: SyncEngine(vault: vault, transport: transport, batchSize: batchSize))
         try await device.engine.join()

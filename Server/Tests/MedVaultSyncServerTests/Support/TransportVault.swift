@@ -21,7 +21,7 @@ struct TransportVault: Sendable {
     static func make() async throws -> TransportVault {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("medvault-e2e-\(UUID().uuidString)")
         let creation = try await Vault.create(at: folder, password: try Password("contraseña \(marker)"),
-                                              options: Vault.Options(kdf: .fastForTestsOnly))
+                                              options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
         return TransportVault(vault: creation.vault, folder: folder)
     }
 
