@@ -20,7 +20,9 @@ package enum SyncSecretRecord {
         } ?? nil
     }
 
-    /// Stores `secret` (replacing any) and whether it is confirmed.
+    /// Stores `secret` (replacing any) and whether it is confirmed. Binding it makes one
+    /// ordinary copy of its 16 bytes, not wiped (at register, join and adoption only;
+    /// every sync reads it straight into secure memory).
     package static func setSecret(_ secret: SyncSecret, confirmed: Bool, _ db: DatabaseConnection) throws {
         try ensureRow(db)
         try db.execute("UPDATE sync_state SET sync_secret = ?, sync_secret_confirmed = ? WHERE singleton = 1",
