@@ -24,27 +24,31 @@ extension SyncEngine {
     ///   keyring, so this device publishes again instead of adopting. Otherwise the
     ///   server's slots are adopted (unless they ask more Argon2 work than this device
     ///   accepts, or changed here meanwhile).
-    /// - A sealed keyring that does not open: with no secret here, or one never confirmed
-    ///   (this device lost a race to seal first, or its register fell back to a join),
-    ///   ``SyncKeyringOutcome/syncSecretNeeded`` and the unconfirmed secret is forgotten;
-    ///   with a confirmed secret, the server's bytes are damaged or forged, and this
-    ///   device's keyring is sealed over them.
+    /// - A sealed keyring that does not open (another secret, damaged, forged, a counter
+    ///   past its limit): with no secret here, or one never confirmed (this device lost a
+    ///   race to seal first, or its register fell back to a join),
+    ///   ``SyncKeyringOutcome/syncSecretNeeded`` (the unconfirmed secret is kept, never
+    ///   shown nor trusted); with a confirmed secret, this device's keyring is sealed
+    ///   over it. A newer format is left alone.
     /// - A keyring in the clear (published by a build before the sync secret) is taken
-    ///   only by a device that never had a secret nor saw a sealed keyring: it adopts it
-    ///   when newer by generation (the only order such a keyring has), creates the
-    ///   vault's secret and seals. Any other device treats it as a rollback and seals its
-    ///   own over it, never adopting it.
-    /// - Bytes that are no keyring: sealed over by a device with a confirmed secret when it
-    ///   has a change of its own; left alone otherwise. A newer format is left alone.
+    ///   only by a device that has no confirmed secret and never saw a sealed keyring: it
+    ///   adopts it when newer by generation (the only order such a keyring has), creates
+    ///   the vault's secret (or uses the one its register made) and seals. Any other
+    ///   device treats it as a rollback and seals its own over it, never adopting it.
+    /// - Bytes that are no keyring of this vault: sealed over by a device with a confirmed
+    ///   secret; left alone otherwise.
     ///
     /// - Throws: Transport and storage errors.
     @discardableResult
     func syncKeyring(_ credentials: SyncCredentials) async throws -> SyncKeyringOutcome {
+        // The database's marks first, then the file: an adoption by another engine on this
+        // vault in between then shows as a change here, whose publication is its newer slots.
+        let (mark, stored, counter, sealedSeen) = try await vault.database.read { db in
+            (try SyncStateStore.keyringMark(db), try SyncSecretRecord.secret(db), try SyncSecretRecord.keyringCounter(db),
+             try SyncSecretRecord.sealedKeyringSeen(db))
+        }
         let local = try KeyringFile.read(at: vault.layout.keyring)
         let localShared = local.sharedSlotsDigest
-        let (mark, stored, counter) = try await vault.database.read { db in
-            (try SyncStateStore.keyringMark(db), try SyncSecretRecord.secret(db), try SyncSecretRecord.keyringCounter(db))
-        }
         let server = try await transport.keyring(as: credentials)
         // No mark: nothing was published or adopted here yet (a device that just joined,
         // a vault just restored), so nothing of this device's is waiting to be published.
@@ -54,29 +58,31 @@ extension SyncEngine {
 
         guard SealedKeyring.isSealed(server.keyring) else {
             guard let clear = try? Keyring(serialized: Array(server.keyring)), clear.vaultID == vault.vaultID else {
-                // No keyring of this vault: seal over it only a change of a device that holds the secret.
-                guard changedHere, let confirmed else { return .notAdopted(.corrupted) }
+                // No keyring of this vault (damaged, forged): a device that holds the secret seals over it.
+                guard let confirmed else { return .notAdopted(.corrupted) }
                 return try await publish(local, base, secret: confirmed)
             }
-            guard stored == nil, counter == 0 else {
+            guard confirmed == nil, counter == 0, !sealedSeen else {
                 // A device that knows sealed keyrings never goes back to one in the clear.
                 guard let confirmed else { return .syncSecretNeeded }
                 return try await publish(local, base, secret: confirmed)
             }
             return try await upgrade(from: clear, local: local, mark: mark, changedHere: changedHere, base)
         }
+        if !sealedSeen { try await vault.database.write { db in try SyncSecretRecord.setSealedKeyringSeen(db) } }
         guard let stored else { return .syncSecretNeeded }
         let sealed: SealedKeyring
         do {
             sealed = try SealedKeyring(opening: server.keyring, secret: stored.secret)
-        } catch let error as MedVaultError where error.code == .wrongSyncSecret {
-            guard let confirmed else {
-                try await vault.database.write { db in try SyncSecretRecord.forgetUnconfirmed(stored.secret, db) }
-                return .syncSecretNeeded
-            }
-            return try await publish(local, base, secret: confirmed)
         } catch let error as MedVaultError where error.code == .schemaTooNew {
+            // A later format, from a newer build of another device: left alone.
             return .notAdopted(error.code)
+        } catch let error as MedVaultError where [.wrongSyncSecret, .corrupted].contains(error.code) {
+            // Not openable with this device's secret (another secret, damaged, forged, a
+            // counter past its limit). An unconfirmed secret is kept but not trusted: the
+            // app gives the vault's with `adoptSyncSecret(_:)`. A confirmed one seals over.
+            guard let confirmed else { return error.code == .wrongSyncSecret ? .syncSecretNeeded : .notAdopted(error.code) }
+            return try await publish(local, base, secret: confirmed)
         }
         let secret = stored.secret
         if !stored.confirmed {
@@ -84,8 +90,7 @@ extension SyncEngine {
         }
         guard sealed.vaultID == vault.vaultID,
               sealed.counter <= counter || sealed.counter - counter <= Self.maximumKeyringCounterStep else {
-            guard changedHere else { return .notAdopted(.corrupted) }
-            return try await publish(local, base, secret: secret)
+            return .notAdopted(.corrupted)
         }
         let publication = Publication(server: server, counter: max(counter, sealed.counter), credentials: credentials)
         var heldShared = localShared
@@ -141,10 +146,17 @@ extension SyncEngine {
         }
         let counter = publication.counter + 1
         let sealed = try SealedKeyring.seal(local, counter: counter, secret: secret)
-        let published = try await transport.putKeyring(
-            try SyncKeyringUpdate(expectedGeneration: publication.server.generation,
-                                  keyring: try SyncKeyringBlob(generation: publication.server.generation + 1, keyring: sealed)),
-            as: publication.credentials)
+        let published: SyncKeyringBlob
+        do {
+            published = try await transport.putKeyring(
+                try SyncKeyringUpdate(expectedGeneration: publication.server.generation,
+                                      keyring: try SyncKeyringBlob(generation: publication.server.generation + 1, keyring: sealed)),
+                as: publication.credentials)
+        } catch let error as MedVaultError where error.code == .conflict {
+            // Another device published meanwhile: the next sync reads it and decides again;
+            // records sync now.
+            return .notAdopted(.conflict)
+        }
         try await remember(generation: published.generation, digest: local.sharedSlotsDigest, counter: counter, confirming: secret)
         return .published
     }

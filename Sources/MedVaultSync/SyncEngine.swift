@@ -116,8 +116,9 @@ public actor SyncEngine {
         try await save(credentials)
         // The server holds a keyring sealed under this secret now: it is the vault's.
         try await vault.database.write { db in
-            try SyncSecretRecord.confirm(secret, db)
+            try SyncSecretRecord.setSecret(secret, confirmed: true, db)
             try SyncSecretRecord.raiseKeyringCounter(to: counter, db)
+            try SyncSecretRecord.setSealedKeyringSeen(db)
         }
         try await syncKeyring(credentials)
     }
@@ -195,7 +196,11 @@ public actor SyncEngine {
         guard sealed.vaultID == vault.vaultID else {
             throw MedVaultError(.wrongSyncSecret, reason: "the server's keyring belongs to another vault")
         }
-        try await vault.database.write { db in try SyncSecretRecord.setSecret(secret, confirmed: true, db) }
+        try await vault.database.write { db in
+            try SyncSecretRecord.setSecret(secret, confirmed: true, db)
+            try SyncSecretRecord.raiseKeyringCounter(to: sealed.counter, db)
+            try SyncSecretRecord.setSealedKeyringSeen(db)
+        }
     }
 
     /// Revokes another device of the vault at the server: its token stops working.

@@ -59,12 +59,13 @@ public enum SyncKeyringOutcome: Sendable, Hashable {
     /// Another device's password or recovery-key change was adopted here.
     case adopted
     /// The server's keyring was left alone and records synced anyway: `corrupted` (it
-    /// does not parse or authenticate: damaged, forged, another vault's), `schemaTooNew`
-    /// (a newer format), `conflict` (other cipher settings, or this device's password
-    /// changed while the sync read it: the next sync publishes that change) or
-    /// `invalidArgument` (its slots cannot be merged), `wrongSyncSecret` (sealed under a
-    /// sync secret this device does not hold: give it the vault's with
-    /// ``SyncEngine/adoptSyncSecret(_:)``). Tried again at the next sync.
+    /// does not parse or authenticate and this device has no confirmed secret to seal
+    /// over it, or its counter jumps too far), `schemaTooNew` (a newer format),
+    /// `conflict` (other cipher settings; this device's password changed while the sync
+    /// read it; or another device published while this one did: the next sync decides
+    /// again), `invalidArgument` (its slots cannot be merged, or ask more Argon2 work than
+    /// this device accepts), `badResponse` (a generation or counter that cannot grow).
+    /// Tried again at the next sync.
     case notAdopted(MedVaultError.Code)
     /// The server's keyring is sealed under the vault's sync secret and this device has
     /// none yet (it synced before the secret existed, and another device created it):

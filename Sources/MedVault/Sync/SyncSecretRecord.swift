@@ -20,9 +20,9 @@ package enum SyncSecretRecord {
         } ?? nil
     }
 
-    /// Stores `secret` (replacing any) and whether it is confirmed. Binding it makes one
-    /// ordinary copy of its 16 bytes, not wiped (at register, join and adoption only;
-    /// every sync reads it straight into secure memory).
+    /// Stores `secret` (replacing any) and whether it is confirmed. Binding it makes
+    /// ordinary copies of its 16 bytes (an array, a `Data`, SQLite's), not wiped: at
+    /// register, join and adoption only; every sync reads it straight into secure memory.
     package static func setSecret(_ secret: SyncSecret, confirmed: Bool, _ db: DatabaseConnection) throws {
         try ensureRow(db)
         try db.execute("UPDATE sync_state SET sync_secret = ?, sync_secret_confirmed = ? WHERE singleton = 1",
@@ -35,10 +35,15 @@ package enum SyncSecretRecord {
         try db.execute("UPDATE sync_state SET sync_secret_confirmed = 1 WHERE singleton = 1")
     }
 
-    /// Forgets an unconfirmed secret that turned out not to be the vault's, if it is still `secret`.
-    package static func forgetUnconfirmed(_ secret: SyncSecret, _ db: DatabaseConnection) throws {
-        guard let stored = try self.secret(db), stored.secret == secret, !stored.confirmed else { return }
-        try db.execute("UPDATE sync_state SET sync_secret = NULL WHERE singleton = 1")
+    /// Whether this device met a sealed keyring at the server (then it never takes one in the clear).
+    package static func sealedKeyringSeen(_ db: DatabaseConnection) throws -> Bool {
+        try db.fetchOne("SELECT sealed_keyring_seen FROM sync_state WHERE singleton = 1") { row in row.int64(at: 0) == 1 } ?? false
+    }
+
+    /// Records that this device met a sealed keyring at the server.
+    package static func setSealedKeyringSeen(_ db: DatabaseConnection) throws {
+        try ensureRow(db)
+        try db.execute("UPDATE sync_state SET sealed_keyring_seen = 1 WHERE singleton = 1 AND sealed_keyring_seen = 0")
     }
 
     /// The highest sealed-keyring counter published or adopted here (0 before).

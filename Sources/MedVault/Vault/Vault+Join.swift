@@ -98,6 +98,7 @@ extension Vault {
             // It opened the server's keyring: the vault's.
             try SyncSecretRecord.setSecret(syncSecret, confirmed: true, db)
             try SyncSecretRecord.raiseKeyringCounter(to: counter, db)
+            try SyncSecretRecord.setSealedKeyringSeen(db)
         }
         handedOver = true
         return try await auditingUnlock(Vault(layout: layout, keyring: local, vaultKey: vaultKey, auditKey: auditKey,

@@ -23,6 +23,9 @@ public struct SealedKeyring: Sendable {
     public let keyring: Keyring
 
     static let magic = Array("MVSEALKR".utf8)
+    /// The largest counter a sealed keyring may carry (2⁴⁰ publications): a larger one is
+    /// a secret holder pushing it towards its end, after which no device could publish.
+    public static let maximumCounter: UInt64 = 1 << 40
     static let formatVersion: UInt16 = 1
     private static let keyInfo = Array("MedVault sealed keyring v1".utf8)
     /// magic ‖ version ‖ vault id ‖ counter.
@@ -58,7 +61,8 @@ public struct SealedKeyring: Sendable {
     /// Opens a sealed keyring.
     ///
     /// - Throws: `corrupted` for bytes that are not a sealed keyring (too short, another
-    ///   magic, a keyring inside that does not decode or names another vault);
+    ///   magic, a counter past ``maximumCounter``, a keyring inside that does not decode
+    ///   or names another vault);
     ///   `schemaTooNew` for a later format version; `wrongSyncSecret` when `secret` does
     ///   not open it (not this vault's secret, or the bytes were changed: the two cannot be
     ///   told apart); `locked` when `secret` was wiped.
@@ -89,6 +93,9 @@ public struct SealedKeyring: Sendable {
         guard opened else {
             throw MedVaultError(.wrongSyncSecret,
                                 reason: "the sync secret does not open the server's keyring (another vault's secret, or changed bytes)")
+        }
+        guard counter <= Self.maximumCounter else {
+            throw MedVaultError(.corrupted, reason: "the sealed keyring's counter is past its limit")
         }
         let keyring = try Keyring(serialized: plaintext)
         guard keyring.vaultID == vaultID else {

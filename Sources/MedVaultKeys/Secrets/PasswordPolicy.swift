@@ -11,9 +11,9 @@ import MedVaultCore
 ///
 /// **The estimate** is deliberately simple and documented, so an app can explain it: each
 /// character adds log₂ of the alphabet the password draws from (lower-case letters 26,
-/// upper-case 26, digits 10, ASCII symbols and space 33, any other character 100), except a
-/// character that repeats the one before it or continues a run (`aaa`, `abc`, `321`), or
-/// that already appeared earlier: those add 1 bit. It knows no dictionary: a passphrase of
+/// upper-case 26, digits 10, ASCII symbols and space 33, any other character — accented
+/// letters, other scripts — 26 more), except a character that continues a run (`abc`,
+/// `321`) or already appeared earlier: those add nothing. It knows no dictionary: a passphrase of
 /// common words is rated as if its letters were random, so the default asks for more bits
 /// than the entropy a person would credit it with. It reads the normalised bytes in place
 /// (no `String` is made of the password).
@@ -90,7 +90,7 @@ public struct PasswordPolicy: Sendable, Hashable {
                     let scalar = scalars[index]
                     let continuesRun = index > 0 && abs(Int64(scalar) - Int64(scalars[index - 1])) <= 1
                     let repeated = (0..<index).contains { scalars[$0] == scalar }
-                    bits += continuesRun || repeated ? 1 : perCharacter
+                    bits += continuesRun || repeated ? 0 : perCharacter
                 }
                 return (count, bits)
             }
@@ -113,10 +113,9 @@ public struct PasswordPolicy: Sendable, Hashable {
 
         var alphabetSize: Int {
             switch self {
-            case .lower, .upper: 26
+            case .lower, .upper, .other: 26
             case .digit: 10
             case .symbol: 33
-            case .other: 100
             }
         }
     }

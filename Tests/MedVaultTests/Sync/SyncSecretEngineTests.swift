@@ -116,7 +116,7 @@ struct SyncSecretEngineTests {
         }
     }
 
-    @Test("A secret this device made but never saw in use is not shown, and is forgotten when the server's keyring is sealed under another")
+    @Test("A secret this device made but never saw in use is not shown nor trusted when the server's keyring is sealed under another")
     func unconfirmedSecretIsForgotten() async throws {
         try await withTemporaryDirectory { dir in
             let devices = try await SyncDevices.make(2, in: dir)
@@ -127,7 +127,8 @@ struct SyncSecretEngineTests {
             try await devices.vaults[1].database.write { db in try SyncSecretRecord.setSecret(stray, confirmed: false, db) }
             #expect(try await devices.engines[1].syncSecret() == nil)
             #expect(try await devices.engines[1].sync().keyring == .syncSecretNeeded)
-            #expect(try await devices.vaults[1].database.read { db in try SyncSecretRecord.secret(db) } == nil)
+            #expect(try await devices.engines[1].syncSecret() == nil)
+            #expect(try await devices.vaults[1].database.read { db in try SyncSecretRecord.secret(db) }?.confirmed == false)
             try await devices.engines[1].adoptSyncSecret(vaultSecret)
             #expect(try await devices.engines[1].syncSecret() == vaultSecret)
             #expect(try await devices.engines[1].sync().keyring == .unchanged)
@@ -141,12 +142,17 @@ struct SyncSecretEngineTests {
             defer { Task { await devices.lockAll() } }
             let credentials = try #require(try await devices.engines[0].credentials())
             let current = try await devices.server.keyring(as: credentials)
-            var forged = Data("MVSEALKR".utf8) + Data([0, 1])
-            forged.append(Data((0..<600).map { _ in UInt8.random(in: 0...255) }))
-            _ = try await devices.server.putKeyring(try SyncKeyringUpdate(
-                expectedGeneration: current.generation,
-                keyring: try SyncKeyringBlob(generation: current.generation + 1, keyring: forged)), as: credentials)
-            #expect(try await devices.engines[0].sync().keyring == .published)
+            var generation = current.generation
+            // Well-formed but under no secret; too short to be sealed at all; bytes with no magic.
+            for length in [600, 10, -1] {
+                var forged = length < 0 ? Data() : Data("MVSEALKR".utf8) + Data([0, 1])
+                forged.append(Data((0..<max(length, 40)).map { _ in UInt8.random(in: 0...255) }))
+                _ = try await devices.server.putKeyring(try SyncKeyringUpdate(
+                    expectedGeneration: generation,
+                    keyring: try SyncKeyringBlob(generation: generation + 1, keyring: forged)), as: credentials)
+                #expect(try await devices.engines[0].sync().keyring == .published, "\(length)")
+                generation = try await devices.server.keyring(as: credentials).generation
+            }
             let blob = try await devices.server.keyring(as: credentials)
             let joined = try await Vault.join(at: dir.file("late"), keyring: blob.keyring,
                                               syncSecret: try #require(try await devices.engines[0].syncSecret()),
@@ -165,13 +171,24 @@ struct SyncSecretEngineTests {
             try await devices.vaults[0].changePassword(from: try VaultFixtures.password(), to: second)
             let credentials = try #require(try await devices.engines[1].credentials())
             let current = try await devices.server.keyring(as: credentials)
-            let pushed = try SealedKeyring.seal(try KeyringFile.read(at: devices.vaults[0].layout.keyring),
-                                                counter: UInt64(Int64.max) - 1, secret: secret)
-            let hostile = KeyringOverrideTransport(devices.server, keyring: .serve(
-                try SyncKeyringBlob(generation: current.generation + 1, keyring: pushed)))
-            #expect(try await SyncEngine(vault: devices.vaults[1], transport: hostile).sync().keyring == .notAdopted(.corrupted))
-            #expect(try !SyncKeyringHostileTests.opens(devices.vaults[1], second))
-            #expect(try await devices.vaults[1].database.read { db in try SyncSecretRecord.keyringCounter(db) } < 1_000)
+            // A jump past 2^20 is not adopted; a counter past 2^40 does not even open (sealed over).
+            for (counter, outcome) in [(UInt64(1 << 21), SyncKeyringOutcome.notAdopted(.corrupted)),
+                                       (UInt64(Int64.max) - 1, .published)] {
+                let pushed = try SealedKeyring.seal(try KeyringFile.read(at: devices.vaults[0].layout.keyring),
+                                                    counter: counter, secret: secret)
+                let hostile = KeyringOverrideTransport(devices.server, keyring: .serve(
+                    try SyncKeyringBlob(generation: current.generation + 1, keyring: pushed)))
+                #expect(try await SyncEngine(vault: devices.vaults[1], transport: hostile).sync().keyring == outcome)
+                #expect(try !SyncKeyringHostileTests.opens(devices.vaults[1], second))
+                #expect(try await devices.vaults[1].database.read { db in try SyncSecretRecord.keyringCounter(db) } < 1_000)
+            }
+            // Nor can a new device start from such a keyring.
+            let beyond = try SealedKeyring.seal(try KeyringFile.read(at: devices.vaults[0].layout.keyring),
+                                                counter: SealedKeyring.maximumCounter + 1, secret: secret)
+            await #expect(throws: MedVaultError.self) {
+                _ = try await Vault.join(at: dir.file("late"), keyring: beyond, syncSecret: secret,
+                                         password: second, options: VaultFixtures.options)
+            }
         }
     }
 
@@ -184,7 +201,7 @@ struct SyncSecretEngineTests {
             // Today's format on both sides: no secret on the devices, the keyring in the clear on the server.
             for vault in devices.vaults {
                 try await vault.database.write { db in
-                    try db.execute("UPDATE sync_state SET sync_secret = NULL, keyring_counter = 0")
+                    try db.execute("UPDATE sync_state SET sync_secret = NULL, keyring_counter = 0, sealed_keyring_seen = 0")
                 }
             }
             let current = try await devices.server.keyring(as: credentials)
