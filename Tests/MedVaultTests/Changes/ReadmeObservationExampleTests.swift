@@ -9,7 +9,7 @@ struct ReadmeObservationExampleTests {
     @Test("The observation example runs as written: the model sees the new patient, the log its insert")
     func observationExample() async throws {
         try await withTemporaryDirectory { dir in
-            let vault = try await Vault.create(at: dir.file("meds"), password: Password("correct horse battery"),
+            let vault = try await Vault.create(at: dir.file("meds"), password: Password("correct horse battery staple"),
                                                options: Vault.Options(kdf: .fastForTestsOnly)).vault
             // --- README: Change log and observation ---
             // A SwiftUI-style screen model: its list refreshes itself after every commit touching patients.

@@ -13,7 +13,7 @@ struct ReadmeExampleTests {
             let folder = dir.file("clinic")
             let options = Vault.Options(kdf: .fastForTestsOnly) // README: Vault.Options() (real Argon2id)
             // --- README: Clinical records ---
-            let created = try await Vault.create(at: folder, password: Password("correct horse battery"), options: options)
+            let created = try await Vault.create(at: folder, password: Password("correct horse battery staple"), options: options)
             print("Recovery key (show once): \(created.recoveryKey.formatted)")
             let vault = created.vault
 
@@ -40,7 +40,7 @@ struct ReadmeExampleTests {
     @Test("The medications example runs as written")
     func medicationsExample() async throws {
         try await withTemporaryDirectory { dir in
-            let created = try await Vault.create(at: dir.file("meds"), password: Password("correct horse battery"),
+            let created = try await Vault.create(at: dir.file("meds"), password: Password("correct horse battery staple"),
                                                  options: Vault.Options(kdf: .fastForTestsOnly))
             let vault = created.vault
             let patient = try await vault.patients.create(

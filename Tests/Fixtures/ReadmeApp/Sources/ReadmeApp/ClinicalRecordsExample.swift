@@ -5,7 +5,7 @@ import MedVault
 /// without its `import` lines (they are at the top of this file).
 func clinicalRecordsExample(folder: URL) async throws {
     // README:begin
-    let created = try await Vault.create(at: folder, password: Password("correct horse battery"))
+    let created = try await Vault.create(at: folder, password: Password("correct horse battery staple"))
     print("Recovery key (show once): \(created.recoveryKey.formatted)")
     let vault = created.vault
 
@@ -24,7 +24,7 @@ func clinicalRecordsExample(folder: URL) async throws {
     let history = try await vault.sessions.history(of: jose.id, after: nil, limit: 20)
     await vault.lock()                                                // zeroes the keys
 
-    let reopened = try await Vault.open(at: folder, password: Password("correct horse battery"))
+    let reopened = try await Vault.open(at: folder, password: Password("correct horse battery staple"))
     // README:end
     guard found.map(\.id) == [jose.id], history.entries.count == 1 else {
         throw ReadmeAppError("the clinical example read back something else")

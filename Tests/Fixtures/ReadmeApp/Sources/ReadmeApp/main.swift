@@ -14,14 +14,14 @@ defer { try? FileManager.default.removeItem(at: root) }
 
 try await clinicalRecordsExample(folder: root.appendingPathComponent("clinic"))
 
-let medications = try await Vault.create(at: root.appendingPathComponent("meds"), password: Password("correct horse battery"))
+let medications = try await Vault.create(at: root.appendingPathComponent("meds"), password: Password("correct horse battery staple"))
 let patient = try await medications.vault.patients.create(
     Patient(firstName: "María", lastName: "Ibáñez", dateOfBirth: try CalendarDate(iso8601: "1950-11-02")))
 try await medicationsExample(vault: medications.vault, patient: patient)
 try await unitOfWorkExample(vault: medications.vault)
 await medications.vault.lock()
 
-let changes = try await Vault.create(at: root.appendingPathComponent("changes"), password: Password("correct horse battery"))
+let changes = try await Vault.create(at: root.appendingPathComponent("changes"), password: Password("correct horse battery staple"))
 try await changeObservationExample(vault: changes.vault)
 await changes.vault.lock()
 
