@@ -55,7 +55,8 @@ let package = Package(
 
         // SQLCipher, loaded at run time and kept private to MedVault (dlopen with
         // RTLD_LOCAL | RTLD_DEEPBIND on Linux), so that an app may also link the system
-        // SQLite (GRDB): see Sources/CSQLCipher/include/CSQLCipher.h. Not linked on Linux.
+        // SQLite (any other SQLite library of the app): see Sources/CSQLCipher/include/CSQLCipher.h.
+        // Not linked on Linux.
         .target(
             name: "CSQLCipher",
             linkerSettings: [
