@@ -211,6 +211,13 @@ struct SyncSecretEngineTests {
                                              keyring: try Data(contentsOf: devices.vaults[0].layout.keyring))),
                 as: credentials)
 
+            // Nothing can check a secret against a keyring still in the clear.
+            do {
+                try await devices.engines[1].adoptSyncSecret(SyncSecret.generate())
+                Issue.record("took a secret with nothing to check it against")
+            } catch let error as MedVaultError {
+                #expect(error.code == .invalidArgument && error.field == "syncSecret")
+            }
             #expect(try await devices.engines[0].sync().keyring == .published)
             let secret = try #require(try await devices.engines[0].syncSecret())
             #expect(SealedKeyring.isSealed(try await devices.server.keyring(as: credentials).keyring))
