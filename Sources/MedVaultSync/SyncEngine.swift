@@ -46,6 +46,9 @@ public actor SyncEngine {
     /// transaction (with ``envelopesPerApply``): 16 MiB, four full server pages of
     /// attachment chunks, so a batch of chunks is never held in memory by the thousand.
     public static let maximumBytesPerApply = 16 << 20
+    /// The token renewal under way, which concurrent passes that found the token expired
+    /// wait for instead of renewing twice (see SyncEngine+Token.swift).
+    var tokenRenewal: Task<SyncCredentials, any Error>?
 
     /// Creates an engine.
     ///
@@ -187,7 +190,7 @@ public actor SyncEngine {
     ///   there is nothing to check the secret against (sync a device that has it first),
     ///   or before ``register()`` or ``join()``; transport errors.
     public func adoptSyncSecret(_ secret: SyncSecret) async throws {
-        let server = try await transport.keyring(as: try await requireCredentials())
+        let server = try await authenticated { try await transport.keyring(as: $0) }
         guard SealedKeyring.isSealed(server.keyring) else {
             throw MedVaultError(.invalidArgument, field: "syncSecret", reason:
                 "the server's keyring is not sealed yet, so the secret cannot be checked; sync a device that has it first")
@@ -207,7 +210,7 @@ public actor SyncEngine {
     ///
     /// - Throws: `notFound` for a device the vault does not have; transport errors.
     public func revoke(device: UUID) async throws {
-        try await transport.revoke(device: device, as: try await requireCredentials())
+        try await authenticated { try await transport.revoke(device: device, as: $0) }
     }
 
     // MARK: - Syncing
@@ -226,10 +229,16 @@ public actor SyncEngine {
     /// 4. Push again.
     ///
     /// - Returns: Counts, new conflicts and refused envelopes.
+    /// A device token the server reports expired is renewed first (``renewDeviceToken()``),
+    /// and the pass runs again with the new one.
+    ///
     /// - Throws: `invalidArgument` before ``register()`` or ``join()``; transport errors
     ///   (`offline`, `unauthorized`…): what was committed stays, the next sync resumes.
     public func sync() async throws -> SyncResult {
-        let credentials = try await requireCredentials()
+        try await authenticated { try await syncPass($0) }
+    }
+
+    private func syncPass(_ credentials: SyncCredentials) async throws -> SyncResult {
         var result = SyncResult()
         result.keyring = try await syncKeyring(credentials)
         try await sealPending(credentials)
@@ -379,11 +388,11 @@ public actor SyncEngine {
         try await vault.database.read { db in try SyncRecordStore.deviceID(db) }
     }
 
-    private func save(_ credentials: SyncCredentials) async throws {
+    func save(_ credentials: SyncCredentials) async throws {
         try await vault.database.write { db in try SyncStateStore.saveCredentials(credentials, db) }
     }
 
-    private func requireCredentials() async throws -> SyncCredentials {
+    func requireCredentials() async throws -> SyncCredentials {
         guard let credentials = try await credentials() else {
             let restored = try await vault.database.read { db in
                 try db.fetchOne("SELECT vault_id IS NOT NULL AND device_token IS NULL FROM sync_state WHERE singleton = 1") {

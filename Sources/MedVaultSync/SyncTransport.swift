@@ -39,6 +39,8 @@ public struct SyncCredentials: Sendable, Hashable, CustomStringConvertible {
 /// a record key or a token):
 /// - `offline`, `timeout`: the server could not be reached or did not answer; retry later.
 /// - `unauthorized`: no such device, a wrong or revoked token, a failed proof.
+/// - `tokenExpired`: the device token outlived the server's token lifetime;
+///   ``renewToken(_:as:)`` replaces it (``SyncEngine`` does so by itself).
 /// - `notFound`: no such vault.
 /// - `conflict`: the vault or device already exists (register, join), another envelope
 ///   already has this id, or the keyring's generation moved (``putKeyring(_:as:)``).
@@ -80,6 +82,17 @@ public protocol SyncTransport: Sendable {
     /// `validation`): another device of the vault revokes it.
     func revoke(device: UUID, as credentials: SyncCredentials) async throws
 
+    /// Renews this device's token (`POST …/devices/{device}/token`), with the current
+    /// one in `credentials` (expired or not) and a `.renew` proof of the vault key;
+    /// returns the new token. The old one stops working at once. The default
+    /// implementation throws `invalidArgument`: a transport without token lifetimes.
+    func renewToken(_ request: SyncTokenRenewalRequest, as credentials: SyncCredentials) async throws -> SyncDeviceToken
+
+    /// Mints a single-use invitation to register one new vault at this server
+    /// (`POST …/invitations`), for a server that registers only invited vaults. The
+    /// default implementation throws `invalidArgument`.
+    func invitation(as credentials: SyncCredentials) async throws -> SyncInvitation
+
     /// The origin of the server this transport reaches, which the engine binds register
     /// and join proofs to (`SyncDeviceProof.message(_:challenge:vaultID:deviceID:origin:)`),
     /// so that a server relaying another server's challenge gets a proof the other one
@@ -90,4 +103,15 @@ public protocol SyncTransport: Sendable {
 extension SyncTransport {
     /// No origin: the engine signs the unbound proofs of earlier builds.
     public var proofOrigin: String? { nil }
+
+    /// A transport without token lifetimes: `invalidArgument`.
+    public func renewToken(_ request: SyncTokenRenewalRequest, as credentials: SyncCredentials) async throws
+        -> SyncDeviceToken {
+        throw MedVaultError(.invalidArgument, reason: "this sync transport does not renew device tokens")
+    }
+
+    /// A transport without invitations: `invalidArgument`.
+    public func invitation(as credentials: SyncCredentials) async throws -> SyncInvitation {
+        throw MedVaultError(.invalidArgument, reason: "this sync transport does not mint invitations")
+    }
 }

@@ -86,6 +86,29 @@ public enum SyncMigrator {
                 WHERE envelopes.vault_id = vaults.vault_id), 0)
             """,
         ]),
+        // Tokens that expire (their age decides, so a changed lifetime applies to every
+        // token; existing ones count from this migration) and are renewed with a proof of
+        // the vault key: the token just replaced stays good for a renewal only, so a
+        // device whose renewal answer was lost can renew again. Invitations: single-use,
+        // minted by an enrolled device, stored as SHA-256, spent by one registration.
+        SyncMigration(name: "v3-token-lifetime-invitations", sql: [
+            "ALTER TABLE devices ADD COLUMN token_issued_at timestamptz NOT NULL DEFAULT now()",
+            """
+            ALTER TABLE devices ADD COLUMN previous_token_hash bytea
+                CHECK (previous_token_hash IS NULL OR octet_length(previous_token_hash) = 32)
+            """,
+            "CREATE INDEX devices_by_previous_token ON devices (previous_token_hash) WHERE previous_token_hash IS NOT NULL",
+            """
+            CREATE TABLE invitations (
+                invitation_hash bytea PRIMARY KEY CHECK (octet_length(invitation_hash) = 32),
+                vault_id uuid NOT NULL REFERENCES vaults (vault_id) ON DELETE CASCADE,
+                device_id uuid NOT NULL,
+                expires_at timestamptz NOT NULL,
+                used_by_vault uuid
+            )
+            """,
+            "CREATE INDEX invitations_by_vault ON invitations (vault_id)",
+        ]),
     ]
 
     /// Applies the migrations not yet applied.
@@ -95,6 +118,13 @@ public enum SyncMigrator {
     ///   PostgreSQL error, or `SyncServerError` (503) when PostgreSQL closed the
     ///   connection meanwhile, otherwise. Nothing is applied then.
     public static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+        try await migrate(client, logger: logger, through: migrations.count)
+    }
+
+    /// Applies the first `count` migrations not yet applied: an older server's schema,
+    /// for the tests of an upgrade.
+    static func migrate(_ client: PostgresClient, logger: Logger, through count: Int) async throws {
+        let migrations = Array(migrations.prefix(count))
         // Guarded queries, like every request's (PostgresConnection+Guarded.swift): a
         // database restart during startup fails the start instead of hanging it.
         try await SyncStore(client: client, logger: logger).transaction { connection in

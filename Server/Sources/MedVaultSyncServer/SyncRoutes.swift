@@ -3,14 +3,18 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import MedVaultCore
 import MedVaultSyncWire
 import NIOCore
 
-/// The HTTP API of docs/sync-server.md: one handler per route.
+/// The HTTP API of docs/sync-server.md: one handler per route, in two route groups.
 ///
-/// Every handler reads its body with a size limit before decoding, authenticates the
-/// bearer token (except health, challenges, register and join), checks the path's vault
-/// against the token's, takes a rate-limit token and only then touches the database.
+/// The anonymous routes (health aside: challenges, register, join) run behind
+/// ``AddressRateLimitMiddleware``; the device routes behind
+/// ``DeviceAuthenticationMiddleware``, which authenticates the bearer token, checks the
+/// path's vault against the token's and takes the device's rate-limit token. Every
+/// handler then reads its body with a size limit before decoding, and only then touches
+/// the database.
 struct SyncRoutes: Sendable {
     /// Sorted keys: every answer is the same bytes for the same value (a 404 of another
     /// vault is byte for byte a 404 of no vault), as docs/sync-server.md shows them.
@@ -20,27 +24,44 @@ struct SyncRoutes: Sendable {
     let store: SyncStore
     let limits: SyncServerLimits
     let limiter: RateLimiter
-    /// Peers whose `X-Forwarded-For` names the client (``clientAddress(_:_:)``).
+    /// Peers whose `X-Forwarded-For` names the client (``AddressRateLimitMiddleware``).
     var trustedProxies: Set<String> = []
-    /// The deployment secret `POST /v1/vaults` requires; `nil`: registration is open.
+    /// The deployment secret `POST /v1/vaults` accepts; with neither it nor
+    /// ``invitationsEnabled``, registration is open.
     var registrationSecret: String?
+    /// Whether registration accepts invitations (and devices may mint them).
+    var invitationsEnabled = false
     /// This server's public origin; `nil`: a bound proof is checked against the origin it names.
     var origin: String?
 
     static let registrationSecretHeader = HTTPField.Name("MedVault-Registration-Secret")!
+    static let invitationHeader = HTTPField.Name("MedVault-Invitation")!
 
     func add(to router: Router<SyncRequestContext>) {
         router.get("/v1/health") { _, _ in try await self.health() }
-        router.post("/v1/challenges") { request, context in try await self.challenge(request, context) }
-        router.post("/v1/vaults") { request, context in try await self.register(request, context) }
-        router.post("/v1/vaults/:vaultId/devices") { request, context in try await self.join(request, context) }
-        router.delete("/v1/vaults/:vaultId/devices/:deviceId") { request, context in
-            try await self.revoke(request, context)
+
+        let addressLimit = AddressRateLimitMiddleware(limiter: limiter, trustedProxies: trustedProxies)
+        let anonymous = router.group().add(middleware: addressLimit)
+        anonymous.post("/v1/challenges") { request, context in try await self.challenge(request, context) }
+        anonymous.post("/v1/vaults") { request, context in try await self.register(request, context) }
+        anonymous.post("/v1/vaults/:vaultId/devices") { request, context in try await self.join(request, context) }
+
+        let authentication = DeviceAuthenticationMiddleware(store: store, limiter: limiter, addressLimit: addressLimit,
+                                                            tokenLifetimeSeconds: limits.tokenLifetimeSeconds)
+        let device = router.group("/v1/vaults/:vaultId").add(middleware: authentication)
+        device.delete("devices/:deviceId") { request, context in try await self.revoke(request, context) }
+        device.post("envelopes") { request, context in try await self.push(request, context) }
+        device.get("envelopes") { request, context in try await self.pull(request, context) }
+        device.get("keyring") { request, context in try await self.getKeyring(request, context) }
+        device.put("keyring") { request, context in try await self.putKeyring(request, context) }
+        if invitationsEnabled {
+            device.post("invitations") { request, context in try await self.invite(request, context) }
         }
-        router.post("/v1/vaults/:vaultId/envelopes") { request, context in try await self.push(request, context) }
-        router.get("/v1/vaults/:vaultId/envelopes") { request, context in try await self.pull(request, context) }
-        router.get("/v1/vaults/:vaultId/keyring") { request, context in try await self.getKeyring(request, context) }
-        router.put("/v1/vaults/:vaultId/keyring") { request, context in try await self.putKeyring(request, context) }
+
+        var renewal = authentication
+        renewal.acceptsExpiredToken = true
+        router.group("/v1/vaults/:vaultId").add(middleware: renewal)
+            .post("devices/:deviceId/token") { request, context in try await self.renewToken(request, context) }
     }
 
     // MARK: - Unauthenticated
@@ -55,7 +76,6 @@ struct SyncRoutes: Sendable {
     }
 
     func challenge(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        try limitAddress(request, context)
         let body = try await decode(SyncChallengeRequest.self, request, limit: limits.maximumOtherBodyBytes)
         guard let challenge = try await store.makeChallenge(
             vaultID: body.vaultID, deviceID: body.deviceID, lifetimeSeconds: limits.challengeLifetimeSeconds,
@@ -68,22 +88,37 @@ struct SyncRoutes: Sendable {
     }
 
     func register(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        try limitAddress(request, context)
-        if let secret = registrationSecret {
-            let presented = request.headers[Self.registrationSecretHeader] ?? ""
-            guard DeviceToken.constantTimeEqual(presented, secret) else { throw SyncServerError.registrationClosed }
-        }
+        let invitationHash = try admission(request)
         let body = try await decode(SyncRegisterRequest.self, request, limit: limits.maximumOtherBodyBytes)
         try await checkProof(.register, challenge: body.challenge, signature: body.signature, origin: body.origin,
                              vaultID: body.vaultID, deviceID: body.deviceID, key: body.verificationKey)
         let token = DeviceToken.make()
-        try await store.registerVault(body, tokenHash: token.hash)
+        try await store.registerVault(body, tokenHash: token.hash, invitationHash: invitationHash)
         context.logger.info("vault registered")
-        return try json(SyncDeviceToken(deviceToken: token.token), status: .created)
+        return try json(SyncDeviceToken(deviceToken: token.token, expiresInSeconds: limits.tokenLifetimeSeconds),
+                        status: .created)
+    }
+
+    /// Whether `request` may register a vault, before its body is read: open
+    /// registration, the right deployment secret, or (spent with the registration) an
+    /// invitation.
+    ///
+    /// - Returns: The hash of the invitation to spend, or `nil` when none is needed.
+    /// - Throws: ``SyncServerError/registrationClosed``.
+    func admission(_ request: Request) throws -> Data? {
+        guard registrationSecret != nil || invitationsEnabled else { return nil }
+        if let secret = registrationSecret, let presented = request.headers[Self.registrationSecretHeader],
+           DeviceToken.constantTimeEqual(presented, secret) {
+            return nil
+        }
+        guard invitationsEnabled, let invitation = request.headers[Self.invitationHeader],
+              let hash = DeviceToken.hash(presented: invitation) else {
+            throw SyncServerError.registrationClosed
+        }
+        return hash
     }
 
     func join(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        try limitAddress(request, context)
         let vaultID = try context.parameters.require("vaultId", as: UUID.self)
         let body = try await decode(SyncJoinRequest.self, request, limit: limits.maximumOtherBodyBytes)
         // An unknown vault fails like a bad signature: the caller learns nothing.
@@ -94,13 +129,14 @@ struct SyncRoutes: Sendable {
         try await store.addDevice(vaultID: vaultID, deviceID: body.deviceID, tokenHash: token.hash,
                                   maximumActive: limits.maximumDevicesPerVault)
         context.logger.info("device joined")
-        return try json(SyncDeviceToken(deviceToken: token.token), status: .created)
+        return try json(SyncDeviceToken(deviceToken: token.token, expiresInSeconds: limits.tokenLifetimeSeconds),
+                        status: .created)
     }
 
-    // MARK: - Authenticated
+    // MARK: - Authenticated (DeviceAuthenticationMiddleware)
 
     func push(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let device = try await authenticate(request, context)
+        let device = try context.requireDevice()
         let body = try await decode(SyncPushRequest.self, request, limit: limits.maximumPushBytes)
         guard body.envelopes.count <= limits.maximumEnvelopesPerPush else { throw SyncServerError.tooManyEnvelopes }
         let quota = VaultQuota(maximumEnvelopes: Int64(limits.maximumEnvelopesPerVault),
@@ -112,7 +148,7 @@ struct SyncRoutes: Sendable {
     }
 
     func pull(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let device = try await authenticate(request, context)
+        let device = try context.requireDevice()
         let query = request.uri.queryParameters
         let after: Int64
         if let text = query["after"] {
@@ -136,13 +172,13 @@ struct SyncRoutes: Sendable {
     }
 
     func getKeyring(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let device = try await authenticate(request, context)
+        let device = try context.requireDevice()
         guard let keyring = try await store.keyring(vaultID: device.vaultID) else { throw SyncServerError.notFound }
         return try json(keyring)
     }
 
     func putKeyring(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let device = try await authenticate(request, context)
+        let device = try context.requireDevice()
         let body = try await decode(SyncKeyringUpdate.self, request, limit: limits.maximumOtherBodyBytes)
         guard try await store.updateKeyring(vaultID: device.vaultID, deviceID: device.deviceID, update: body) else {
             throw SyncServerError.staleGeneration
@@ -152,7 +188,7 @@ struct SyncRoutes: Sendable {
     }
 
     func revoke(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let device = try await authenticate(request, context)
+        let device = try context.requireDevice()
         let target = try context.parameters.require("deviceId", as: UUID.self)
         guard target != device.deviceID else { throw SyncServerError.selfRevocation }
         guard try await store.revoke(vaultID: device.vaultID, deviceID: target, by: device.deviceID) else {
@@ -162,52 +198,42 @@ struct SyncRoutes: Sendable {
         return Response(status: .noContent)
     }
 
-    // MARK: - Helpers
-
-    /// The token's device, when its vault is the path's: otherwise 401 (no, unknown or
-    /// revoked token) or 404 (another vault's token: the same answer as an unknown vault).
-    func authenticate(_ request: Request, _ context: SyncRequestContext) async throws -> AuthenticatedDevice {
-        guard let token = DeviceToken.bearer(in: request) else {
-            try limitAddress(request, context)
-            throw SyncServerError.missingToken
-        }
-        guard let hash = DeviceToken.hash(presented: token), let device = try await store.device(tokenHash: hash) else {
-            try limitAddress(request, context)
-            throw SyncServerError.badToken
-        }
-        if let wait = limiter.take("device:\(device.deviceID)") {
-            throw SyncServerError.rateLimited(retryAfterSeconds: wait)
-        }
-        guard let vaultID = context.parameters.get("vaultId", as: UUID.self), vaultID == device.vaultID else {
+    /// Renews the token: its own device only, with the token (expired, or the one the
+    /// last renewal replaced) and a `.renew` proof of the vault key.
+    func renewToken(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        guard try context.parameters.require("deviceId", as: UUID.self) == device.deviceID else {
             throw SyncServerError.notFound
         }
-        return device
-    }
-
-    func limitAddress(_ request: Request, _ context: SyncRequestContext) throws {
-        if let wait = limiter.take("address:\(clientAddress(request, context))") {
-            throw SyncServerError.rateLimited(retryAfterSeconds: wait)
+        let body = try await decode(SyncTokenRenewalRequest.self, request, limit: limits.maximumOtherBodyBytes)
+        let key = try await store.verificationKey(vaultID: device.vaultID)
+        try await checkProof(.renew, challenge: body.challenge, signature: body.signature, origin: body.origin,
+                             vaultID: device.vaultID, deviceID: device.deviceID, key: key)
+        guard let presented = DeviceToken.bearer(in: request).flatMap(DeviceToken.hash(presented:)) else {
+            throw SyncServerError.badToken
         }
+        let token = DeviceToken.make()
+        try await store.renewToken(vaultID: device.vaultID, deviceID: device.deviceID, presentedHash: presented,
+                                   newHash: token.hash)
+        context.logger.info("device token renewed")
+        return try json(SyncDeviceToken(deviceToken: token.token, expiresInSeconds: limits.tokenLifetimeSeconds))
     }
 
-    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
-
-    /// The client's address: the peer's, or, when the peer is a trusted proxy, the last
-    /// address of `X-Forwarded-For` that is not itself a trusted proxy. From any other
-    /// peer the header is ignored (a client could name any address to dodge its limit).
-    func clientAddress(_ request: Request, _ context: SyncRequestContext) -> String {
-        let peer = SyncServerConfiguration.canonicalAddress(context.remoteAddress) ?? context.remoteAddress
-        guard trustedProxies.contains(peer) else { return peer }
-        let hops = request.headers[values: Self.forwardedFor]
-            .flatMap { $0.split(separator: ",") }
-            .map { SyncServerConfiguration.canonicalAddress($0.trimmingCharacters(in: .whitespaces)) }
-        for hop in hops.reversed() {
-            // A hop that is not a bare address (a port appended, garbage): the proxy's.
-            guard let hop else { return peer }
-            if !trustedProxies.contains(hop) { return hop }
+    /// Mints an invitation to register one new vault (served only when invitations are on).
+    func invite(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let invitation = DeviceToken.make()
+        guard try await store.makeInvitation(hash: invitation.hash, vaultID: device.vaultID, deviceID: device.deviceID,
+                                             lifetimeSeconds: limits.invitationLifetimeSeconds,
+                                             maximumPending: limits.maximumPendingInvitations) else {
+            throw SyncServerError.rateLimited(retryAfterSeconds: limits.invitationLifetimeSeconds)
         }
-        return peer
+        context.logger.info("invitation minted")
+        return try json(SyncInvitation(invitation: invitation.token, expiresInSeconds: limits.invitationLifetimeSeconds),
+                        status: .created)
     }
+
+    // MARK: - Helpers
 
     /// Spends the challenge, then verifies the Ed25519 signature; any failure is 403.
     func checkProof(_ purpose: SyncDeviceProof.Purpose, challenge: Data, signature: Data, origin named: String?,
@@ -228,7 +254,8 @@ struct SyncRoutes: Sendable {
     /// A `Content-Type` other than `application/json` (optionally `; charset=utf-8`) is
     /// 415; none at all is read as JSON (a client that omits it is not refused). A
     /// body in another encoding than UTF-8 — a byte-order mark, UTF-16's zero bytes — is
-    /// 400 before JSON is parsed: Foundation's decoder would guess and accept it.
+    /// 400 before JSON is parsed: Foundation's decoder would guess and accept it. So is a
+    /// key repeated in one object.
     func decode<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int) async throws -> T {
         if let contentType = request.headers[.contentType], !Self.isJSON(contentType) {
             throw SyncServerError.unsupportedMediaType
@@ -243,7 +270,13 @@ struct SyncRoutes: Sendable {
             || bytes.contains(0) {
             throw SyncServerError.badRequest("The body must be JSON in UTF-8, without a byte-order mark.")
         }
-        return try SyncWireJSON.decoder().decode(T.self, from: Data(bytes))
+        let data = Data(bytes)
+        // Foundation's decoder keeps one value of a repeated key without a word: two
+        // readers of the same body could disagree on what it said.
+        if StrictJSON.repeatedKey(in: data) != nil {
+            throw SyncServerError.badRequest("A key appears twice in one JSON object.")
+        }
+        return try SyncWireJSON.decoder().decode(T.self, from: data)
     }
 
     /// `application/json`, with no parameter but `charset=utf-8`, in any case.

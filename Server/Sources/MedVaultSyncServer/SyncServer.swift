@@ -51,7 +51,8 @@ public enum SyncServer {
                    limiter: RateLimiter(requestsPerSecond: configuration.limits.requestsPerSecond,
                                         burst: configuration.limits.burst),
                    trustedProxies: configuration.trustedProxies,
-                   registrationSecret: configuration.registrationSecret, origin: configuration.origin)
+                   registrationSecret: configuration.registrationSecret,
+                   invitationsEnabled: configuration.invitationsEnabled, origin: configuration.origin)
             .add(to: router)
         var app = Application(
             router: router,

@@ -20,6 +20,9 @@ import PostgresNIO
 /// | `MEDVAULT_SYNC_DATABASE_CONNECTIONS` | pool size | 20 |
 /// | `MEDVAULT_SYNC_METRICS_TOKEN` | the bearer token `GET /metrics` requires; without it `/metrics` is not served | — |
 /// | `MEDVAULT_SYNC_REGISTRATION_SECRET` | the deployment secret `POST /v1/vaults` requires in `MedVault-Registration-Secret` (16 or more visible ASCII characters); unset: registration is open | — |
+/// | `MEDVAULT_SYNC_REGISTRATION_INVITATIONS` | `1` (needs `MEDVAULT_SYNC_REGISTRATION_SECRET`, for the first vault): `POST /v1/vaults` also accepts a single-use invitation minted by an enrolled device of a registered vault (`MedVault-Invitation`) | — (off) |
+/// | `MEDVAULT_SYNC_INVITATION_LIFETIME_SECONDS`, `MEDVAULT_SYNC_MAX_INVITATIONS` | an invitation's lifetime (60 s … 30 days); unused invitations per vault | 7 days, 20 |
+/// | `MEDVAULT_SYNC_TOKEN_LIFETIME_SECONDS` | a device token's lifetime (300 s … 10 years): past it, 401 `token_expired` until the device renews it with its token and a proof of the vault key | 30 days |
 /// | `MEDVAULT_SYNC_ORIGIN` | the public origin devices reach this server at (`https://sync.example.org`): register and join proofs bound to another origin are refused (403), so a hostile server cannot relay this one's challenges; unset: a bound proof is checked against the origin it names | — |
 /// | `MEDVAULT_SYNC_MAX_DEVICES` | active devices per vault (a join past it: 403 `quota_exceeded`) | 32 |
 /// | `MEDVAULT_SYNC_MAX_VAULT_ENVELOPES`, `MEDVAULT_SYNC_MAX_VAULT_BYTES` | envelopes and bytes (ciphertext and record keys) per vault (a push past them: 403 `quota_exceeded`, nothing of the batch stored) | 50,000,000, 50 GiB |
@@ -40,8 +43,13 @@ public struct SyncServerConfiguration: Sendable {
     public var metricsToken: String?
     /// Reverse proxies whose `X-Forwarded-For` header names the client.
     public var trustedProxies: Set<String> = []
-    /// The deployment secret `POST /v1/vaults` requires; `nil`: anyone may register.
+    /// The deployment secret `POST /v1/vaults` accepts; with neither it nor
+    /// ``invitationsEnabled``, anyone may register.
     public var registrationSecret: String?
+    /// Whether `POST /v1/vaults` also accepts an invitation minted by an enrolled device
+    /// (`POST /v1/vaults/{vaultId}/invitations`, served only then). Read from the
+    /// environment only beside a ``registrationSecret`` (the first vault needs it).
+    public var invitationsEnabled = false
     /// The public origin devices reach this server at, as `SyncDeviceProof.origin(of:)`
     /// writes it; register and join proofs bound to another origin are refused. `nil`:
     /// a bound proof is checked against the origin it names (no relay protection).
@@ -121,6 +129,18 @@ public struct SyncServerConfiguration: Sendable {
             }
             registrationSecret = secret
         }
+        switch environment["MEDVAULT_SYNC_REGISTRATION_INVITATIONS"] {
+        case nil, "0": invitationsEnabled = false
+        // Without a secret nobody could register the first vault, whose device mints
+        // the first invitation.
+        case "1" where registrationSecret != nil: invitationsEnabled = true
+        default: throw SyncConfigurationError(variable: "MEDVAULT_SYNC_REGISTRATION_INVITATIONS")
+        }
+        limits.invitationLifetimeSeconds = try integer("MEDVAULT_SYNC_INVITATION_LIFETIME_SECONDS",
+                                                       limits.invitationLifetimeSeconds, range: 60...30 * 86_400)
+        limits.maximumPendingInvitations = try integer("MEDVAULT_SYNC_MAX_INVITATIONS", limits.maximumPendingInvitations)
+        limits.tokenLifetimeSeconds = try integer("MEDVAULT_SYNC_TOKEN_LIFETIME_SECONDS", limits.tokenLifetimeSeconds,
+                                                  range: 300...10 * 365 * 86_400)
         if let text = environment["MEDVAULT_SYNC_ORIGIN"] {
             guard let url = URL(string: text), url.path.isEmpty || url.path == "/", url.query == nil,
                   url.user == nil, let origin = SyncDeviceProof.origin(of: url) else {

@@ -42,13 +42,17 @@ extension SyncServerError {
                                               "This route needs an Authorization: Bearer device token.")
     static let badToken = SyncServerError(.unauthorized, .unauthorized,
                                           "The device token is unknown or its device was revoked.")
+    static let tokenExpired = SyncServerError(
+        .unauthorized, .tokenExpired,
+        "The device token expired; renew it with POST /v1/vaults/{vaultId}/devices/{deviceId}/token.")
     static let notFound = SyncServerError(.notFound, .notFound, "No such resource.")
     static let missingMetricsToken = SyncServerError(.unauthorized, .unauthorized,
                                                      "GET /metrics needs the operator's metrics token.")
     static let badProof = SyncServerError(.forbidden, .forbidden,
                                           "The challenge is unknown, used or expired, or the signature does not verify.")
     static let registrationClosed = SyncServerError(
-        .forbidden, .registrationClosed, "This server registers vaults only with its deployment secret.")
+        .forbidden, .registrationClosed,
+        "This server registers vaults only with its deployment secret or a valid, unused invitation.")
     static let quotaExceeded = SyncServerError(
         .forbidden, .quotaExceeded,
         "The vault is at one of its quotas (active devices, envelopes or stored bytes). Nothing was stored.")

@@ -35,6 +35,15 @@ public struct SyncServerLimits: Sendable, Hashable {
     /// Bytes of ciphertext and record keys a vault may store; a push past it is 403
     /// `quota_exceeded`. Default 50 GiB.
     public var maximumStoredBytesPerVault: Int = 50 << 30
+    /// Seconds a device token stays valid after it was issued; past it, 401
+    /// `token_expired` until the device renews it with a proof of the vault key.
+    /// Default 30 days.
+    public var tokenLifetimeSeconds: Int = 30 * 86_400
+    /// Seconds an invitation to register stays valid. Default 7 days.
+    public var invitationLifetimeSeconds: Int = 7 * 86_400
+    /// Unused, unexpired invitations a vault may hold; past it, 429 until one is spent
+    /// or expires. Default 20.
+    public var maximumPendingInvitations: Int = 20
     /// Seconds a client connection may stay idle before the server closes it. Default 30.
     /// Also bounds a graceful shutdown (SIGTERM): it waits for open connections, and an
     /// HTTP client's idle keep-alive connection would otherwise keep it waiting forever.

@@ -70,11 +70,25 @@ struct SyncStore: Sendable {
 
     // MARK: - Vaults and devices
 
-    /// Registers a vault with its first device and keyring.
+    /// Registers a vault with its first device and keyring, spending `invitationHash`'s
+    /// invitation in the same transaction when there is one (a registration that fails
+    /// leaves it unspent).
     ///
-    /// - Throws: ``SyncServerError/vaultExists`` when the vault id is taken.
-    func registerVault(_ request: SyncRegisterRequest, tokenHash: Data) async throws {
+    /// - Throws: ``SyncServerError/vaultExists`` when the vault id is taken;
+    ///   ``SyncServerError/registrationClosed`` when the invitation is unknown, spent or
+    ///   expired. Nothing is stored then.
+    func registerVault(_ request: SyncRegisterRequest, tokenHash: Data, invitationHash: Data?) async throws {
         try await transaction { connection in
+            if let invitationHash {
+                let spent = try await connection.guardedQuery("""
+                    UPDATE invitations SET used_by_vault = \(request.vaultID)
+                    WHERE invitation_hash = \(invitationHash) AND used_by_vault IS NULL AND expires_at > now()
+                    RETURNING 1
+                    """, logger: logger)
+                var valid = false
+                for try await _ in spent.decode(Int32.self) { valid = true }
+                guard valid else { throw SyncServerError.registrationClosed }
+            }
             let inserted = try await connection.guardedQuery("""
                 INSERT INTO vaults (vault_id, verification_key) VALUES (\(request.vaultID), \(request.verificationKey))
                 ON CONFLICT (vault_id) DO NOTHING RETURNING 1
@@ -146,20 +160,6 @@ struct SyncStore: Sendable {
             var exists = false
             for try await count in used.decode(Int64.self) { exists = count > 0 }
             throw exists ? SyncServerError.deviceExists : SyncServerError.quotaExceeded
-        }
-    }
-
-    /// The active device a token hash belongs to, or nil (unknown or revoked).
-    func device(tokenHash: Data) async throws -> AuthenticatedDevice? {
-        try await withConnection { connection in
-            let rows = try await connection.guardedQuery("""
-                SELECT vault_id, device_id FROM devices WHERE token_hash = \(tokenHash) AND revoked_at IS NULL
-                """, logger: logger)
-            var device: AuthenticatedDevice?
-            for try await (vaultID, deviceID) in rows.decode((UUID, UUID).self) {
-                device = AuthenticatedDevice(vaultID: vaultID, deviceID: deviceID)
-            }
-            return device
         }
     }
 
@@ -253,10 +253,4 @@ struct SyncStore: Sendable {
     static func hash(_ data: Data) -> Data {
         Data(SHA256.hash(data: data))
     }
-}
-
-/// The device a valid token belongs to.
-struct AuthenticatedDevice: Sendable, Hashable {
-    let vaultID: UUID
-    let deviceID: UUID
 }

@@ -84,11 +84,28 @@ struct SyncServerConfigurationTests {
                               ("MEDVAULT_SYNC_RATE_BURST", "-1"), ("LOG_LEVEL", "loud"),
                               ("MEDVAULT_SYNC_METRICS_TOKEN", "short"), ("MEDVAULT_SYNC_TRUSTED_PROXIES", "10.0.0.1, proxy.lan"),
                               ("MEDVAULT_SYNC_ORIGIN", "https://sync.example.org/v1"), ("MEDVAULT_SYNC_ORIGIN", "ftp://sync.example.org"),
-                              ("MEDVAULT_SYNC_ORIGIN", "sync.example.org")] {
+                              ("MEDVAULT_SYNC_ORIGIN", "sync.example.org"),
+                              // Invitations without a secret: nobody could register the first vault.
+                              ("MEDVAULT_SYNC_REGISTRATION_INVITATIONS", "1"), ("MEDVAULT_SYNC_REGISTRATION_INVITATIONS", "yes"),
+                              ("MEDVAULT_SYNC_TOKEN_LIFETIME_SECONDS", "10"), ("MEDVAULT_SYNC_INVITATION_LIFETIME_SECONDS", "0")] {
             #expect(throws: SyncConfigurationError(variable: name)) {
                 try SyncServerConfiguration(environment: [name: value])
             }
             #expect(!SyncConfigurationError(variable: name).description.contains(value))
         }
+    }
+
+    @Test("Token lifetime and invitations are read from the environment; invitations come with the deployment secret")
+    func tokensAndInvitations() throws {
+        let configuration = try SyncServerConfiguration(environment: [
+            "MEDVAULT_SYNC_REGISTRATION_SECRET": "deployment-secret-0123456789",
+            "MEDVAULT_SYNC_REGISTRATION_INVITATIONS": "1", "MEDVAULT_SYNC_INVITATION_LIFETIME_SECONDS": "3600",
+            "MEDVAULT_SYNC_MAX_INVITATIONS": "3", "MEDVAULT_SYNC_TOKEN_LIFETIME_SECONDS": "86400",
+        ])
+        #expect(configuration.invitationsEnabled)
+        #expect(configuration.limits.invitationLifetimeSeconds == 3_600)
+        #expect(configuration.limits.maximumPendingInvitations == 3)
+        #expect(configuration.limits.tokenLifetimeSeconds == 86_400)
+        #expect(try SyncServerConfiguration(environment: [:]).invitationsEnabled == false)
     }
 }

@@ -51,6 +51,27 @@ struct SyncServerExposureTests {
         }
     }
 
+    @Test("A key repeated in one JSON object is 400 on every body route, before anything is stored")
+    func repeatedKeysAreRefused() async throws {
+        try await TestServer.with { server in
+            let vault = TestVault()
+            let device = try await TestDevice.register(vault, client: server.client)
+            let envelope = try SyncWireJSON.encoder().encode(try vault.seal("one", record: "a"))
+            let bodies: [(String, String, String?)] = [
+                ("/v1/challenges", #"{"vaultId":"\#(UUID())","vaultId":"\#(vault.id)","deviceId":"\#(UUID())"}"#, nil),
+                ("/v1/vaults/\(vault.id)/envelopes",
+                 #"{"envelopes":[\#(String(decoding: envelope, as: UTF8.self))],"envelopes":[]}"#, device.token),
+            ]
+            for (path, body, token) in bodies {
+                let response = try await server.client.send("POST", path, token: token, body: Data(body.utf8))
+                #expect(response.status == 400, "\(path): \(response.status) \(response.text)")
+                #expect(!response.text.contains(vault.id.uuidString))
+            }
+            #expect(try await server.sql("SELECT count(*) FROM envelopes") == "0")
+            #expect(try await server.sql("SELECT count(*) FROM challenges") == "0")
+        }
+    }
+
     @Test("/metrics needs the operator's token; without a configured token it is not served")
     func metricsNeedTheToken() async throws {
         try await TestServer.with { (server: TestServer) async throws in

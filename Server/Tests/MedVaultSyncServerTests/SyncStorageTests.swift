@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import Logging
-import MedVaultSyncServer
+@testable import MedVaultSyncServer
 import MedVaultSyncWire
 import PostgresNIO
 import Testing
@@ -73,10 +73,30 @@ struct SyncStorageTests {
             }
             try await SyncMigrator.migrate(client, logger: logger)
         }
-        #expect(try await postgres.psql(database, "SELECT string_agg(name, ',') FROM schema_migrations") == "v1-core,v2-vault-bytes")
+        #expect(try await postgres.psql(database, "SELECT string_agg(name, ',') FROM schema_migrations") == "v1-core,v2-vault-bytes,v3-token-lifetime-invitations")
         #expect(try await postgres.psql(database, """
             SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'
-            """) == "6")
+            """) == "7")
+    }
+
+    @Test("Upgrading a v2 database: its devices' tokens count their lifetime from the upgrade, none is expired or renewable by an old token")
+    func tokenLifetimeUpgrade() async throws {
+        let postgres = try await TestPostgres.get()
+        let database = try await postgres.makeDatabase()
+        try await withClient(postgres, database) { client, logger in
+            try await SyncMigrator.migrate(client, logger: logger, through: 2)
+            _ = try await postgres.psql(database, """
+                INSERT INTO vaults (vault_id, verification_key) VALUES ('\(UUID())', decode(repeat('ab', 32), 'hex'));
+                INSERT INTO devices (vault_id, device_id, token_hash, created_at)
+                SELECT vault_id, '\(UUID())', decode(repeat('cd', 32), 'hex'), now() - interval '400 days' FROM vaults;
+                """)
+            try await SyncMigrator.migrate(client, logger: logger)
+            let store = SyncStore(client: client, logger: logger)
+            let device = try #require(try await store.device(tokenHash: Data(repeating: 0xCD, count: 32),
+                                                               lifetimeSeconds: SyncServerLimits().tokenLifetimeSeconds))
+            #expect(!device.tokenExpired)
+            #expect(try await postgres.psql(database, "SELECT count(*) FROM devices WHERE previous_token_hash IS NULL") == "1")
+        }
     }
 
     @Test("An edited or unknown migration stops the server before it changes anything")

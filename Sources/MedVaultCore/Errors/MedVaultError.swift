@@ -87,6 +87,10 @@ public struct MedVaultError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let timeout = Code(rawValue: "timeout")
         /// A server refused the credentials (HTTP 401 or 403, or the token endpoint said no).
         public static let unauthorized = Code(rawValue: "unauthorized")
+        /// The sync server's device token expired (its lifetime is the server's
+        /// configuration). `SyncEngine` renews it by itself, proving the vault key with
+        /// the expired token; only a direct user of a transport sees this code.
+        public static let tokenExpired = Code(rawValue: "tokenExpired")
         /// A server asked to slow down (HTTP 429); see ``MedVaultError/retryAfter``.
         public static let rateLimited = Code(rawValue: "rateLimited")
         /// A server failed (HTTP 5xx).

@@ -42,7 +42,10 @@ enum HTTPSyncErrors {
         .conflict, reason: "the keyring's generation moved; read it again, merge and retry")
     static let conflict = MedVaultError(.conflict, reason: "the sync server reported a conflict")
     static let registrationClosed = MedVaultError(
-        .unauthorized, reason: "the sync server registers vaults only with its deployment secret (registrationSecret)")
+        .unauthorized,
+        reason: "the sync server registers vaults only with its deployment secret (registrationSecret) or an invitation")
+    static let tokenExpired = MedVaultError(
+        .tokenExpired, reason: "the sync server's device token expired; renew it with a proof of the vault key")
     static let quotaExceeded = MedVaultError(
         .limitExceeded,
         reason: "the vault is at one of its quotas on the sync server (active devices, envelopes or stored bytes)")
@@ -106,6 +109,7 @@ enum HTTPSyncErrors {
         case 400: return HTTPSyncFailure(error: badRequest, retry: .never)
         case 403 where code == .registrationClosed: return HTTPSyncFailure(error: registrationClosed, retry: .never)
         case 403 where code == .quotaExceeded: return HTTPSyncFailure(error: quotaExceeded, retry: .never)
+        case 401 where code == .tokenExpired: return HTTPSyncFailure(error: tokenExpired, retry: .never)
         case 401, 403: return HTTPSyncFailure(error: unauthorized, retry: .never)
         case 404: return HTTPSyncFailure(error: notFound, retry: .never)
         case 409:

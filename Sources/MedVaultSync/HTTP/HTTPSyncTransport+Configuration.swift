@@ -35,6 +35,11 @@ extension HTTPSyncTransport {
         /// when registering a vault, for a server that registers only with it
         /// (`MEDVAULT_SYNC_REGISTRATION_SECRET`). `nil` by default.
         public var registrationSecret: String?
+        /// A single-use invitation (`SyncEngine.makeInvitation()` on a device of another
+        /// vault), sent (as `MedVault-Invitation`) only when registering a vault, for a
+        /// server that registers only invited vaults
+        /// (`MEDVAULT_SYNC_REGISTRATION_INVITATIONS=1`). `nil` by default.
+        public var invitation: String?
         /// The server origin this device binds its register and join proofs to, as
         /// `SyncDeviceProof.origin(of:)` writes it; `nil` (the default) for ``baseURL``'s.
         /// Set it only when this device reaches the server under another address than its

@@ -78,6 +78,13 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
             }
             headers["MedVault-Registration-Secret"] = secret
         }
+        if let invitation = configuration.invitation {
+            guard (1...512).contains(invitation.utf8.count),
+                  invitation.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                throw MedVaultError.validation("invitation", "the invitation is malformed")
+            }
+            headers["MedVault-Invitation"] = invitation
+        }
         return try await call("POST", "v1/vaults", body: request, headers: headers, idempotent: false)
     }
 
@@ -114,6 +121,21 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
     public func putKeyring(_ update: SyncKeyringUpdate, as credentials: SyncCredentials) async throws -> SyncKeyringBlob {
         try await call("PUT", "v1/vaults/\(credentials.vaultID.uuidString)/keyring", body: update,
                        credentials: credentials, idempotent: true)
+    }
+
+    /// `POST /v1/vaults/{vault}/devices/{device}/token`; retried only where the challenge
+    /// cannot have been used.
+    public func renewToken(_ request: SyncTokenRenewalRequest, as credentials: SyncCredentials) async throws
+        -> SyncDeviceToken {
+        try await call("POST", "v1/vaults/\(credentials.vaultID.uuidString)/devices/\(credentials.deviceID.uuidString)/token",
+                       body: request, credentials: credentials, idempotent: false)
+    }
+
+    /// `POST /v1/vaults/{vault}/invitations`; not retried after an ambiguous failure (a
+    /// second invitation would be minted).
+    public func invitation(as credentials: SyncCredentials) async throws -> SyncInvitation {
+        try await call("POST", "v1/vaults/\(credentials.vaultID.uuidString)/invitations", body: NoBody(),
+                       credentials: credentials, idempotent: false)
     }
 
     /// The configuration's ``Configuration/proofOrigin`` (normalised as

@@ -38,12 +38,16 @@ public enum SyncDeviceProof {
         case register
         /// A further device joining a registered vault.
         case join
+        /// An enrolled device renewing its token (`POST …/devices/{deviceId}/token`),
+        /// with the token it holds: a stolen token alone cannot be renewed.
+        case renew
 
         /// The ASCII label that starts the signed message.
         public var label: String {
             switch self {
             case .register: "MedVault sync register v1"
             case .join: "MedVault sync join v1"
+            case .renew: "MedVault sync renew v1"
             }
         }
 
@@ -52,6 +56,7 @@ public enum SyncDeviceProof {
             switch self {
             case .register: "MedVault sync register v2"
             case .join: "MedVault sync join v2"
+            case .renew: "MedVault sync renew v2"
             }
         }
     }
@@ -62,7 +67,7 @@ public enum SyncDeviceProof {
     /// The message a device signs: label ‖ challenge (32) ‖ vault id (16) ‖ device id (16).
     ///
     /// - Parameters:
-    ///   - purpose: Register or join.
+    ///   - purpose: Register, join or renew.
     ///   - challenge: The server's challenge, as received.
     ///   - vaultID: The vault's id.
     ///   - deviceID: The signing device's id.
@@ -80,7 +85,7 @@ public enum SyncDeviceProof {
     /// big-endian) ‖ origin (ASCII, as ``origin(of:)`` writes it).
     ///
     /// - Parameters:
-    ///   - purpose: Register or join.
+    ///   - purpose: Register, join or renew.
     ///   - challenge: The server's challenge, as received.
     ///   - vaultID: The vault's id.
     ///   - deviceID: The signing device's id.

@@ -44,10 +44,14 @@ public struct SyncErrorCode: RawRepresentable, Sendable, Hashable, Codable, Cust
     public static let badRequest = SyncErrorCode(rawValue: "bad_request")
     /// 401: no token, an unknown token or a revoked device's token.
     public static let unauthorized = SyncErrorCode(rawValue: "unauthorized")
+    /// 401: the device token expired; renew it (`POST …/devices/{deviceId}/token`) with
+    /// a proof of the vault key.
+    public static let tokenExpired = SyncErrorCode(rawValue: "token_expired")
     /// 403: the signature does not verify, or the challenge is unknown, used or expired.
     public static let forbidden = SyncErrorCode(rawValue: "forbidden")
-    /// 403: the server registers vaults only with its deployment secret, and the request
-    /// did not carry it (`MedVault-Registration-Secret`).
+    /// 403: the server registers vaults only with its deployment secret
+    /// (`MedVault-Registration-Secret`) or an invitation (`MedVault-Invitation`), and the
+    /// request carried neither a right secret nor a valid, unused invitation.
     public static let registrationClosed = SyncErrorCode(rawValue: "registration_closed")
     /// 403: the vault is at one of its quotas (active devices, envelopes or stored
     /// bytes); nothing of the request was stored.

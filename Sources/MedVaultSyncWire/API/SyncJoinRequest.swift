@@ -46,16 +46,23 @@ public struct SyncJoinRequest: Sendable, Hashable, Codable {
     }
 }
 
-/// The answer to registering or joining: the device's bearer token, shown once.
+/// The answer to registering, joining or renewing a token: the device's bearer token,
+/// shown once.
 ///
 /// The token is 32 random bytes in base64url without padding; the server keeps only its
-/// SHA-256. Send it as `Authorization: Bearer <token>` on every other route.
+/// SHA-256. Send it as `Authorization: Bearer <token>` on every other route. It expires
+/// ``expiresInSeconds`` after it was issued; the device then renews it
+/// (``SyncTokenRenewalRequest``), proving the vault key with the expired token.
 public struct SyncDeviceToken: Sendable, Hashable, Codable {
     /// The bearer token.
     public let deviceToken: String
+    /// Seconds from the response until the server refuses the token (401
+    /// `token_expired`); `nil` from a server whose tokens do not expire.
+    public let expiresInSeconds: Int?
 
     /// Creates a token value.
-    public init(deviceToken: String) {
+    public init(deviceToken: String, expiresInSeconds: Int? = nil) {
         self.deviceToken = deviceToken
+        self.expiresInSeconds = expiresInSeconds
     }
 }

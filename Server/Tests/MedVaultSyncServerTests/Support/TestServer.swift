@@ -19,7 +19,8 @@ struct TestServer: Sendable {
     /// stops the server afterwards, also on failure.
     static func with<T: Sendable>(limits: SyncServerLimits = SyncServerLimits(), postgres given: TestPostgres? = nil,
                                   metricsToken: String? = TestServer.metricsToken, trustedProxies: Set<String> = [],
-                                  registrationSecret: String? = nil, origin: String? = nil,
+                                  registrationSecret: String? = nil, invitations: Bool = false,
+                                  origin: String? = nil,
                                   _ body: @Sendable (TestServer) async throws -> T) async throws -> T {
         let postgres: TestPostgres
         if let given { postgres = given } else { postgres = try await TestPostgres.get() }
@@ -30,6 +31,7 @@ struct TestServer: Sendable {
         configuration.metricsToken = metricsToken
         configuration.trustedProxies = trustedProxies
         configuration.registrationSecret = registrationSecret
+        configuration.invitationsEnabled = invitations
         configuration.origin = origin
         var logger = Logger(label: "test-sync-server")
         logger.logLevel = .warning
