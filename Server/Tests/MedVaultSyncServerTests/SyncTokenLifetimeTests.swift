@@ -110,6 +110,10 @@ struct SyncTokenLifetimeTests {
                 try await Self.ageTokens(server)
 
                 let stale = try await first.credentials()
+                let expired = await #expect(throws: MedVaultError.self) {
+                    _ = try await transport.pull(after: 0, limit: 1, as: stale)
+                }
+                #expect(expired?.code == .tokenExpired)
                 _ = try await EngineRecords.add(to: first.vault, marker: "after-expiry")
                 let result = try await first.engine.sync()
                 #expect(result.uploaded >= 1)
