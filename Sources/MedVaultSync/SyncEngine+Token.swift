@@ -6,10 +6,11 @@ import MedVaultSyncWire
 /// Device tokens that expire, and invitations (docs/sync.md, "Device tokens").
 ///
 /// A server may give its tokens a lifetime (`MEDVAULT_SYNC_TOKEN_LIFETIME_SECONDS`). A
-/// token past it is refused with `tokenExpired`; the engine then renews it, sending the
-/// expired token *and* a `.renew` proof of the vault key, and runs the call again. A thief
-/// of a token alone loses it at the latest when it expires; the device's renewal ends a
-/// stolen copy at once.
+/// token past it — or one a renewal replaced, which another process of this device may
+/// still hold — is refused with `tokenExpired`; the engine then takes the newest stored
+/// token, or renews, sending the token *and* a `.renew` proof of the vault key, and runs
+/// the call again. A thief of a token alone loses it at the latest when it expires; the
+/// device's renewal ends a stolen copy at once.
 extension SyncEngine {
     /// Replaces this device's token at the server with a new one, proving the vault key
     /// with the current token: the old token stops working at once (for an app that
@@ -61,15 +62,25 @@ extension SyncEngine {
     private func renew(_ stale: SyncCredentials) async throws -> SyncCredentials {
         let stored = try await requireCredentials()
         guard stored.deviceToken == stale.deviceToken else { return stored }
-        let challenge = try await transport.challenge(SyncChallengeRequest(vaultID: stored.vaultID,
-                                                                           deviceID: stored.deviceID))
+        let challenge = try await transport.tokenChallenge(as: stored)
         let origin = transport.proofOrigin
         let message = SyncDeviceProof.message(.renew, challenge: challenge.challenge, vaultID: stored.vaultID,
                                               deviceID: stored.deviceID, boundTo: origin)
         let signature = try await vault.withSyncKeys { keys in try keys.signForDevice(Array(message)) }
-        let token = try await transport.renewToken(
-            try SyncTokenRenewalRequest(challenge: challenge.challenge, signature: Data(signature), origin: origin),
-            as: stored)
+        let token: SyncDeviceToken
+        do {
+            token = try await transport.renewToken(
+                try SyncTokenRenewalRequest(challenge: challenge.challenge, signature: Data(signature), origin: origin),
+                as: stored)
+        } catch let error as MedVaultError where error.code == .conflict {
+            // Renewed moments ago with this token, by another process of this device
+            // (whose answer it saved, or will) or by this one (whose answer was lost): the
+            // newest stored token, if there is one; else the next pass renews once the
+            // server lets it.
+            let latest = try await requireCredentials()
+            guard latest.deviceToken != stored.deviceToken else { throw error }
+            return latest
+        }
         let renewed = SyncCredentials(vaultID: stored.vaultID, deviceID: stored.deviceID,
                                       deviceToken: token.deviceToken)
         try await save(renewed)

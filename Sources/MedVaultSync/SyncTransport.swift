@@ -82,6 +82,12 @@ public protocol SyncTransport: Sendable {
     /// `validation`): another device of the vault revokes it.
     func revoke(device: UUID, as credentials: SyncCredentials) async throws
 
+    /// A challenge for renewing this device's token, asked for with the token itself
+    /// (`POST …/devices/{device}/token/challenges`), so that strangers asking for this
+    /// device's anonymous challenges cannot block its renewal. The default implementation
+    /// asks for an anonymous one (``challenge(_:)``).
+    func tokenChallenge(as credentials: SyncCredentials) async throws -> SyncChallenge
+
     /// Renews this device's token (`POST …/devices/{device}/token`), with the current
     /// one in `credentials` (expired or not) and a `.renew` proof of the vault key;
     /// returns the new token. The old one stops working at once. The default
@@ -103,6 +109,11 @@ public protocol SyncTransport: Sendable {
 extension SyncTransport {
     /// No origin: the engine signs the unbound proofs of earlier builds.
     public var proofOrigin: String? { nil }
+
+    /// An anonymous challenge for the device (``challenge(_:)``).
+    public func tokenChallenge(as credentials: SyncCredentials) async throws -> SyncChallenge {
+        try await challenge(SyncChallengeRequest(vaultID: credentials.vaultID, deviceID: credentials.deviceID))
+    }
 
     /// A transport without token lifetimes: `invalidArgument`.
     public func renewToken(_ request: SyncTokenRenewalRequest, as credentials: SyncCredentials) async throws

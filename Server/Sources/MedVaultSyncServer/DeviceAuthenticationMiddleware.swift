@@ -6,9 +6,9 @@ import Hummingbird
 ///
 /// - no token, or an unknown or revoked device's: 401 `unauthorized`, after a token of
 ///   the client address's rate limit (guessing tokens costs like any anonymous request);
-/// - a token past the server's token lifetime: 401 `token_expired`, except on the
-///   renewal route (``acceptsExpiredToken``), which also accepts the token the device's
-///   last renewal replaced;
+/// - a token past the server's token lifetime, or the one the device's last renewal
+///   replaced: 401 `token_expired` (the device renews, or picks up the newest token),
+///   except on the renewal routes (``acceptsExpiredToken``);
 /// - then a token of the device's own rate limit (429 when empty);
 /// - a token of another vault than the path's: 404, the answer for an unknown vault.
 struct DeviceAuthenticationMiddleware: RouterMiddleware {
@@ -18,7 +18,7 @@ struct DeviceAuthenticationMiddleware: RouterMiddleware {
     let limiter: RateLimiter
     let addressLimit: AddressRateLimitMiddleware
     let tokenLifetimeSeconds: Int
-    /// The renewal route: an expired token, or the one a renewal replaced, is accepted.
+    /// The renewal routes: an expired token, or the one a renewal replaced, is accepted.
     var acceptsExpiredToken = false
 
     func handle(_ request: Request, context: Context,
@@ -34,8 +34,7 @@ struct DeviceAuthenticationMiddleware: RouterMiddleware {
             throw SyncServerError.missingToken
         }
         guard let hash = DeviceToken.hash(presented: token),
-              let device = try await store.device(tokenHash: hash, lifetimeSeconds: tokenLifetimeSeconds,
-                                                  includingPrevious: acceptsExpiredToken) else {
+              let device = try await store.device(tokenHash: hash, lifetimeSeconds: tokenLifetimeSeconds) else {
             try addressLimit.limit(request, context)
             throw SyncServerError.badToken
         }
@@ -45,7 +44,7 @@ struct DeviceAuthenticationMiddleware: RouterMiddleware {
         guard let vaultID = context.parameters.get("vaultId", as: UUID.self), vaultID == device.vaultID else {
             throw SyncServerError.notFound
         }
-        if device.tokenExpired, !acceptsExpiredToken { throw SyncServerError.tokenExpired }
+        if device.needsRenewal, !acceptsExpiredToken { throw SyncServerError.tokenExpired }
         return device
     }
 }

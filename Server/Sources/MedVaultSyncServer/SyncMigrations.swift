@@ -89,8 +89,11 @@ public enum SyncMigrator {
         // Tokens that expire (their age decides, so a changed lifetime applies to every
         // token; existing ones count from this migration) and are renewed with a proof of
         // the vault key: the token just replaced stays good for a renewal only, so a
-        // device whose renewal answer was lost can renew again. Invitations: single-use,
-        // minted by an enrolled device, stored as SHA-256, spent by one registration.
+        // device whose renewal answer was lost can renew again. Challenges asked for by a
+        // device renewing its token, capped apart from anonymous ones. Invitations:
+        // single-use, minted by an enrolled device of a vault registered with the
+        // deployment secret, stored as SHA-256, spent by one registration, which records
+        // the inviting vault.
         SyncMigration(name: "v3-token-lifetime-invitations", sql: [
             "ALTER TABLE devices ADD COLUMN token_issued_at timestamptz NOT NULL DEFAULT now()",
             """
@@ -98,6 +101,8 @@ public enum SyncMigrator {
                 CHECK (previous_token_hash IS NULL OR octet_length(previous_token_hash) = 32)
             """,
             "CREATE INDEX devices_by_previous_token ON devices (previous_token_hash) WHERE previous_token_hash IS NOT NULL",
+            "ALTER TABLE challenges ADD COLUMN for_renewal boolean NOT NULL DEFAULT false",
+            "ALTER TABLE vaults ADD COLUMN invited_by uuid",
             """
             CREATE TABLE invitations (
                 invitation_hash bytea PRIMARY KEY CHECK (octet_length(invitation_hash) = 32),

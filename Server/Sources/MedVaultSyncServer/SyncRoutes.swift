@@ -60,8 +60,9 @@ struct SyncRoutes: Sendable {
 
         var renewal = authentication
         renewal.acceptsExpiredToken = true
-        router.group("/v1/vaults/:vaultId").add(middleware: renewal)
-            .post("devices/:deviceId/token") { request, context in try await self.renewToken(request, context) }
+        router.group("/v1/vaults/:vaultId/devices/:deviceId/token").add(middleware: renewal)
+            .post("challenges") { request, context in try await self.renewalChallenge(request, context) }
+            .post { request, context in try await self.renewToken(request, context) }
     }
 
     // MARK: - Unauthenticated
@@ -198,13 +199,26 @@ struct SyncRoutes: Sendable {
         return Response(status: .noContent)
     }
 
-    /// Renews the token: its own device only, with the token (expired, or the one the
-    /// last renewal replaced) and a `.renew` proof of the vault key.
-    func renewToken(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let device = try context.requireDevice()
-        guard try context.parameters.require("deviceId", as: UUID.self) == device.deviceID else {
-            throw SyncServerError.notFound
+    /// A challenge for renewing the token, asked for with the token itself (expired, or
+    /// the one the last renewal replaced): counted apart from the anonymous challenges a
+    /// stranger may exhaust for the same device.
+    func renewalChallenge(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try ownDevice(context)
+        guard let challenge = try await store.makeChallenge(
+            vaultID: device.vaultID, deviceID: device.deviceID, lifetimeSeconds: limits.challengeLifetimeSeconds,
+            maximumPending: limits.maximumPendingChallenges, forRenewal: true)
+        else {
+            throw SyncServerError.rateLimited(retryAfterSeconds: limits.challengeLifetimeSeconds)
         }
+        return try json(try SyncChallenge(challenge: challenge, expiresInSeconds: limits.challengeLifetimeSeconds),
+                        status: .created)
+    }
+
+    /// Renews the token: its own device only, with the token (expired, or the one the
+    /// last renewal replaced, once that renewal has settled) and a `.renew` proof of the
+    /// vault key.
+    func renewToken(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try ownDevice(context)
         let body = try await decode(SyncTokenRenewalRequest.self, request, limit: limits.maximumOtherBodyBytes)
         let key = try await store.verificationKey(vaultID: device.vaultID)
         try await checkProof(.renew, challenge: body.challenge, signature: body.signature, origin: body.origin,
@@ -214,7 +228,7 @@ struct SyncRoutes: Sendable {
         }
         let token = DeviceToken.make()
         try await store.renewToken(vaultID: device.vaultID, deviceID: device.deviceID, presentedHash: presented,
-                                   newHash: token.hash)
+                                   newHash: token.hash, settleSeconds: limits.challengeLifetimeSeconds)
         context.logger.info("device token renewed")
         return try json(SyncDeviceToken(deviceToken: token.token, expiresInSeconds: limits.tokenLifetimeSeconds))
     }
@@ -226,7 +240,7 @@ struct SyncRoutes: Sendable {
         guard try await store.makeInvitation(hash: invitation.hash, vaultID: device.vaultID, deviceID: device.deviceID,
                                              lifetimeSeconds: limits.invitationLifetimeSeconds,
                                              maximumPending: limits.maximumPendingInvitations) else {
-            throw SyncServerError.rateLimited(retryAfterSeconds: limits.invitationLifetimeSeconds)
+            throw SyncServerError.invitationQuota
         }
         context.logger.info("invitation minted")
         return try json(SyncInvitation(invitation: invitation.token, expiresInSeconds: limits.invitationLifetimeSeconds),
@@ -234,6 +248,15 @@ struct SyncRoutes: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The authenticated device, when the path's `deviceId` is its own (404 otherwise).
+    func ownDevice(_ context: SyncRequestContext) throws -> AuthenticatedDevice {
+        let device = try context.requireDevice()
+        guard try context.parameters.require("deviceId", as: UUID.self) == device.deviceID else {
+            throw SyncServerError.notFound
+        }
+        return device
+    }
 
     /// Spends the challenge, then verifies the Ed25519 signature; any failure is 403.
     func checkProof(_ purpose: SyncDeviceProof.Purpose, challenge: Data, signature: Data, origin named: String?,
@@ -273,8 +296,8 @@ struct SyncRoutes: Sendable {
         let data = Data(bytes)
         // Foundation's decoder keeps one value of a repeated key without a word: two
         // readers of the same body could disagree on what it said.
-        if StrictJSON.repeatedKey(in: data) != nil {
-            throw SyncServerError.badRequest("A key appears twice in one JSON object.")
+        guard StrictJSON.hasUniqueKeys(data) else {
+            throw SyncServerError.badRequest("The body must be JSON at most 64 levels deep, no key twice in one object.")
         }
         return try SyncWireJSON.decoder().decode(T.self, from: data)
     }

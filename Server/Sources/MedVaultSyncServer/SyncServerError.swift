@@ -45,6 +45,14 @@ extension SyncServerError {
     static let tokenExpired = SyncServerError(
         .unauthorized, .tokenExpired,
         "The device token expired; renew it with POST /v1/vaults/{vaultId}/devices/{deviceId}/token.")
+    static let tokenRecentlyRenewed = SyncServerError(
+        .conflict, .tokenRenewed,
+        "This token was replaced by a renewal moments ago: use the newest token, or renew again later.")
+    static let invitationsNotAllowed = SyncServerError(
+        .forbidden, .forbidden, "Only a vault registered with the deployment secret may mint invitations.")
+    static let invitationQuota = SyncServerError(
+        .forbidden, .quotaExceeded,
+        "The vault holds the most unused invitations this server allows; wait until one is used or expires.")
     static let notFound = SyncServerError(.notFound, .notFound, "No such resource.")
     static let missingMetricsToken = SyncServerError(.unauthorized, .unauthorized,
                                                      "GET /metrics needs the operator's metrics token.")

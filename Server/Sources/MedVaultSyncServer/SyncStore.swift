@@ -28,9 +28,12 @@ struct SyncStore: Sendable {
     /// so a new one never replaces an earlier one: a stranger's request cannot cancel the
     /// enrolment under way. At most `maximumPending` may be pending per device; past it
     /// the request is refused (429 until the oldest expires), never another one evicted.
+    /// Challenges a device asks for to renew its token (`forRenewal`, authenticated by the
+    /// token) are counted apart: strangers holding the anonymous ones cannot block a renewal.
     ///
     /// - Returns: The challenge, or `nil` when the device has `maximumPending` already.
-    func makeChallenge(vaultID: UUID, deviceID: UUID, lifetimeSeconds: Int, maximumPending: Int) async throws -> Data? {
+    func makeChallenge(vaultID: UUID, deviceID: UUID, lifetimeSeconds: Int, maximumPending: Int,
+                       forRenewal: Bool = false) async throws -> Data? {
         var generator = SystemRandomNumberGenerator()
         let challenge = Data((0..<SyncDeviceProof.challengeLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         let hash = Self.hash(challenge)
@@ -42,9 +45,10 @@ struct SyncStore: Sendable {
                 "SELECT pg_advisory_xact_lock(hashtextextended(\(vaultID.uuidString + deviceID.uuidString), 0))",
                 logger: logger)
             let rows = try await connection.guardedQuery("""
-                INSERT INTO challenges (challenge_hash, vault_id, device_id, expires_at)
-                SELECT \(hash), \(vaultID), \(deviceID), now() + make_interval(secs => \(Double(lifetimeSeconds)))
-                WHERE (SELECT count(*) FROM challenges WHERE vault_id = \(vaultID) AND device_id = \(deviceID)) < \(maximumPending)
+                INSERT INTO challenges (challenge_hash, vault_id, device_id, expires_at, for_renewal)
+                SELECT \(hash), \(vaultID), \(deviceID), now() + make_interval(secs => \(Double(lifetimeSeconds))), \(forRenewal)
+                WHERE (SELECT count(*) FROM challenges
+                       WHERE vault_id = \(vaultID) AND device_id = \(deviceID) AND for_renewal = \(forRenewal)) < \(maximumPending)
                 RETURNING 1
                 """, logger: logger)
             var stored = false
@@ -79,18 +83,19 @@ struct SyncStore: Sendable {
     ///   expired. Nothing is stored then.
     func registerVault(_ request: SyncRegisterRequest, tokenHash: Data, invitationHash: Data?) async throws {
         try await transaction { connection in
+            var inviter: UUID?
             if let invitationHash {
                 let spent = try await connection.guardedQuery("""
                     UPDATE invitations SET used_by_vault = \(request.vaultID)
                     WHERE invitation_hash = \(invitationHash) AND used_by_vault IS NULL AND expires_at > now()
-                    RETURNING 1
+                    RETURNING vault_id
                     """, logger: logger)
-                var valid = false
-                for try await _ in spent.decode(Int32.self) { valid = true }
-                guard valid else { throw SyncServerError.registrationClosed }
+                for try await vaultID in spent.decode(UUID.self) { inviter = vaultID }
+                guard inviter != nil else { throw SyncServerError.registrationClosed }
             }
             let inserted = try await connection.guardedQuery("""
-                INSERT INTO vaults (vault_id, verification_key) VALUES (\(request.vaultID), \(request.verificationKey))
+                INSERT INTO vaults (vault_id, verification_key, invited_by)
+                VALUES (\(request.vaultID), \(request.verificationKey), \(inviter))
                 ON CONFLICT (vault_id) DO NOTHING RETURNING 1
                 """, logger: logger)
             var created = false
@@ -163,7 +168,8 @@ struct SyncStore: Sendable {
         }
     }
 
-    /// Revokes a device of a vault (idempotent), if the revoking device is still active.
+    /// Revokes a device of a vault (idempotent), if the revoking device is still active,
+    /// and deletes its unspent invitations.
     ///
     /// Both rows are locked, in device-id order, before the check: of two devices
     /// revoking each other at once, the second to commit finds itself revoked, so a vault
@@ -185,6 +191,10 @@ struct SyncStore: Sendable {
             try await connection.guardedQuery("""
                 UPDATE devices SET revoked_at = COALESCE(revoked_at, now()), revoked_by = COALESCE(revoked_by, \(revoker))
                 WHERE vault_id = \(vaultID) AND device_id = \(deviceID)
+                """, logger: logger)
+            // A stolen device's unspent invitations go with it.
+            try await connection.guardedQuery("""
+                DELETE FROM invitations WHERE vault_id = \(vaultID) AND device_id = \(deviceID) AND used_by_vault IS NULL
                 """, logger: logger)
             return true
         }

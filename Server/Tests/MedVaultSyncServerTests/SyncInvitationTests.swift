@@ -47,9 +47,21 @@ struct SyncInvitationTests {
             #expect(failed.status == 403)
             #expect(try await server.sql("SELECT count(*) FROM vaults") == "1")
 
-            let invited = try await TestDevice.registerResponse(TestVault(), client: server.client,
+            // A register of a vault that exists: 409, the invitation stays unspent.
+            let taken = try await TestDevice.registerResponse(inviter.vault, client: server.client,
+                                                              headers: ["MedVault-Invitation": invitation])
+            #expect(taken.status == 409, "\(taken.text)")
+            let invitedVault = TestVault()
+            let invited = try await TestDevice.registerResponse(invitedVault, client: server.client,
                                                                 headers: ["MedVault-Invitation": invitation])
             #expect(invited.status == 201, "\(invited.text)")
+            #expect(try await server.sql("SELECT count(*) FROM vaults WHERE invited_by = '\(inviter.vault.id)'") == "1")
+            // The right to invite is not passed on: an invited vault mints nothing.
+            let invitedDevice = TestDevice(vault: invitedVault, id: UUID(),
+                                           token: try invited.decode(SyncDeviceToken.self).deviceToken, client: server.client)
+            let passedOn = try await Self.invite(invitedDevice)
+            #expect(passedOn.status == 403, "\(passedOn.text)")
+            #expect(try passedOn.decode(SyncErrorBody.self).error == .forbidden)
             let again = try await TestDevice.registerResponse(TestVault(), client: server.client,
                                                               headers: ["MedVault-Invitation": invitation])
             #expect(again.status == 403)
@@ -61,10 +73,15 @@ struct SyncInvitationTests {
                                                              headers: ["MedVault-Invitation": expired])
             #expect(late.status == 403)
             #expect(try await server.sql("SELECT count(*) FROM vaults") == "2")
+            // Minting drops expired unused invitations; spent ones stay, the record of who invited whom.
+            _ = try await server.sql("UPDATE invitations SET expires_at = now() - interval '1 second'")
+            _ = try await Self.invitation(inviter)
+            #expect(try await server.sql("SELECT count(*) FROM invitations WHERE used_by_vault IS NOT NULL") == "1")
+            #expect(try await server.sql("SELECT count(*) FROM invitations") == "2")
         }
     }
 
-    @Test("Invitations: at most the server's maximum unused per vault (then 429), none from a revoked device, and no route at all on a server without them")
+    @Test("Invitations: at most the server's maximum unused per vault (then 403 quota_exceeded), none from a revoked device, whose unspent ones die with it, and no route at all on a server without them")
     func invitationLimits() async throws {
         var limits = SyncServerLimits()
         limits.maximumPendingInvitations = 2
@@ -74,14 +91,18 @@ struct SyncInvitationTests {
                 .registeredWithSecret(Self.secret)
             let second = try await TestDevice.join(vault, client: server.client)
             _ = try await Self.invitation(first)
-            _ = try await Self.invitation(second)
+            let fromSecond = try await Self.invitation(second)
             let third = try await Self.invite(first)
-            #expect(third.status == 429, "\(third.text)")
+            #expect(third.status == 403, "\(third.text)")
+            #expect(try third.decode(SyncErrorBody.self).error == .quotaExceeded)
 
             let revoke = try await first.client.send("DELETE", "/v1/vaults/\(vault.id)/devices/\(second.id)",
                                                      token: first.token)
             #expect(revoke.status == 204)
             #expect(try await Self.invite(second).status == 401)
+            let stolen = try await TestDevice.registerResponse(TestVault(), client: server.client,
+                                                               headers: ["MedVault-Invitation": fromSecond])
+            #expect(stolen.status == 403, "a revoked device's invitation registered a vault")
             #expect(try await Self.invite(TestDevice(vault: TestVault(), id: UUID(), token: first.token,
                                                      client: server.client)).status == 404)
         }

@@ -51,7 +51,7 @@ struct SyncServerExposureTests {
         }
     }
 
-    @Test("A key repeated in one JSON object is 400 on every body route, before anything is stored")
+    @Test("A key repeated in one JSON object is 400 on every body route, before anything is stored, also hidden beside a deep array")
     func repeatedKeysAreRefused() async throws {
         try await TestServer.with { server in
             let vault = TestVault()
@@ -62,7 +62,10 @@ struct SyncServerExposureTests {
                 ("/v1/vaults/\(vault.id)/envelopes",
                  #"{"envelopes":[\#(String(decoding: envelope, as: UTF8.self))],"envelopes":[]}"#, device.token),
             ]
-            for (path, body, token) in bodies {
+            // Deeper than the check reads (64 levels), which JSONDecoder would still decode (512).
+            let deep = String(repeating: "[", count: 70) + String(repeating: "]", count: 70)
+            let hidden = #"{"vaultId":"\#(UUID())","vaultId":"\#(vault.id)","deviceId":"\#(UUID())","x":\#(deep)}"#
+            for (path, body, token) in bodies + [("/v1/challenges", hidden, nil)] {
                 let response = try await server.client.send("POST", path, token: token, body: Data(body.utf8))
                 #expect(response.status == 400, "\(path): \(response.status) \(response.text)")
                 #expect(!response.text.contains(vault.id.uuidString))

@@ -237,4 +237,12 @@ public enum StrictJSON {
     public static func repeatedKey(in data: Data) -> String? {
         JSONShape(data)?.repeatedKey().map { TextSafety.escaped(String($0.prefix(120))) }
     }
+
+    /// Whether `data` is JSON this checker reads — at most 64 levels deep — with no key
+    /// twice in one object: `false` for a repeated key and for any text it cannot read, so
+    /// that nothing a decoder would accept slips past the check (`JSONDecoder` reads 512
+    /// levels).
+    public static func hasUniqueKeys(_ data: Data) -> Bool {
+        JSONShape(data).map { $0.repeatedKey() == nil } ?? false
+    }
 }

@@ -41,6 +41,8 @@ enum HTTPSyncErrors {
     static let staleGeneration = MedVaultError(
         .conflict, reason: "the keyring's generation moved; read it again, merge and retry")
     static let conflict = MedVaultError(.conflict, reason: "the sync server reported a conflict")
+    static let tokenRenewed = MedVaultError(
+        .conflict, reason: "the device token was replaced by a renewal moments ago; use the newest one, or renew later")
     static let registrationClosed = MedVaultError(
         .unauthorized,
         reason: "the sync server registers vaults only with its deployment secret (registrationSecret) or an invitation")
@@ -48,7 +50,7 @@ enum HTTPSyncErrors {
         .tokenExpired, reason: "the sync server's device token expired; renew it with a proof of the vault key")
     static let quotaExceeded = MedVaultError(
         .limitExceeded,
-        reason: "the vault is at one of its quotas on the sync server (active devices, envelopes or stored bytes)")
+        reason: "the vault is at one of its quotas on the sync server (active devices, envelopes, stored bytes or unused invitations)")
     static let tooLarge = MedVaultError(.limitExceeded, reason: "the request is larger than the sync server accepts")
     static let answerTooLarge = MedVaultError(.limitExceeded,
                                               reason: "the sync server's answer is larger than the configured limit")
@@ -119,6 +121,7 @@ enum HTTPSyncErrors {
             case .deviceExists?: error = deviceExists
             case .envelopeConflict?: error = envelopeConflict
             case .staleGeneration?: error = staleGeneration
+            case .tokenRenewed?: error = tokenRenewed
             default: error = conflict
             }
             return HTTPSyncFailure(error: error, retry: .never)

@@ -85,12 +85,14 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
             }
             headers["MedVault-Invitation"] = invitation
         }
-        return try await call("POST", "v1/vaults", body: request, headers: headers, idempotent: false)
+        return try await call("POST", "v1/vaults", body: request, headers: headers, idempotent: false,
+                              spendsChallenge: true)
     }
 
     /// `POST /v1/vaults/{vault}/devices`; retried only where the challenge cannot have been used.
     public func join(vaultID: UUID, _ request: SyncJoinRequest) async throws -> SyncDeviceToken {
-        try await call("POST", "v1/vaults/\(vaultID.uuidString)/devices", body: request, idempotent: false)
+        try await call("POST", "v1/vaults/\(vaultID.uuidString)/devices", body: request, idempotent: false,
+                       spendsChallenge: true)
     }
 
     /// `POST /v1/vaults/{vault}/envelopes`: idempotent by envelope id, so always retried.
@@ -123,12 +125,23 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
                        credentials: credentials, idempotent: true)
     }
 
+    /// `POST /v1/vaults/{vault}/devices/{device}/token/challenges`: a challenge asked for
+    /// with the device's token (expired or not), which strangers cannot exhaust.
+    public func tokenChallenge(as credentials: SyncCredentials) async throws -> SyncChallenge {
+        try await call("POST", Self.tokenPath(credentials) + "/challenges", body: NoBody(), credentials: credentials,
+                       idempotent: true)
+    }
+
     /// `POST /v1/vaults/{vault}/devices/{device}/token`; retried only where the challenge
     /// cannot have been used.
     public func renewToken(_ request: SyncTokenRenewalRequest, as credentials: SyncCredentials) async throws
         -> SyncDeviceToken {
-        try await call("POST", "v1/vaults/\(credentials.vaultID.uuidString)/devices/\(credentials.deviceID.uuidString)/token",
-                       body: request, credentials: credentials, idempotent: false)
+        try await call("POST", Self.tokenPath(credentials), body: request, credentials: credentials, idempotent: false,
+                       spendsChallenge: true)
+    }
+
+    private static func tokenPath(_ credentials: SyncCredentials) -> String {
+        "v1/vaults/\(credentials.vaultID.uuidString)/devices/\(credentials.deviceID.uuidString)/token"
     }
 
     /// `POST /v1/vaults/{vault}/invitations`; not retried after an ambiguous failure (a
@@ -167,9 +180,14 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
     }
 
     /// Sends one request, retrying as the policy allows, and decodes its answer.
+    ///
+    /// A request that `spendsChallenge` (register, join, renew) is not retried after a
+    /// 503 either: the server spends the challenge before the database work that failed,
+    /// so the same request would only be refused.
     private func call<Body: Encodable, Answer: Decodable>(
         _ method: String, _ path: String, query: String? = nil, body: Body?,
-        credentials: SyncCredentials? = nil, headers: [String: String] = [:], idempotent: Bool
+        credentials: SyncCredentials? = nil, headers: [String: String] = [:], idempotent: Bool,
+        spendsChallenge: Bool = false
     ) async throws -> Answer {
         var request = try makeRequest(method, path, query: query, body: body, credentials: credentials)
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -182,7 +200,8 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
             } catch {
                 failure = HTTPSyncErrors.from(error)
             }
-            let retryable = failure.retry == .safe || (failure.retry == .ambiguous && idempotent)
+            let spent = spendsChallenge && failure.error == HTTPSyncErrors.unavailable
+            let retryable = !spent && (failure.retry == .safe || (failure.retry == .ambiguous && idempotent))
             guard retryable, attempt < policy.maximumAttempts, !Task.isCancelled else { throw failure.error }
             if let retryAfter = failure.error.retryAfter, retryAfter > policy.maximumRetryAfter {
                 throw failure.error

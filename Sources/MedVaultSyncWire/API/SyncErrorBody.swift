@@ -53,8 +53,8 @@ public struct SyncErrorCode: RawRepresentable, Sendable, Hashable, Codable, Cust
     /// (`MedVault-Registration-Secret`) or an invitation (`MedVault-Invitation`), and the
     /// request carried neither a right secret nor a valid, unused invitation.
     public static let registrationClosed = SyncErrorCode(rawValue: "registration_closed")
-    /// 403: the vault is at one of its quotas (active devices, envelopes or stored
-    /// bytes); nothing of the request was stored.
+    /// 403: the vault is at one of its quotas (active devices, envelopes, stored bytes or
+    /// unused invitations); nothing of the request was stored.
     public static let quotaExceeded = SyncErrorCode(rawValue: "quota_exceeded")
     /// 404: no such route, vault or device for this token.
     public static let notFound = SyncErrorCode(rawValue: "not_found")
@@ -64,6 +64,10 @@ public struct SyncErrorCode: RawRepresentable, Sendable, Hashable, Codable, Cust
     public static let deviceExists = SyncErrorCode(rawValue: "device_exists")
     /// 409: an envelope id was pushed before with different bytes.
     public static let envelopeConflict = SyncErrorCode(rawValue: "envelope_conflict")
+    /// 409: a renewal with the token that the device's last renewal replaced, moments
+    /// after it: another process of the device holds the new token. Use the newest stored
+    /// token, or renew again later.
+    public static let tokenRenewed = SyncErrorCode(rawValue: "token_renewed")
     /// 409: the keyring's generation is no longer the expected one.
     public static let staleGeneration = SyncErrorCode(rawValue: "stale_generation")
     /// 413: the body, the batch or the keyring is larger than the server allows.

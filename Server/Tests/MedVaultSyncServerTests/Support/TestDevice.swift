@@ -7,12 +7,13 @@ import Testing
 /// from the vault key (here random), none of which the server ever receives.
 struct TestVault: Sendable {
     let id: UUID
-    let signingKey = Curve25519.Signing.PrivateKey()
+    let signingKey: Curve25519.Signing.PrivateKey
     let envelopeKey = SymmetricKey(size: .bits256)
     let recordKeyKey = SymmetricKey(size: .bits256)
 
-    init(id: UUID = UUID()) {
+    init(id: UUID = UUID(), signingKey: Curve25519.Signing.PrivateKey = Curve25519.Signing.PrivateKey()) {
         self.id = id
+        self.signingKey = signingKey
     }
 
     /// The record key of a record (HMAC of its name).
