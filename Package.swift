@@ -13,7 +13,7 @@
 //   MedVaultCore    domain values, repository protocols, errors, in-memory repositories
 //
 //   CSQLCipher: SQLCipher's C API, loaded privately at run time (libsqlcipher0).
-//   CArgon2: a system library found through pkg-config.
+//   CArgon2, CSodium: libargon2 and libsodium, system libraries found through pkg-config.
 
 import PackageDescription
 
@@ -69,9 +69,13 @@ let package = Package(
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"]), .brew(["argon2"])]
         ),
-        // SHA-256 rounds on the CPU's SHA instructions, for the audit trail's HMAC (x86-64;
-        // elsewhere SecureSHA256's portable code runs).
-        .target(name: "CSHA256"),
+        // libsodium: ChaCha20-Poly1305, HMAC-SHA256, SHA-256, constant-time comparison and
+        // guarded, locked, wiped memory for secrets (docs/keyring-format.md, "Primitives").
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
 
         // MARK: - Library modules
 
@@ -87,7 +91,7 @@ let package = Package(
             dependencies: [
                 "MedVaultCore",
                 "CArgon2",
-                "CSHA256",
+                "CSodium",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
@@ -156,12 +160,12 @@ let package = Package(
         ),
         .testTarget(
             name: "MedVaultKeysTests",
-            dependencies: ["MedVaultKeys", "MedVaultCore", "CArgon2", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["MedVaultKeys", "MedVaultCore", "CArgon2", "CSodium", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MedVaultTests",
-            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "MedVaultICD11", "MedVaultSync", "MedVaultSyncWire", "CSQLCipher", "CrashProbe", "KeyScanProbe", "medvault", "ClinicDemo", "MedicationDemo",
+            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "MedVaultICD11", "MedVaultSync", "MedVaultSyncWire", "CSQLCipher", "CSodium", "CrashProbe", "KeyScanProbe", "medvault", "ClinicDemo", "MedicationDemo",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
@@ -175,7 +179,7 @@ let package = Package(
         // A child process that scans its own memory for key copies after lock().
         .executableTarget(
             name: "KeyScanProbe",
-            dependencies: ["MedVault", "MedVaultKeys", "MedVaultCore"],
+            dependencies: ["MedVault", "MedVaultKeys", "MedVaultCore", "MedVaultSync"],
             path: "Tests/KeyScanProbe",
             swiftSettings: strictSettings
         ),

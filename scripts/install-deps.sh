@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what MedVault builds and tests against, if it is missing:
-# - SQLCipher (libsqlcipher-dev, plus the sqlcipher shell the tests use) and
-#   Argon2 (libargon2-dev): Debian/Ubuntu via apt-get (as root, or through sudo);
-#   macOS via Homebrew;
+# - SQLCipher (libsqlcipher-dev, plus the sqlcipher shell the tests use), Argon2
+#   (libargon2-dev) and libsodium (libsodium-dev): Debian/Ubuntu via apt-get (as root, or
+#   through sudo); macOS via Homebrew;
 # - SQLite's headers (libsqlite3-dev): GRDB, which the benchmarks' GRDB peer and the
 #   GRDB coexistence check build, links the system SQLite; its shell (sqlite3) reads what
 #   the coexistence check's GRDB wrote;
@@ -15,13 +15,15 @@
 # - Python's fhir.resources (PyPI, pinned; its R4B models): the independent validator of
 #   the FHIR R4 export, driven by Tests/Scripts/fhir_validate.py. Installed the same way.
 # - Python's argon2-cffi and cryptography (PyPI): the independent offline guesser of
-#   Tests/Scripts/keyring_guess.py, which the sync server's tests run against its pg_dump.
+#   Tests/Scripts/keyring_guess.py, which the sync server's tests run against its pg_dump,
+#   and the reference side of the primitives' differential test; cryptography-vectors
+#   (pinned): the RFC vectors the primitives are tested against.
 # Prints a clear message and fails where none of this works.
 set -euo pipefail
 
 have_system() {
   command -v pkg-config >/dev/null 2>&1 &&
-    pkg-config --exists sqlcipher libargon2 sqlite3 &&
+    pkg-config --exists sqlcipher libargon2 libsodium sqlite3 &&
     command -v sqlcipher >/dev/null 2>&1 && command -v sqlite3 >/dev/null 2>&1
 }
 
@@ -34,6 +36,8 @@ have_sqlcipher3() {
 }
 
 FHIR_RESOURCES_VERSION=7.1.0
+# The RFC vectors the primitives are tested against (56 MB of text files).
+CRYPTOGRAPHY_VECTORS_VERSION=50.0.2
 have_fhir_resources() {
   command -v python3 >/dev/null 2>&1 &&
     python3 -c 'from fhir.resources.R4B import construct_fhir_element' >/dev/null 2>&1
@@ -41,7 +45,7 @@ have_fhir_resources() {
 
 have_guesser_modules() {
   command -v python3 >/dev/null 2>&1 &&
-    python3 -c 'import argon2.low_level, cryptography.hazmat.primitives.ciphers.aead' >/dev/null 2>&1
+    python3 -c 'import argon2.low_level, cryptography.hazmat.primitives.ciphers.aead, cryptography_vectors' >/dev/null 2>&1
 }
 
 # apt-get install "$@" as root or through sudo; fails with a message otherwise.
@@ -66,11 +70,11 @@ apt_install() {
 
 if ! have_system; then
   if command -v apt-get >/dev/null 2>&1; then
-    apt_install pkg-config libsqlcipher-dev sqlcipher libargon2-dev libsqlite3-dev sqlite3
+    apt_install pkg-config libsqlcipher-dev sqlcipher libargon2-dev libsodium-dev libsqlite3-dev sqlite3
   elif command -v brew >/dev/null 2>&1; then
-    brew install pkg-config sqlcipher argon2 sqlite
+    brew install pkg-config sqlcipher argon2 libsodium sqlite
   else
-    echo "MedVault needs SQLCipher (pkg-config 'sqlcipher', and the 'sqlcipher' shell), Argon2 (pkg-config 'libargon2') and SQLite's headers (pkg-config 'sqlite3')." >&2
+    echo "MedVault needs SQLCipher (pkg-config 'sqlcipher', and the 'sqlcipher' shell), Argon2 (pkg-config 'libargon2'), libsodium (pkg-config 'libsodium') and SQLite's headers (pkg-config 'sqlite3')." >&2
     echo "No apt-get or brew was found: install them with your system's package manager." >&2
     exit 1
   fi
@@ -123,12 +127,13 @@ if ! have_python_pip; then
   exit 1
 fi
 
-echo "Installing the Python modules sqlcipher3 (PyPI sqlcipher3-binary), fhir.resources, argon2-cffi and cryptography ..." >&2
+echo "Installing the Python modules sqlcipher3 (PyPI sqlcipher3-binary), fhir.resources, argon2-cffi, cryptography and cryptography-vectors ..." >&2
 pip_log=$(mktemp)
 trap 'rm -f "$pip_log"' EXIT
 pip_install() {
   PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check "$@" \
-    sqlcipher3-binary "fhir.resources==$FHIR_RESOURCES_VERSION" argon2-cffi cryptography
+    sqlcipher3-binary "fhir.resources==$FHIR_RESOURCES_VERSION" argon2-cffi cryptography \
+    "cryptography-vectors==$CRYPTOGRAPHY_VECTORS_VERSION"
 }
 if ! pip_install 2>"$pip_log"; then
   if grep -qi 'externally-managed' "$pip_log"; then
@@ -149,6 +154,6 @@ if ! have_fhir_resources; then
   exit 1
 fi
 if ! have_guesser_modules; then
-  echo "python3 still cannot import argon2 (argon2-cffi) and cryptography after installing them." >&2
+  echo "python3 still cannot import argon2 (argon2-cffi), cryptography and cryptography_vectors after installing them." >&2
   exit 1
 fi

@@ -68,10 +68,11 @@ struct SecureBytesTests {
         #expect(bytes(of: SecureBytes(copying: "abc".utf8)) == Array("abc".utf8))
     }
 
-    @Test("every secret has pages of its own")
+    @Test("every secret has pages of its own, libsodium's guarded allocation")
     func pageIsolation() {
         let secrets = (0..<8).map { _ in SecureBytes.random(count: 32) }
         for (index, secret) in secrets.enumerated() {
+            #expect(secret.isGuarded)
             #expect(secret.pageRange.lowerBound % UInt(SecureMemory.pageSize) == 0)
             for other in secrets[(index + 1)...] {
                 #expect(!secret.pageRange.overlaps(other.pageRange))

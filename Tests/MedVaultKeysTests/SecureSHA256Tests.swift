@@ -39,30 +39,3 @@ struct SecureSHA256Tests {
         }
     }
 }
-
-@Suite("SecureSHA256 compression paths")
-struct SecureSHA256CompressionTests {
-    @Test("the hardware rounds (when this CPU has them) and the portable ones give the same chaining values")
-    func hardwareEqualsPortable() {
-        // On a CPU without the SHA extensions `compress` is the portable code: nothing to compare.
-        guard SecureSHA256.hasHardwareRounds else { return }
-        var schedule = [UInt32](repeating: 0, count: 64)
-        for _ in 0..<500 {
-            let start = (0..<8).map { _ in UInt32.random(in: 0...UInt32.max) }
-            let block = (0..<64).map { _ in UInt8.random(in: 0...255) }
-            var hardware = start
-            var portable = start
-            block.withUnsafeBytes { block in
-                schedule.withUnsafeMutableBufferPointer { schedule in
-                    hardware.withUnsafeMutableBufferPointer {
-                        SecureSHA256.compress($0.baseAddress!, schedule.baseAddress!, block.baseAddress!)
-                    }
-                    portable.withUnsafeMutableBufferPointer {
-                        SecureSHA256.compressPortable($0.baseAddress!, schedule.baseAddress!, block.baseAddress!)
-                    }
-                }
-            }
-            #expect(hardware == portable)
-        }
-    }
-}

@@ -33,7 +33,7 @@ struct AuditVerifyWorkload: Workload {
                         medVault: seconds * 1_000, reference: nil, unit: .milliseconds,
                         target: count >= 1_000_000 ? 10_000 : nil, targetIsAbsolute: count >= 1_000_000,
                         note: "one read transaction; every entry's HMAC-SHA256 recomputed along the chain "
-                            + "(SecureSHA256); second of two runs"),
+                            + "(libsodium, keyed state precomputed); second of two runs"),
         ]
     }
 }

@@ -17,6 +17,7 @@ enum WorkloadRegistry {
         ScaleWorkload(),
         AttachmentMemoryWorkload(),
         AuditVerifyWorkload(),
+        SealingWorkload(),
         SyncCloneWorkload(),
     ]
 

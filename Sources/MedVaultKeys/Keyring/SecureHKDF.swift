@@ -1,20 +1,21 @@
+import CSodium
 import Crypto
 
-/// HMAC-SHA256 (RFC 2104) and HKDF-SHA256 (RFC 5869) whose keyed state is wiped on return.
+/// HMAC-SHA256 (RFC 2104) and HKDF-SHA256 (RFC 5869) on libsodium's HMAC
+/// (`crypto_auth_hmacsha256`), whose keyed state is wiped on return.
 ///
-/// Why not swift-crypto's `HMAC` and `HKDF`: `HMAC.init(key:)` pads a key shorter than a
-/// block into an ordinary `[UInt8]` that is freed without being cleared. HKDF-Expand keys
-/// HMAC with the pseudo-random key, so every derivation left the PRK (from which the
-/// recovery slot's KEK, or the keyring MAC key, follows) in freed heap memory. Here the
-/// padded key blocks, the PRK and the hash state itself (``SecureSHA256``, not
-/// swift-crypto's `SHA256`, whose released context keeps the message) live in scratch
-/// buffers zeroed before return (`SecureMemory.withScratch`).
+/// libsodium 1.0.18 (Debian 12's) has no HKDF; RFC 5869 with one output block is two HMAC
+/// calls, written here. Why not swift-crypto's `HMAC` and `HKDF`: `HMAC.init(key:)` pads a
+/// key shorter than a block into an ordinary `[UInt8]` that is freed without being
+/// cleared. HKDF-Expand keys HMAC with the pseudo-random key, so every derivation left the
+/// PRK (from which the recovery slot's KEK, or the keyring MAC key, follows) in freed heap
+/// memory. Here the HMAC state and the PRK live in scratch buffers zeroed before return
+/// (`SecureMemory.withScratch`); libsodium wipes its own pads.
 ///
-/// The results are RFC 2104 / RFC 5869 exactly, the same bytes as swift-crypto's (tests
-/// compare them), so keyrings written before this change open unchanged.
+/// The results are RFC 2104 / RFC 5869 exactly, the same bytes as swift-crypto's and
+/// Python's `cryptography` (tests compare them), so keyrings written before open unchanged.
 enum SecureHKDF {
     static let outputLength = 32
-    private static let blockLength = 64
 
     /// HMAC-SHA256 of the concatenated `parts` under `key`, written into `output` (32 bytes).
     static func hmac(key: UnsafeRawBufferPointer, _ parts: [UnsafeRawBufferPointer],
@@ -22,21 +23,19 @@ enum SecureHKDF {
         // Unreachable for callers outside this module: it is internal, and its callers
         // (`derive`, `KeyWrap.headerMAC`, `SyncKeys.mac`) pass buffers of exactly `outputLength`.
         precondition(output.count == outputLength, "SecureHKDF: output must be 32 bytes (a MedVault bug)")
-        if key.count > blockLength {
-            // RFC 2104: a long key is hashed first. MedVault's long keys are salts, not secrets.
-            SecureMemory.withScratch(byteCount: outputLength) { digest in
-                SecureSHA256.hash([key], into: digest)
-                hmac(key: UnsafeRawBufferPointer(digest), parts, into: output)
+        _ = SecureMemory.sodiumReady
+        SecureMemory.withScratch(byteCount: MemoryLayout<crypto_auth_hmacsha256_state>.size) { scratch in
+            let state = scratch.baseAddress!.bindMemory(to: crypto_auth_hmacsha256_state.self, capacity: 1)
+            // A key of zero bytes is RFC 2104's all-zero pad: libsodium reads no key byte then.
+            withUnsafeBytes(of: UInt8(0)) { zeroByte in
+                let keyBytes = key.count > 0 ? key : zeroByte
+                crypto_auth_hmacsha256_init(state, keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
             }
-            return
-        }
-        SecureMemory.withScratch(byteCount: blockLength + outputLength) { scratch in
-            let block = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<blockLength])
-            let innerDigest = UnsafeMutableRawBufferPointer(rebasing: scratch[blockLength...])
-            for index in 0..<blockLength { block[index] = (index < key.count ? key[index] : 0) ^ 0x36 }
-            SecureSHA256.hash([UnsafeRawBufferPointer(block)] + parts, into: innerDigest)
-            for index in 0..<blockLength { block[index] = (index < key.count ? key[index] : 0) ^ 0x5C }
-            SecureSHA256.hash([UnsafeRawBufferPointer(block), UnsafeRawBufferPointer(innerDigest)], into: output)
+            for part in parts where part.count > 0 {
+                crypto_auth_hmacsha256_update(state, part.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                              UInt64(part.count))
+            }
+            crypto_auth_hmacsha256_final(state, output.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
     }
 

@@ -97,7 +97,8 @@ public struct SyncKeys: Sendable {
             }
         }
         // Unreachable: the key is 32 bytes (checked at init), the nonce 12, the output
-        // exactly as long as the input.
+        // exactly as long as the input, and no array in memory reaches the AEAD's limit
+        // (256 GiB; `SecureChaChaPoly` refuses past it rather than repeat its key stream).
         guard let tag else { throw MedVaultError(.storage, reason: "sealing a sync envelope failed") }
         return nonce + ciphertext + tag
     }

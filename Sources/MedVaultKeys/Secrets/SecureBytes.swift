@@ -2,10 +2,11 @@ import MedVaultCore
 
 /// A buffer for secret bytes: keys, passwords, recovery keys.
 ///
-/// The bytes live on pages of their own (see `SecureMemory`): `mlock`-ed where the
-/// operating system allows (so they are not written to swap), excluded from core dumps
-/// on Linux, never shared with another secret (so unlocking one never unlocks another),
-/// and overwritten with zeros when the buffer is ``wipe()``d or deinitialised. The bytes
+/// The bytes live in libsodium's guarded memory (`sodium_malloc`, see `SecureMemory`):
+/// pages of their own between guard pages, `mlock`-ed where the operating system allows
+/// (so they are not written to swap), excluded from core dumps on Linux, never shared with
+/// another secret (so unlocking one never unlocks another), and overwritten with zeros
+/// when the buffer is ``wipe()``d or deinitialised. The bytes
 /// are reachable only through ``withUnsafeBytes(_:)``; `SecureBytes` has no `description`
 /// that shows them and compares in constant time.
 ///
@@ -51,7 +52,7 @@ public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConv
     public init(count: Int, initializer: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
         let region = SecureMemory.allocate(byteCount: count)
         do {
-            try initializer(UnsafeMutableRawBufferPointer(rebasing: region.pages[0..<count]))
+            try initializer(UnsafeMutableRawBufferPointer(rebasing: region.bytes[0..<count]))
         } catch {
             SecureMemory.deallocate(region)
             throw error
@@ -104,7 +105,7 @@ public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConv
     public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
         try lock.withLock {
             guard !isWiped else { throw Self.wipedError }
-            return try body(UnsafeRawBufferPointer(rebasing: region.pages[0..<count]))
+            return try body(UnsafeRawBufferPointer(rebasing: region.bytes[0..<count]))
         }
     }
 
@@ -114,14 +115,14 @@ public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConv
     func withFreshMutableBytes<Result>(_ body: (UnsafeMutableRawBufferPointer) throws -> Result) rethrows -> Result {
         try lock.withLock {
             precondition(!isWiped, "SecureBytes: a fresh buffer was wiped before use")
-            return try body(UnsafeMutableRawBufferPointer(rebasing: region.pages[0..<count]))
+            return try body(UnsafeMutableRawBufferPointer(rebasing: region.bytes[0..<count]))
         }
     }
 
     /// Overwrites the secret with zeros now, instead of waiting for deinit. Later reads throw.
     public func wipe() {
         lock.withLock {
-            SecureMemory.zero(region.pages)
+            SecureMemory.zero(region.bytes)
             isWiped = true
         }
     }
@@ -140,11 +141,8 @@ public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConv
         return first.lock.withLock {
             second.lock.withLock {
                 guard !first.isWiped, !second.isWiped, first.count == second.count else { return false }
-                var difference: UInt8 = 0
-                for index in 0..<first.count {
-                    difference |= first.region.pages[index] ^ second.region.pages[index]
-                }
-                return difference == 0
+                return SecureMemory.constantTimeEqual(UnsafeRawBufferPointer(rebasing: first.region.bytes[0..<first.count]),
+                                                      UnsafeRawBufferPointer(rebasing: second.region.bytes[0..<second.count]))
             }
         }
     }
@@ -159,11 +157,16 @@ public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConv
 
     // MARK: - For tests
 
-    /// The first address of the buffer's pages and their length (tests check page isolation).
+    /// The pages the buffer's bytes lie on (tests check that no two secrets share one).
     var pageRange: Range<UInt> {
-        let base = UInt(bitPattern: region.pages.baseAddress)
-        return base..<(base + UInt(region.pages.count))
+        let page = UInt(SecureMemory.pageSize)
+        let base = UInt(bitPattern: region.bytes.baseAddress)
+        let end = base + UInt(region.bytes.count)
+        return (base / page * page)..<((end + page - 1) / page * page)
     }
+
+    /// Whether the bytes are libsodium's guarded allocation (tests).
+    var isGuarded: Bool { region.isGuarded }
 
     /// Whether the buffer's pages are locked in RAM.
     var isMemoryLocked: Bool { region.isLocked }

@@ -1,3 +1,4 @@
+import CSodium
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -6,82 +7,78 @@ import Musl
 import Darwin
 #endif
 
-/// Page-aligned memory for secrets, in the manner of libsodium's `sodium_malloc`.
+/// Memory for secrets, from libsodium: `sodium_malloc`, `sodium_mlock`, `sodium_memzero`.
 ///
-/// Every allocation gets pages of its own from `mmap`: they are `mlock`-ed (kept out of
-/// swap) and, on Linux, marked `MADV_DONTDUMP` (kept out of core dumps). Because no two
-/// secrets share a page, `munlock` when one secret is freed can never unlock the page of
-/// another, still live, secret (with `malloc`, a 32-byte key and a long-lived vault key
-/// may sit on the same page, and the kernel's page lock is not counted).
+/// Each allocation is libsodium's guarded allocation: the secret sits at the end of pages
+/// of its own, between two inaccessible guard pages and behind a canary, `mlock`-ed (kept
+/// out of swap) and, on Linux, excluded from core dumps; `sodium_free` checks the canary,
+/// wipes the pages and unmaps them. Because no two secrets share a page, unlocking one
+/// never unlocks the page of another, still live, secret.
 ///
-/// The cost is one page (4 KiB on most systems) per live secret, against a typical
-/// `RLIMIT_MEMLOCK` of 8 MiB: MedVault holds a handful of secrets at a time. When `mlock`
-/// is refused (limit reached, platform without it) the secret still lives on its own
-/// pages and is still wiped; only the swap protection is lost, as with libsodium.
+/// The cost is four pages of address space and a few system calls per live secret, against
+/// a typical `RLIMIT_MEMLOCK` of 8 MiB: MedVault holds a handful of secrets at a time, and
+/// scratch state that lives for one call (``withScratch(byteCount:_:)``) does not use it.
+/// When `mlock` is refused the secret is still guarded and wiped; only the swap protection
+/// is lost. When libsodium cannot allocate (address space exhausted) the secret falls back
+/// to the heap, still wiped on release.
 enum SecureMemory {
-    /// Pages holding one secret.
+    /// One secret's memory.
     struct Region {
-        /// The whole mapping: a multiple of the page size, at least `byteCount` bytes.
-        let pages: UnsafeMutableRawBufferPointer
+        /// The secret's bytes: at least the requested count, a multiple of 16 (so that
+        /// word-sized state inside is aligned), zero-filled at allocation.
+        let bytes: UnsafeMutableRawBufferPointer
         /// Whether the pages are locked in RAM.
         let isLocked: Bool
-        /// Whether the pages came from `mmap` (else from the heap, when `mmap` failed).
-        let isMapped: Bool
+        /// Whether the memory came from `sodium_malloc` (else from the heap).
+        let isGuarded: Bool
     }
+
+    /// Whether `sodium_init` succeeded (it is called once, before any other libsodium call;
+    /// it fails only when the process cannot create a mutex or read the CPU's features).
+    static let sodiumReady: Bool = sodium_init() >= 0
 
     /// The system's page size.
     static let pageSize: Int = {
-        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
         let size = Int(sysconf(Int32(_SC_PAGESIZE)))
         return size > 0 ? size : 4096
-        #else
-        return 4096
-        #endif
     }()
 
-    /// Zero-filled, page-aligned, locked pages for at least `byteCount` bytes.
+    /// Zero-filled, guarded, locked memory for at least `byteCount` bytes.
     static func allocate(byteCount: Int) -> Region {
-        let length = roundedUp(max(byteCount, 1))
-        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-        if let mapped, mapped != UnsafeMutableRawPointer(bitPattern: -1) {
-            #if os(Linux)
-            _ = madvise(mapped, length, MADV_DONTDUMP)
-            #endif
-            let locked = mlock(mapped, length) == 0
-            // Anonymous mappings are zero-filled by the kernel.
-            return Region(pages: UnsafeMutableRawBufferPointer(start: mapped, count: length),
-                          isLocked: locked, isMapped: true)
+        let length = (max(byteCount, 1) + 15) / 16 * 16
+        if sodiumReady, let guarded = sodium_malloc(length) {
+            let bytes = UnsafeMutableRawBufferPointer(start: guarded, count: length)
+            // sodium_malloc fills with 0xdb to catch reads of uninitialised memory.
+            sodium_memzero(guarded, length)
+            // It locks the pages already and does not say whether that worked: locking
+            // them again (idempotent) says.
+            return Region(bytes: bytes, isLocked: sodium_mlock(guarded, length) == 0, isGuarded: true)
         }
-        #endif
-        // mmap failed (address space exhausted): fall back to the heap, still wiped on free.
-        let heap = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: pageSize)
+        let heap = UnsafeMutableRawBufferPointer.allocate(byteCount: length, alignment: 16)
         heap.initializeMemory(as: UInt8.self, repeating: 0)
-        return Region(pages: heap, isLocked: false, isMapped: false)
+        return Region(bytes: heap, isLocked: false, isGuarded: false)
     }
 
-    /// Wipes the whole region, unlocks and releases it.
+    /// Wipes the region and releases it.
     static func deallocate(_ region: Region) {
-        zero(region.pages)
-        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        if region.isMapped {
-            if region.isLocked { munlock(region.pages.baseAddress, region.pages.count) }
-            munmap(region.pages.baseAddress, region.pages.count)
+        if region.isGuarded {
+            // Checks the canary, wipes, unlocks and unmaps.
+            sodium_free(region.bytes.baseAddress)
             return
         }
-        #endif
-        region.pages.deallocate()
+        zero(region.bytes)
+        region.bytes.deallocate()
     }
 
     /// Runs `body` with a zero-filled scratch buffer of `byteCount` bytes that is wiped
     /// (``zero(_:)``) before this returns, for intermediate secrets that live for one
-    /// call: HMAC pads, an HKDF pseudo-random key, a ChaCha20 state.
+    /// call: an HMAC state, an HKDF pseudo-random key.
     ///
     /// The buffer is on the stack for small sizes (the standard library decides), like
     /// libsodium's own scratch state: it is not `mlock`-ed, but it never outlives the
     /// call and is zeroed in a way the optimiser may not remove, so no copy is left
-    /// behind in memory. Locked pages of their own (``allocate(byteCount:)``) cost about
-    /// six system calls each; they are kept for secrets that outlive a call.
+    /// behind in memory. Guarded pages (``allocate(byteCount:)``) cost several system
+    /// calls each; they are kept for secrets that outlive a call.
     static func withScratch<Result>(
         byteCount: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> Result
     ) rethrows -> Result {
@@ -92,19 +89,17 @@ enum SecureMemory {
         }
     }
 
-    /// Overwrites `buffer` with zeros in a way the optimiser may not remove.
+    /// Overwrites `buffer` with zeros in a way the optimiser may not remove (`sodium_memzero`).
     static func zero(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-        #if canImport(Darwin)
-        _ = memset_s(base, buffer.count, 0, buffer.count)
-        #elseif canImport(Glibc) || canImport(Musl)
-        explicit_bzero(base, buffer.count)
-        #else
-        memset(base, 0, buffer.count)
-        #endif
+        sodium_memzero(base, buffer.count)
     }
 
-    private static func roundedUp(_ byteCount: Int) -> Int {
-        (byteCount + pageSize - 1) / pageSize * pageSize
+    /// Whether two buffers of the same length are equal, in a time that depends only on
+    /// the length (`sodium_memcmp`); `false` for different lengths.
+    static func constantTimeEqual(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        guard let left = lhs.baseAddress, let right = rhs.baseAddress else { return true }
+        return sodium_memcmp(left, right, lhs.count) == 0
     }
 }
