@@ -1,25 +1,30 @@
-// KeyScanProbe: a child process the key-hygiene test runs. It creates a vault, learns its
-// vault key and database key WITHOUT keeping a plain copy (each is stored XOR-masked with
-// a random mask), works with the vault (open, writes, reads, password change, new recovery
-// key, a database-key rotation), locks it, drops every reference, then scans its own
+// KeyScanProbe: a child process the key-hygiene test runs. It creates a vault, works with
+// it (open, writes and their audit entries, reads, password change, new recovery key, a
+// sync registration and a sync through the in-memory transport, a database-key rotation),
+// locks it, drops every reference, and learns every key WITHOUT keeping a plain copy (each
+// is stored XOR-masked with a random mask): the vault key, the database key before and
+// after the rotation, the keys derived from the vault key (audit trail, sync envelope,
+// record key and device signing, keyring header MAC) and the slot-wrapping keys (the
+// password slot's Argon2id KEK, the recovery slot's HKDF KEK). Then it scans its own
 // readable-writable memory for every key: as 32 raw bytes and as the 64 hex digits of
 // SQLCipher's `x'…'` literal.
 //
-// Output (stdout), one line: `vaultKey=<n> vaultKeyHex=<n> databaseKey=<n> databaseKeyHex=<n>
-// rotatedKey=<n> rotatedKeyHex=<n>` (rotatedKey: the database key after the rotation).
-// Where a copy was found, its mapping is described on stderr.
+// Output (stdout), one line: `<name>=<n> <name>Hex=<n>` for each key (names in
+// ``keyNames``). Where a copy was found, its mapping is described on stderr.
 //
 // Usage: KeyScanProbe <empty folder> [--leak-for-self-check]
-// With --leak-for-self-check the probe deliberately keeps a plain copy of the database key
-// and its hex literal alive during the scan: the test checks that the scan finds them, so
-// a scan that cannot see anything cannot pass for a clean process.
+// With --leak-for-self-check the probe deliberately keeps a plain copy of every key but the
+// vault key, and the database key's hex literal, alive during the scan: the test checks
+// that the scan finds them, so a scan that cannot see anything cannot pass for a clean
+// process.
 #if canImport(Glibc)
 import Glibc
 #endif
 import Foundation
 import MedVault
 import MedVaultCore
-import MedVaultKeys
+@testable import MedVaultKeys
+import MedVaultSync
 
 /// A key known only as `masked = key ^ mask`: no plain copy of the key exists in this
 /// process because of the probe itself, so every hit is a copy MedVault (or a library
@@ -171,16 +176,20 @@ let folder = URL(fileURLWithPath: arguments[1])
 let leaksForSelfCheck = arguments.count == 3
 let options = Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0))
 
+/// A key derived from the vault key as docs/keyring-format.md, docs/audit.md and
+/// docs/sync.md specify: HKDF-SHA256 with the vault id as salt, into secure memory.
+func derived(_ vaultKey: SecureBytes, vaultID: UUID, label: String) throws -> SecureBytes {
+    let salt = withUnsafeBytes(of: vaultID.uuid) { Array($0) }
+    return try vaultKey.withUnsafeBytes { ikm in
+        SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt, info: Array(label.utf8))
+    }
+}
+
 func work() async throws -> [MaskedKey] {
     let first = try Password("first password")
     let created = try await Vault.create(at: folder, password: first, options: options)
+    let vaultID = created.vault.vaultID
     await created.vault.lock()
-
-    // Learn the keys from the keyring, masked at once.
-    let keyring = try KeyringFile.read(at: VaultLayout(folder: folder).keyring)
-    let vaultKey = try keyring.unlock(password: first)
-    let databaseKey = try keyring.databaseKey(vaultKey: vaultKey)
-    let keys = [try MaskedKey(name: "vaultKey", vaultKey), try MaskedKey(name: "databaseKey", databaseKey)]
 
     let vault = try await Vault.open(at: folder, password: first, options: options)
     for index in 0..<5 {
@@ -190,20 +199,48 @@ func work() async throws -> [MaskedKey] {
     _ = try await vault.patients.list()
     let second = try Password("second password")
     try await vault.changePassword(from: first, to: second)
-    _ = try await vault.regenerateRecoveryKey()
+    let recoveryKey = try await vault.regenerateRecoveryKey()
     _ = try await vault.patients.list()
+    let engine = SyncEngine(vault: vault, transport: InMemorySyncTransport())
+    try await engine.register()
+    _ = try await engine.sync()
+    _ = try await vault.audit.verify()
     await vault.lock()
 
+    // The database key before the rotation, from a copy of the keyring taken now.
+    let beforeRotation = try KeyringFile.read(at: VaultLayout(folder: folder).keyring)
     let reopened = try await Vault.open(at: folder, password: second, options: options)
     _ = try await reopened.patients.list()
     try await reopened.rotateDatabaseKey()
     _ = try await reopened.patients.list()
     await reopened.lock()
 
+    // Learn the keys from the keyrings, masked at once.
+    let vaultKey = try beforeRotation.unlock(password: second)
+    defer { vaultKey.wipe() }
+    var keys = [try MaskedKey(name: "databaseKey", try beforeRotation.databaseKey(vaultKey: vaultKey))]
     let rotated = try KeyringFile.read(at: VaultLayout(folder: folder).keyring)
-    let vaultKeyAgain = try rotated.unlock(password: second)
-    defer { vaultKeyAgain.wipe() }
-    return keys + [try MaskedKey(name: "rotatedKey", try rotated.databaseKey(vaultKey: vaultKeyAgain))]
+    keys.append(try MaskedKey(name: "rotatedKey", try rotated.databaseKey(vaultKey: vaultKey)))
+    for (name, label) in [("auditKey", "MedVault audit trail key v1"), ("syncEnvelopeKey", "MedVault sync envelope key v1"),
+                          ("syncRecordKey", "MedVault sync record key v1"),
+                          ("syncDeviceSigningKey", "MedVault sync device signing key v1"),
+                          ("headerMACKey", "MedVault keyring MAC v1")] {
+        keys.append(try MaskedKey(name: name, try derived(vaultKey, vaultID: vaultID, label: label)))
+    }
+    for slot in rotated.slots {
+        switch slot.derivation {
+        case .argon2id(let parameters, let salt):
+            keys.append(try MaskedKey(name: "passwordKEK",
+                                      try Argon2id.deriveKey(password: second, salt: salt, parameters: parameters)))
+        case .hkdfSHA256(let salt):
+            keys.append(try MaskedKey(name: "recoveryKEK", try recoveryKey.bytes.withUnsafeBytes { ikm in
+                SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt, info: KeyWrap.Label.recoveryKEK)
+            }))
+        case .storedSecret:
+            continue
+        }
+    }
+    return [try MaskedKey(name: "vaultKey", try vaultKey.copy())] + keys
 }
 
 let semaphore = DispatchSemaphore(value: 0)
@@ -220,12 +257,14 @@ if let failure {
 }
 // Let the connection threads wind down before the scan.
 Thread.sleep(forTimeInterval: 0.3)
-// The self-check's deliberate leak: a plain heap copy and a hex String of the database key.
-var leaked: [UInt8] = []
+// The self-check's deliberate leak: a plain heap copy of every key but the vault key, and a
+// hex String of the database key.
+var leaked: [[UInt8]] = []
 var leakedHex = ""
 if leaksForSelfCheck {
-    leaked = (0..<32).map { learned[1].byte($0) }
-    leakedHex = "x'" + leaked.map { String(format: "%02x", $0) }.joined() + "'"
+    leaked = learned.filter { $0.name != "vaultKey" }.map { key in (0..<32).map { key.byte($0) } }
+    let databaseKey = learned.first { $0.name == "databaseKey" }!
+    leakedHex = "x'" + (0..<32).map { String(format: "%02x", databaseKey.byte($0)) }.joined() + "'"
 }
 let (raw, hex) = scan(learned)
 withExtendedLifetime((leaked, leakedHex)) {}

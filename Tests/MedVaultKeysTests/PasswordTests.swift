@@ -30,6 +30,30 @@ struct PasswordTests {
         #expect(fromSecure.bytes == fromText.bytes)
     }
 
+    @Test("text below U+0300 is its own NFC form and skips Foundation; anything from U+0300 on, or not UTF-8, does not")
+    func directPath() throws {
+        for text in ["correct horse battery staple", "contraseña ÑANDÚ ¿Qué? ¡Sí! Ærø ß", "\u{02FF}"] {
+            #expect(Password.isNFCWithoutNormalising(Array(text.utf8)), "\(text)")
+            #expect(Array(text.precomposedStringWithCanonicalMapping.utf8) == Array(text.utf8),
+                    "the direct path would change \(text)")
+            #expect(bytes(of: try Password(text).bytes) == Array(text.utf8))
+            #expect(bytes(of: try Password(bytes: Array(text.utf8)).bytes) == Array(text.utf8))
+        }
+        for text in [decomposed, "\u{0300}", "Ω\u{2126}", "日本語"] {
+            #expect(!Password.isNFCWithoutNormalising(Array(text.utf8)), "\(text)")
+        }
+        #expect(!Password.isNFCWithoutNormalising([0xC3]))          // cut short
+        #expect(!Password.isNFCWithoutNormalising([0xC0, 0x80]))    // overlong
+        // Every scalar below U+0300 is NFC-stable, also after another: the direct path never
+        // differs from Foundation's.
+        for value in 0x20..<0x300 {
+            let text = "a" + String(Character(Unicode.Scalar(UInt32(value))!))
+            // Bytes, not `==`: Swift compares strings up to canonical equivalence.
+            #expect(Array(text.precomposedStringWithCanonicalMapping.utf8) == Array(text.utf8),
+                    "U+\(String(value, radix: 16))")
+        }
+    }
+
     @Test("bytes that are not UTF-8 are kept as they are")
     func rawBytes() throws {
         let raw: [UInt8] = [0xFF, 0xFE, 0x00, 0x41]
