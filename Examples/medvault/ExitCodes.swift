@@ -12,7 +12,7 @@ enum ExitCodes {
 
     /// Success.
     static let success: Int32 = 0
-    /// `verify` ran and found problems.
+    /// `verify` (or `sessions verify`) ran and found problems.
     static let problemsFound: Int32 = 1
     /// `audit verify` found the audit trail tampered with.
     static let auditTampered: Int32 = 2
@@ -41,7 +41,7 @@ enum ExitCodes {
     /// The table, in order, for help texts.
     static let table: [Row] = [
         Row(status: success, meaning: "success"),
-        Row(status: problemsFound, meaning: "verify found problems"),
+        Row(status: problemsFound, meaning: "verify or sessions verify found problems"),
         Row(status: auditTampered, meaning: "audit verify found the audit trail tampered with"),
         Row(status: wrongSecret, meaning: "wrong password or recovery key"),
         Row(status: notFound, meaning: "no vault at the path, its keyring is missing, or no record has the id"),

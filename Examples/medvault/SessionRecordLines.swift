@@ -5,19 +5,29 @@ import MedVault
 /// (and whether it still verifies), and its addenda in order. Every stored text is
 /// escaped (``TextSafety/escaped(_:)``), one line per field.
 enum SessionRecordLines {
+    /// What a signature check found, in words.
+    static func description(of check: SessionSignatureCheck) -> String {
+        switch check {
+        case .verified: "verified (signed with this vault's key for the professional)"
+        case .signedByAnotherKey: "signed with ANOTHER KEY than this vault's for the professional: check the key"
+        case .sealedOnly: "content matches its digest (signed before professional keys: not proof of who signed)"
+        case .mismatch: "DOES NOT VERIFY: the signed content changed"
+        case .unsigned: "unsigned"
+        }
+    }
+
     /// The signature and addenda of `entry`, indented by `indent` spaces.
     static func signing(_ entry: SessionHistoryEntry, indent: String) -> [String] {
         let safe = TextSafety.escaped
         var lines: [String] = []
         if let signature = entry.signature {
-            let check = switch entry.signatureCheck {
-            case .verified: "verified"
-            case .mismatch: "DOES NOT VERIFY: the signed content changed"
-            case .unsigned: "unsigned"
-            }
+            let check = description(of: entry.signatureCheck)
             lines.append("\(indent)Signed by \(safe(signature.professionalName)) (license \(safe(signature.licenseNumber))) "
                          + "at \(PatientTable.dayAndTime(signature.signedAt)); \(check)")
             lines.append("\(indent)  SHA-256 \(signature.contentSHA256.hex)")
+            if let key = signature.signerPublicKey {
+                lines.append("\(indent)  Ed25519 key \(key.map { String(format: "%02x", $0) }.joined())")
+            }
         } else {
             lines.append("\(indent)Not signed")
         }

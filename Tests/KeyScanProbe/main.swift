@@ -4,7 +4,8 @@
 // locks it, drops every reference, and learns every key WITHOUT keeping a plain copy (each
 // is stored XOR-masked with a random mask): the vault key, the database key before and
 // after the rotation, the keys derived from the vault key (audit trail, sync envelope,
-// record key and device signing, keyring header MAC) and the slot-wrapping keys (the
+// record key and device signing, keyring header MAC, the professional signing root and a
+// session-signing professional's Ed25519 seed) and the slot-wrapping keys (the
 // password slot's Argon2id KEK, the recovery slot's HKDF KEK). Then it scans its own
 // readable-writable memory for every key: as 32 raw bytes and as the 64 hex digits of
 // SQLCipher's `x'…'` literal.
@@ -197,6 +198,13 @@ func work() async throws -> [MaskedKey] {
                                                     dateOfBirth: try CalendarDate(iso8601: "1984-03-07")))
     }
     _ = try await vault.patients.list()
+    let professional = try await vault.professional.save(Professional(fullName: "Dra. Ana Ruiz", licenseNumber: "M-1",
+                                                                        specialty: "Psiquiatría"))
+    let patient = try await vault.patients.create(Patient(firstName: "Eva", lastName: "Sola",
+                                                          dateOfBirth: try CalendarDate(iso8601: "1990-01-01")))
+    let session = try await vault.sessions.create(ClinicalSession(patientID: patient.id, date: Date(), notes: "n"))
+    _ = try await vault.sessions.sign(session.id, version: session.version)
+    _ = try await vault.sessions.verifySignature(of: session.id)
     let second = try Password("second password")
     try await vault.changePassword(from: first, to: second)
     let recoveryKey = try await vault.regenerateRecoveryKey()
@@ -227,6 +235,14 @@ func work() async throws -> [MaskedKey] {
                           ("headerMACKey", "MedVault keyring MAC v1")] {
         keys.append(try MaskedKey(name: name, try derived(vaultKey, vaultID: vaultID, label: label)))
     }
+    let signingRoot = try derived(vaultKey, vaultID: vaultID, label: "MedVault professional signing root v1")
+    let professionalSalt = withUnsafeBytes(of: professional.id.uuid) { Array($0) }
+    let signingSeed = try signingRoot.withUnsafeBytes { ikm in
+        SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: professionalSalt,
+                                   info: Array("MedVault professional signing key v1".utf8))
+    }
+    keys.append(try MaskedKey(name: "professionalSigningKey", signingSeed))
+    keys.append(try MaskedKey(name: "signingRoot", signingRoot))
     for slot in rotated.slots {
         switch slot.derivation {
         case .argon2id(let parameters, let salt):

@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals | sync secret
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals | sync secret | professional signatures
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -439,7 +439,9 @@ license_number TEXT NOT NULL,
 signed_at INTEGER NOT NULL,
 content_sha256 TEXT NOT NULL CHECK (length(content_sha256) = 64),
 encoding_version INTEGER NOT NULL
-)
+, signer_public_key BLOB
+CHECK (signer_public_key IS NULL OR length(signer_public_key) = 32), signature BLOB
+CHECK ((signature IS NULL) = (signer_public_key IS NULL) AND (signature IS NULL OR length(signature) = 64)))
 
 -- table signing_policy on signing_policy
 CREATE TABLE signing_policy (

@@ -63,7 +63,7 @@ enum HandWrittenChaChaPoly {
     private static func withScratch<Result>(_ body: (UnsafeMutablePointer<UInt32>) -> Result) -> Result {
         withUnsafeTemporaryAllocation(byteCount: scratchWords * 4, alignment: 16) { bytes in
             bytes.initializeMemory(as: UInt8.self, repeating: 0)
-            body(bytes.baseAddress!.bindMemory(to: UInt32.self, capacity: scratchWords))
+            return body(bytes.baseAddress!.bindMemory(to: UInt32.self, capacity: scratchWords))
         }
     }
 

@@ -24,6 +24,7 @@ public enum MedVaultSchema {
         .init("medication stock ledger", apply: MedicationStockLedgerSchema.createStockLedger),
         .init("sync refusals", apply: SyncRefusalSchema.createRefusals),
         .init("sync secret", apply: SyncSecretSchema.addSyncSecret),
+        .init("professional signatures", apply: SigningSchema.addProfessionalSignatures),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a

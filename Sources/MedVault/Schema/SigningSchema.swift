@@ -87,4 +87,16 @@ enum SigningSchema {
             END;
             """)
     }
+
+    /// Migration "professional signatures" (issue #32): each signature's Ed25519 public
+    /// key and signature of the canonical content (docs/medico-legal.md). `NULL` in both
+    /// for signatures made before. Frozen: its SQL is a literal.
+    static func addProfessionalSignatures(_ db: DatabaseConnection) throws {
+        try db.executeScript("""
+            ALTER TABLE session_signature ADD COLUMN signer_public_key BLOB
+                CHECK (signer_public_key IS NULL OR length(signer_public_key) = 32);
+            ALTER TABLE session_signature ADD COLUMN signature BLOB
+                CHECK ((signature IS NULL) = (signer_public_key IS NULL) AND (signature IS NULL OR length(signature) = 64));
+            """)
+    }
 }

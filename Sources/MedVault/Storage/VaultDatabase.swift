@@ -61,7 +61,7 @@ public final class VaultDatabase: Sendable {
     /// Told, after each commit of the writer, the tables it logged changes to
     /// (observation: `ChangeFeed`).
     let commits = CommitSignal()
-    /// The audit key the writer MACs entries with, installed by the owning `Vault`.
+    /// The audit key the writer MACs entries with and the signing root, installed by the owning `Vault`.
     let auditKeys = AuditKeyBox()
 
     static let closedError = MedVaultError(.locked, reason: "the database is closed")
@@ -78,9 +78,11 @@ public final class VaultDatabase: Sendable {
                                       checkpoints: checkpoints, commits: commits, auditKeys: auditKeys)
         self.checkpointer = ConnectionActor(path: path, keyBox: keyBox, role: .checkpointer,
                                             configuration: configuration, name: "medvault.ckpt")
+        let auditKeys = self.auditKeys
         self.readers = ReaderSlots(maximum: configuration.readerCount) { index in
+            // Readers hold the keys too: a signature read is pinned to this vault's key.
             ConnectionActor(path: path, keyBox: keyBox, role: .reader,
-                            configuration: configuration, name: "medvault.read\(index)")
+                            configuration: configuration, name: "medvault.read\(index)", auditKeys: auditKeys)
         }
         let checkpointer = self.checkpointer
         checkpoints.start(launch: { work in checkpointer.launch(work) }) { [weak self] in

@@ -91,6 +91,7 @@ extension Vault {
         let (local, databaseKey) = try keyring.forNewDevice(vaultKey: vaultKey)
         defer { databaseKey.wipe() }
         let auditKey = try AuditKey(vaultKey: vaultKey, vaultID: local.vaultID)
+        let signingRoot = try ProfessionalSigningRoot(vaultKey: vaultKey, vaultID: local.vaultID)
         var options = options
         options.database.cipherSettings = local.cipherSettings
         let counter = sealed.counter
@@ -102,7 +103,8 @@ extension Vault {
         }
         handedOver = true
         return try await auditingUnlock(Vault(layout: layout, keyring: local, vaultKey: vaultKey, auditKey: auditKey,
-                                              pool: files.pool, presence: files.presence, options: options))
+                                              signingRoot: signingRoot, pool: files.pool, presence: files.presence,
+                                              options: options))
     }
 }
 

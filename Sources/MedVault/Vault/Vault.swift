@@ -58,9 +58,9 @@ public final class Vault: Sendable {
 
     static let lockedError = MedVaultError(.locked, reason: "the vault is locked; open it again")
 
-    init(layout: VaultLayout, keyring: Keyring, vaultKey: SecureBytes, auditKey: AuditKey, pool: VaultDatabase,
-         presence: VaultFileLock, options: Options) {
-        pool.auditKeys.install(auditKey)
+    init(layout: VaultLayout, keyring: Keyring, vaultKey: SecureBytes, auditKey: AuditKey,
+         signingRoot: ProfessionalSigningRoot, pool: VaultDatabase, presence: VaultFileLock, options: Options) {
+        pool.auditKeys.install(auditKey, signingRoot: signingRoot)
         self.audit = VaultAuditTrail(pool: pool, layout: layout)
         self.layout = layout
         self.vaultID = keyring.vaultID
@@ -110,10 +110,11 @@ public final class Vault: Sendable {
         let creation = try await BlockingWork.run { [cipher] in try Keyring.create(password: password, kdf: kdf, cipher: cipher) }
         defer { creation.databaseKey.wipe() }
         let auditKey = try AuditKey(vaultKey: creation.vaultKey, vaultID: creation.keyring.vaultID)
+        let signingRoot = try ProfessionalSigningRoot(vaultKey: creation.vaultKey, vaultID: creation.keyring.vaultID)
         let files = try await createFiles(in: layout, keyring: creation.keyring, databaseKey: creation.databaseKey,
                                           options: options)
         let vault = Vault(layout: layout, keyring: creation.keyring, vaultKey: creation.vaultKey, auditKey: auditKey,
-                          pool: files.pool, presence: files.presence, options: options)
+                          signingRoot: signingRoot, pool: files.pool, presence: files.presence, options: options)
         return Creation(vault: try await auditingUnlock(vault), recoveryKey: creation.recoveryKey)
     }
 
@@ -243,14 +244,16 @@ public final class Vault: Sendable {
                 }
             }
             let auditKey: AuditKey
+            let signingRoot: ProfessionalSigningRoot
             do {
                 auditKey = try AuditKey(vaultKey: vaultKey, vaultID: keyring.vaultID)
+                signingRoot = try ProfessionalSigningRoot(vaultKey: vaultKey, vaultID: keyring.vaultID)
             } catch {
                 await pool.close()
                 throw error
             }
-            return Vault(layout: layout, keyring: keyring, vaultKey: vaultKey, auditKey: auditKey, pool: pool,
-                         presence: presence, options: options)
+            return Vault(layout: layout, keyring: keyring, vaultKey: vaultKey, auditKey: auditKey,
+                         signingRoot: signingRoot, pool: pool, presence: presence, options: options)
         } catch {
             presence.release()
             vaultKey.wipe()

@@ -29,6 +29,8 @@ actor InMemoryClinicalStore {
     var attachmentIDsBySession: [UUID: Set<UUID>] = [:]
 
     var signatures: [UUID: SessionSignature] = [:]
+    /// The store's signing key: random, one per store (a double has no vault key).
+    let signer = InMemorySessionSigner()
     /// Each session's addenda, in the order written.
     var addenda: [UUID: [SessionAddendum]] = [:]
     var signatureRequiredForCompletion = false

@@ -2,8 +2,10 @@ import Foundation
 
 extension InMemoryClinicalStore {
     func historyEntry(_ session: ClinicalSession) -> SessionHistoryEntry {
-        SessionHistoryEntry(session: session, diagnoses: diagnosesOfSession(session.id),
-                            signature: signatures[session.id], addenda: addenda[session.id, default: []])
+        let signature = signatures[session.id]
+        return SessionHistoryEntry(session: session, diagnoses: diagnosesOfSession(session.id), signature: signature,
+                                   addenda: addenda[session.id, default: []],
+                                   trustedSigningKey: signature.flatMap { try? signer.publicKey(professionalID: $0.professionalID) })
     }
 
     func entry(_ id: UUID) throws -> SessionHistoryEntry {
@@ -15,7 +17,7 @@ extension InMemoryClinicalStore {
         guard let session = sessions[id] else { throw Self.notFound() }
         let signature = try SessionSigningRule.signature(
             of: session, diagnoses: diagnosesOfSession(id), version: version, alreadySigned: signatures[id] != nil,
-            by: professional, at: clock.now())
+            by: professional, at: clock.now(), signer: signer)
         signatures[id] = signature
         return signature
     }

@@ -1,13 +1,17 @@
 import Foundation
 
 /// The signature of a session's clinical content by the vault's professional: who
-/// signed, when, and the SHA-256 of the content's canonical encoding
-/// (``SessionSigningContent``).
+/// signed, when, the SHA-256 of the content's canonical encoding
+/// (``SessionSigningContent``), and an Ed25519 signature of that encoding under the
+/// professional's signing key with its public key.
 ///
-/// A signature is a seal, not a public-key signature: it proves the content has not
-/// changed since signing (recompute the hash with ``SessionSigningContent``, or call
-/// `verifySignature(of:)` on the repository), and the stores refuse every change to
-/// signed content. Signatures are never edited or deleted.
+/// The signing key is derived from the vault key for the professional (a vault's signatures
+/// need no key store of their own): only an unlocked vault can sign, and whoever holds the
+/// database without the vault key cannot rewrite a signed note and sign it again under
+/// that key. A third party verifies a signature with the public key alone (it travels in
+/// the FHIR export's `Provenance.signature`). Signatures written before professional
+/// signing keys carry the digest only (``SessionSignatureCheck/sealedOnly``). The stores
+/// refuse every change to signed content; signatures are never edited or deleted.
 ///
 /// For example:
 ///
@@ -30,12 +34,19 @@ public struct SessionSignature: Sendable, Hashable, Codable {
     public var contentSHA256: SHA256Digest
     /// The version of the canonical encoding hashed (``SessionSigningContent/encodingVersion``).
     public var encodingVersion: Int
+    /// The 32-byte Ed25519 public key of the professional's signing key; `nil` for a
+    /// signature made before professional signing keys.
+    public var signerPublicKey: Data?
+    /// The 64-byte Ed25519 signature of ``SessionSigningContent/encoded()``; `nil` with
+    /// ``signerPublicKey``.
+    public var signatureBytes: Data?
 
     /// Creates a signature value (the repositories create signatures; this is for
     /// decoding and tests).
     public init(sessionID: UUID, professionalID: UUID, professionalName: String, licenseNumber: String,
                 signedAt: Date, contentSHA256: SHA256Digest,
-                encodingVersion: Int = SessionSigningContent.encodingVersion) {
+                encodingVersion: Int = SessionSigningContent.encodingVersion,
+                signerPublicKey: Data? = nil, signatureBytes: Data? = nil) {
         self.sessionID = sessionID
         self.professionalID = professionalID
         self.professionalName = professionalName
@@ -43,5 +54,7 @@ public struct SessionSignature: Sendable, Hashable, Codable {
         self.signedAt = signedAt
         self.contentSHA256 = contentSHA256
         self.encodingVersion = encodingVersion
+        self.signerPublicKey = signerPublicKey
+        self.signatureBytes = signatureBytes
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// The rules of signed sessions, written once for both stores.
@@ -68,15 +69,19 @@ package enum SessionSigningRule {
     ///   without a professional.
     package static func signature(
         of session: ClinicalSession, diagnoses: [Diagnosis], version: Int64, alreadySigned signed: Bool,
-        by professional: Professional?, at now: Date
+        by professional: Professional?, at now: Date, signer: (any SessionSigner)?
     ) throws -> SessionSignature {
         guard session.version == version else { throw MedVaultError.recordConflict }
         guard !signed else { throw alreadySigned }
         guard let professional else { throw noProfessional }
+        let content = SessionSigningContent(session: session, diagnoses: diagnoses)
+        let encoded = content.encoded()
+        let signed = try signer?.sign(encoded, professionalID: professional.id)
         return SessionSignature(
             sessionID: session.id, professionalID: professional.id, professionalName: professional.fullName,
             licenseNumber: professional.licenseNumber, signedAt: now.truncatedToMilliseconds,
-            contentSHA256: SessionSigningContent(session: session, diagnoses: diagnoses).sha256)
+            contentSHA256: SHA256Digest.of(encoded), signerPublicKey: signed?.publicKey,
+            signatureBytes: signed?.signature)
     }
 
     /// A new addendum to `sessionID` by `professional` at `now`, validated.
@@ -96,14 +101,22 @@ package enum SessionSigningRule {
         return addendum
     }
 
-    /// Whether `signature` still seals `session` with `diagnoses`.
+    /// Whether `signature` still seals `session` with `diagnoses`, and whether its
+    /// Ed25519 signature is by `trustedKey` (the key this vault derives for the signing
+    /// professional; `nil` when the store holds no key).
     package static func check(_ signature: SessionSignature?, session: ClinicalSession,
-                              diagnoses: [Diagnosis]) -> SessionSignatureCheck {
+                              diagnoses: [Diagnosis], trustedKey: Data?) -> SessionSignatureCheck {
         guard let signature else { return .unsigned }
+        let encoded = SessionSigningContent(session: session, diagnoses: diagnoses).encoded()
         guard signature.encodingVersion == SessionSigningContent.encodingVersion,
-              signature.sessionID == session.id,
-              SessionSigningContent(session: session, diagnoses: diagnoses).sha256 == signature.contentSHA256
+              signature.sessionID == session.id, SHA256Digest.of(encoded) == signature.contentSHA256
         else { return .mismatch }
-        return .verified
+        guard let publicKey = signature.signerPublicKey, let bytes = signature.signatureBytes else {
+            // A key without a signature, or the reverse: not what any store writes.
+            return signature.signerPublicKey == nil && signature.signatureBytes == nil ? .sealedOnly : .mismatch
+        }
+        guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey),
+              key.isValidSignature(bytes, for: encoded) else { return .mismatch }
+        return publicKey == trustedKey ? .verified : .signedByAnotherKey
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import MedVault
+@testable import MedVault
 import MedVaultCore
 import MedVaultKeys
 
@@ -21,6 +21,9 @@ final class TemporaryVaultDatabase: Sendable {
             let pool = try await VaultDatabase.open(
                 at: directory.file("vault.db"), key: SecureBytes.random(count: 32), mode: .createIfMissing,
                 migrator: MedVaultSchema.migrator)
+            // Signatures as a vault makes them: Ed25519 under a root of this pool's own.
+            pool.auditKeys.installSigningRoot(
+                try ProfessionalSigningRoot(vaultKey: SecureBytes.random(count: 32), vaultID: UUID()))
             return TemporaryVaultDatabase(directory: directory, pool: pool)
         } catch {
             directory.remove()

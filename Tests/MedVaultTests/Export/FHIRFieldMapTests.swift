@@ -168,8 +168,12 @@ struct FHIRFieldMapTests {
             c.check("SessionSignature.licenseNumber", provenance, "signature.0.who.identifier.value",
                     signature.licenseNumber)
             c.check("SessionSignature.signedAt", provenance, "recorded", Self.instant(signature.signedAt))
-            c.check("SessionSignature.contentSHA256", provenance, "signature.0.data",
+            c.check("SessionSignature.contentSHA256", provenance, "signature.0.extension.2.valueBase64Binary",
                     Data(signature.contentSHA256.bytes).base64EncodedString())
+            c.check("SessionSignature.signatureBytes", provenance, "signature.0.data",
+                    try #require(signature.signatureBytes).base64EncodedString())
+            c.check("SessionSignature.signerPublicKey", provenance, "signature.0.extension.0.valueBase64Binary",
+                    try #require(signature.signerPublicKey).base64EncodedString())
             c.check("SessionSignature.encodingVersion", provenance, "policy.0", "urn:medvault:session-signature:v1")
 
             let addendum = try #require(signed.addenda.last)

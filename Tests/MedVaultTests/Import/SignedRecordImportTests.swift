@@ -47,7 +47,8 @@ struct SignedRecordImportTests {
             let imported = try await target.sessions.entry(session.id)
             #expect(imported.signature == record.signature)
             #expect(imported.addenda == record.addenda)
-            #expect(try await target.sessions.verifySignature(of: session.id) == .verified)
+            // Intact, and signed with the source vault's key for the professional, not this one's.
+            #expect(try await target.sessions.verifySignature(of: session.id) == .signedByAnotherKey)
             var edited = imported.session
             edited.notes = "cambiada"
             await expectMedVaultError(.immutable, field: "notes") { try await target.sessions.update(edited) }

@@ -10,7 +10,8 @@ struct KeyHygieneTests {
     typealias Counts = [String: Int]
 
     static let keys = ["vaultKey", "databaseKey", "rotatedKey", "auditKey", "syncEnvelopeKey", "syncRecordKey",
-                       "syncDeviceSigningKey", "headerMACKey", "passwordKEK", "recoveryKEK"]
+                       "syncDeviceSigningKey", "headerMACKey", "signingRoot", "professionalSigningKey",
+                       "passwordKEK", "recoveryKEK"]
     static let names = keys.flatMap { [$0, $0 + "Hex"] }
 
     func runProbe(leaking: Bool) async throws -> Counts {

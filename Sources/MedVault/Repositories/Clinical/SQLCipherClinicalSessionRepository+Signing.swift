@@ -54,10 +54,20 @@ extension SQLCipherClinicalSessionRepository {
         try db.fetchAll(SigningRows.selectAddenda, [sessionID.vaultValue]) { try SigningRows.addendum($0) }
     }
 
-    /// `session` with its diagnoses, signature and addenda.
+    /// `session` with its diagnoses, signature and addenda, and the key this vault signs
+    /// with for the signing professional (a signature under another is not `verified`).
     static func entry(_ session: ClinicalSession, in db: DatabaseConnection) throws -> SessionHistoryEntry {
-        SessionHistoryEntry(session: session, diagnoses: try SQLCipherDiagnosisRepository.ofSession(session.id, db),
-                            signature: try signature(of: session.id, in: db), addenda: try addenda(of: session.id, in: db))
+        let signature = try signature(of: session.id, in: db)
+        return SessionHistoryEntry(session: session, diagnoses: try SQLCipherDiagnosisRepository.ofSession(session.id, db),
+                                   signature: signature, addenda: try addenda(of: session.id, in: db),
+                                   trustedSigningKey: try trustedKey(for: signature, in: db))
+    }
+
+    /// The public key this vault derives for `signature`'s professional; `nil` without a
+    /// signature, or on a pool opened without a vault.
+    static func trustedKey(for signature: SessionSignature?, in db: DatabaseConnection) throws -> Data? {
+        guard let signature, let root = db.changeLog.audit.keys?.signingRoot else { return nil }
+        return try root.publicKey(professionalID: signature.professionalID)
     }
 
     static func sign(_ id: UUID, version: Int64, clock: RecordClock, in db: DatabaseConnection) throws
@@ -67,7 +77,8 @@ extension SQLCipherClinicalSessionRepository {
         let signature = try SessionSigningRule.signature(
             of: session, diagnoses: try SQLCipherDiagnosisRepository.ofSession(id, db), version: version,
             alreadySigned: try isSigned(id, in: db),
-            by: try SQLCipherProfessionalRepository.get(in: db), at: clock.now())
+            by: try SQLCipherProfessionalRepository.get(in: db), at: clock.now(),
+            signer: db.changeLog.audit.keys?.signingRoot)
         try db.execute(SigningRows.insertSignature, SigningRows.SignatureColumn.arguments(signature))
         try db.changeLog.append([signature.change])
         return signature

@@ -94,7 +94,10 @@ enum SessionHistoryReader {
         }
         try db.forEachRow(pageSignatures, arguments) { row in
             let signature = try SigningRows.signature(row)
-            if let index = position[signature.sessionID] { entries[index].signature = signature }
+            if let index = position[signature.sessionID] {
+                entries[index].signature = signature
+                entries[index].trustedSigningKey = try SQLCipherClinicalSessionRepository.trustedKey(for: signature, in: db)
+            }
             return true
         }
         try db.forEachRow(pageAddenda, arguments) { row in

@@ -5,7 +5,8 @@ import MedVaultCore
 /// (see `SigningSchema`), read by column name.
 enum SigningRows {
     enum SignatureColumn: Int32, TableColumn {
-        case sessionId, professionalId, professionalName, licenseNumber, signedAt, contentSha256, encodingVersion
+        case sessionId, professionalId, professionalName, licenseNumber, signedAt, contentSha256, encodingVersion,
+             signerPublicKey, signature
 
         static func value(of s: SessionSignature, _ column: Self) -> any VaultValueConvertible {
             switch column {
@@ -16,6 +17,8 @@ enum SigningRows {
             case .signedAt: s.signedAt
             case .contentSha256: s.contentSHA256.hex
             case .encodingVersion: Int64(s.encodingVersion)
+            case .signerPublicKey: s.signerPublicKey
+            case .signature: s.signatureBytes
             }
         }
     }
@@ -58,7 +61,8 @@ enum SigningRows {
         return SessionSignature(
             sessionID: try row[C.sessionId], professionalID: try row[C.professionalId],
             professionalName: try row[C.professionalName], licenseNumber: try row[C.licenseNumber],
-            signedAt: try row[C.signedAt], contentSHA256: digest, encodingVersion: Int(version))
+            signedAt: try row[C.signedAt], contentSHA256: digest, encodingVersion: Int(version),
+            signerPublicKey: try row[C.signerPublicKey], signatureBytes: try row[C.signature])
     }
 
     static func addendum(_ row: VaultRow) throws -> SessionAddendum {

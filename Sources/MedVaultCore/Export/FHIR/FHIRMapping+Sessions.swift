@@ -58,9 +58,8 @@ extension FHIRMapping {
                                     ("display", .string(signature.professionalName)),
                                     ("identifier", ["type": ["text": "License number"],
                                                     "value": .string(signature.licenseNumber)])])),
-                    ("sigFormat", "application/octet-stream"),
-                    ("data", .string(Data(signature.contentSHA256.bytes).base64EncodedString())),
-                ])]),
+                ] + signatureValue(signature, content: SessionSigningContent(session: session,
+                                                                            diagnoses: record.diagnoses)))]),
                 ("policy", [.string("urn:medvault:session-signature:v\(signature.encodingVersion)")]),
             ]))
         }
@@ -168,4 +167,34 @@ extension FHIRMapping {
             ("context", ["encounter": [encounter]]),
         ])
     }
+
+    /// The value of a session's `Provenance.signature`: the Ed25519 signature in `data`,
+    /// with the public key and the signed bytes (the canonical encoding,
+    /// docs/medico-legal.md) in extensions, so a third party verifies it with the export
+    /// alone; for a signature made before professional signing keys, the digest.
+    private static func signatureValue(_ signature: SessionSignature, content: SessionSigningContent)
+        -> [(String, FHIRJSON?)] {
+        guard let bytes = signature.signatureBytes, let key = signature.signerPublicKey else {
+            return [("sigFormat", "application/octet-stream"),
+                    ("data", .string(Data(signature.contentSHA256.bytes).base64EncodedString()))]
+        }
+        return [
+            ("extension", [
+                ["url": .string(Self.signerKeyExtension), "valueBase64Binary": .string(key.base64EncodedString())],
+                ["url": .string(Self.signedContentExtension),
+                 "valueBase64Binary": .string(content.encoded().base64EncodedString())],
+                ["url": .string(Self.contentDigestExtension),
+                 "valueBase64Binary": .string(Data(signature.contentSHA256.bytes).base64EncodedString())],
+            ]),
+            ("sigFormat", "application/octet-stream"),
+            ("data", .string(bytes.base64EncodedString())),
+        ]
+    }
+
+    /// The extension of `Provenance.signature` holding the signer's Ed25519 public key.
+    static let signerKeyExtension = "urn:medvault:fhir:session-signature:ed25519-public-key"
+    /// The extension of `Provenance.signature` holding the signed canonical encoding.
+    static let signedContentExtension = "urn:medvault:fhir:session-signature:signed-content"
+    /// The extension of `Provenance.signature` holding the SHA-256 of the signed encoding.
+    static let contentDigestExtension = "urn:medvault:fhir:session-signature:content-sha256"
 }

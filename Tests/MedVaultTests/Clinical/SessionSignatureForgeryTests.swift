@@ -1,0 +1,74 @@
+import Crypto
+import Foundation
+import MedVault
+import MedVaultCore
+import Testing
+
+/// Against a holder of the database key (not the vault key) who drops the signing triggers
+/// and rewrites a signed note: the digest can be recomputed by anyone, the Ed25519
+/// signature under this vault's key for the professional cannot. `verifySignature(of:)`
+/// never says `verified` again (issue #32).
+@Suite("Session signatures against a rewritten database")
+struct SessionSignatureForgeryTests {
+    typealias F = ClinicalFixtures
+
+    @Test("Notes and digest rewritten with the triggers dropped: mismatch; signed again with another key: signedByAnotherKey; Ed25519 removed: sealedOnly — never verified")
+    func rewrittenNotesNeverVerify() async throws {
+        let f = try await SigningSQLTriggerTests.fixture()
+        defer { Task { await f.database.close() } }
+        let pool = f.database.pool
+        #expect(try await f.records.sessions.verifySignature(of: f.session.id) == .verified)
+        let signature = try #require(f.signature.signatureBytes)
+        #expect(signature.count == 64 && f.signature.signerPublicKey?.count == 32)
+
+        let triggers = try await pool.read { db in
+            try db.fetchAll("""
+                SELECT name FROM sqlite_master WHERE type = 'trigger'
+                AND tbl_name IN ('clinical_session', 'session_signature', 'diagnosis')
+                """) { $0.text(at: 0) }
+        }
+        #expect(!triggers.isEmpty)
+        var forged = try await f.records.sessions.get(f.session.id)
+        forged.notes = "forged after signing"
+        let content = SessionSigningContent(session: forged, diagnoses: [f.diagnosis])
+        try await pool.write { db in
+            for trigger in triggers { try db.execute("DROP TRIGGER \(trigger)") }
+            try db.execute("UPDATE clinical_session SET notes = ? WHERE id = ?",
+                           [.text("forged after signing"), f.session.id.vaultValue])
+            try db.execute("UPDATE session_signature SET content_sha256 = ?", [.text(content.sha256.hex)])
+        }
+        #expect(try await f.records.sessions.verifySignature(of: f.session.id) == .mismatch)
+
+        let forger = Curve25519.Signing.PrivateKey()
+        let forgedSignature = try forger.signature(for: content.encoded())
+        try await pool.write { db in
+            try db.execute("UPDATE session_signature SET signer_public_key = ?, signature = ?",
+                           [.blob(forger.publicKey.rawRepresentation), .blob(forgedSignature)])
+        }
+        #expect(try await f.records.sessions.verifySignature(of: f.session.id) == .signedByAnotherKey)
+
+        try await pool.write { db in
+            try db.execute("UPDATE session_signature SET signer_public_key = NULL, signature = NULL")
+        }
+        #expect(try await f.records.sessions.verifySignature(of: f.session.id) == .sealedOnly)
+    }
+
+    @Test("The same professional's signature verifies on every device of the vault: the key comes from the vault key, not the device")
+    func signingKeyFollowsTheVaultKey() async throws {
+        try await withTemporaryDirectory { dir in
+            let options = Vault.Options(kdf: .fastForTestsOnly,
+                                        passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0))
+            let password = try Password("p")
+            let vault = try await Vault.create(at: dir.file("v"), password: password, options: options).vault
+            try await vault.professional.save(SigningConformanceTests.professional)
+            let patient = try await vault.patients.create(F.patient())
+            let session = try await vault.sessions.create(ClinicalSession(patientID: patient.id, date: F.now, notes: "n"))
+            let signature = try await vault.sessions.sign(session.id, version: session.version)
+            await vault.lock()
+            let reopened = try await Vault.open(at: dir.file("v"), password: password, options: options)
+            #expect(try await reopened.sessions.verifySignature(of: session.id) == .verified)
+            #expect(try await reopened.sessions.entry(session.id).trustedSigningKey == signature.signerPublicKey)
+            await reopened.lock()
+        }
+    }
+}
