@@ -37,8 +37,12 @@ final class AuditKeyBox: @unchecked Sendable {
     /// Installs a signing root alone: a pool used without a `Vault` (the SQL store's own
     /// tests) signs and pins with a root of its own, and writes no audit entry.
     func installSigningRoot(_ signingRoot: ProfessionalSigningRoot) {
-        lock.withLock { signing }?.wipe()
-        lock.withLock { signing = signingRoot }
+        let old = lock.withLock {
+            let old = signing
+            signing = signingRoot
+            return old
+        }
+        old?.wipe()
     }
 
     /// Wipes the keys (without forgetting them): later writes fail with `locked` rather

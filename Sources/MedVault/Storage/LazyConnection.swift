@@ -20,7 +20,8 @@ final class LazyConnection: @unchecked Sendable {
     private let checkpoints: CheckpointScheduler?
     /// Told the tables each committed write transaction logged changes to (the writer's).
     let commits: CommitSignal?
-    /// The audit key of the writer's entries (docs/audit.md); `nil` on readers.
+    /// The audit key of the writer's entries (docs/audit.md) and the signing root (readers
+    /// pin signatures with it); `nil` on the checkpointer.
     private let auditKeys: AuditKeyBox?
     private(set) var connection: DatabaseConnection?
     private var isClosed = false

@@ -13,8 +13,9 @@ public struct SessionHistoryEntry: Sendable, Hashable {
     public var addenda: [SessionAddendum]
     /// The public key the store that read this entry derives for the signing professional
     /// (``signatureCheck`` says `verified` only for a signature under it); `nil` when the
-    /// store holds no signing key.
-    public var trustedSigningKey: Data?
+    /// store holds no signing key. Set by the store: an entry's check is the reading
+    /// vault's word, not the entry's own.
+    public package(set) var trustedSigningKey: Data?
 
     /// Creates an entry.
     public init(session: ClinicalSession, diagnoses: [Diagnosis], signature: SessionSignature? = nil,

@@ -37,8 +37,7 @@ public struct SessionSignature: Sendable, Hashable, Codable {
     /// The 32-byte Ed25519 public key of the professional's signing key; `nil` for a
     /// signature made before professional signing keys.
     public var signerPublicKey: Data?
-    /// The 64-byte Ed25519 signature of ``SessionSigningContent/encoded()``; `nil` with
-    /// ``signerPublicKey``.
+    /// The 64-byte Ed25519 signature of ``attestation``; `nil` with ``signerPublicKey``.
     public var signatureBytes: Data?
 
     /// Creates a signature value (the repositories create signatures; this is for
@@ -56,5 +55,35 @@ public struct SessionSignature: Sendable, Hashable, Codable {
         self.encodingVersion = encodingVersion
         self.signerPublicKey = signerPublicKey
         self.signatureBytes = signatureBytes
+    }
+}
+
+extension SessionSignature {
+    /// The domain string that opens ``attestation``.
+    public static let attestationDomain = "medvault.session-attestation.v1"
+
+    /// The bytes the Ed25519 signature signs: what was signed (the content's digest, for
+    /// which session) and who signed it, when — so neither the signer's name and license
+    /// nor the time can change under a valid signature. In the text encoding of
+    /// ``SessionSigningContent`` (`0x01`, UInt32 big-endian byte count, UTF-8):
+    ///
+    /// ```
+    /// text("medvault.session-attestation.v1")
+    /// text(session id)              uppercase UUID text
+    /// text(content SHA-256)         64 lowercase hex digits
+    /// text(encoding version)        decimal
+    /// text(professional id)         uppercase UUID text
+    /// text(professional name)
+    /// text(license number)
+    /// text(signed at)               milliseconds since 1970, decimal
+    /// ```
+    public var attestation: Data {
+        var data = Data()
+        for text in [Self.attestationDomain, sessionID.uuidString, contentSHA256.hex, String(encodingVersion),
+                     professionalID.uuidString, professionalName, licenseNumber,
+                     String(Int64((signedAt.timeIntervalSince1970 * 1000).rounded()))] {
+            SessionSigningContent.append(text, to: &data)
+        }
+        return data
     }
 }

@@ -77,7 +77,7 @@ public struct SessionSigningContent: Sendable, Hashable {
 
     private func append(_ text: String, to data: inout Data) { Self.append(text, to: &data) }
 
-    private static func append(_ text: String, to data: inout Data) {
+    static func append(_ text: String, to data: inout Data) {
         let bytes = Array(text.utf8)
         data.append(0x01)
         append(UInt32(clamping: bytes.count), to: &data)

@@ -29,6 +29,9 @@ package enum SessionSigningRule {
                                                          reason: "a signed session is part of the medical record")
     package static let noProfessional = MedVaultError(.notFound, field: "professional",
                                                       reason: "the vault has no professional to sign")
+    /// Signing without a signing key: a store opened without a vault (a bare
+    /// `VaultDatabase`) cannot make a signature that proves who signed, so it makes none.
+    package static let noSigningKey = MedVaultError(.locked, reason: "signing needs the vault's key: sign through an unlocked Vault")
     package static let unsignedAddendum = MedVaultError(.validation, field: "sessionID",
                                                         reason: "only a signed session takes addenda; edit it instead")
     package static let unsignedCompletion = MedVaultError(
@@ -74,14 +77,15 @@ package enum SessionSigningRule {
         guard session.version == version else { throw MedVaultError.recordConflict }
         guard !signed else { throw alreadySigned }
         guard let professional else { throw noProfessional }
-        let content = SessionSigningContent(session: session, diagnoses: diagnoses)
-        let encoded = content.encoded()
-        let signed = try signer?.sign(encoded, professionalID: professional.id)
-        return SessionSignature(
+        guard let signer else { throw noSigningKey }
+        var signature = SessionSignature(
             sessionID: session.id, professionalID: professional.id, professionalName: professional.fullName,
             licenseNumber: professional.licenseNumber, signedAt: now.truncatedToMilliseconds,
-            contentSHA256: SHA256Digest.of(encoded), signerPublicKey: signed?.publicKey,
-            signatureBytes: signed?.signature)
+            contentSHA256: SessionSigningContent(session: session, diagnoses: diagnoses).sha256)
+        let signed = try signer.sign(signature.attestation, professionalID: professional.id)
+        signature.signerPublicKey = signed.publicKey
+        signature.signatureBytes = signed.signature
+        return signature
     }
 
     /// A new addendum to `sessionID` by `professional` at `now`, validated.
@@ -116,7 +120,7 @@ package enum SessionSigningRule {
             return signature.signerPublicKey == nil && signature.signatureBytes == nil ? .sealedOnly : .mismatch
         }
         guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey),
-              key.isValidSignature(bytes, for: encoded) else { return .mismatch }
+              key.isValidSignature(bytes, for: signature.attestation) else { return .mismatch }
         return publicKey == trustedKey ? .verified : .signedByAnotherKey
     }
 }

@@ -1,4 +1,4 @@
-import Crypto
+import CSodium
 import Foundation
 import MedVaultCore
 
@@ -6,17 +6,24 @@ import MedVaultCore
 /// `root = HKDF-SHA256(vault key, salt = vault id, "MedVault professional signing root v1")`,
 /// and a professional's Ed25519 seed
 /// `HKDF-SHA256(root, salt = professional id, "MedVault professional signing key v1")`
-/// (ids as their 16 bytes; docs/keyring-format.md, "Derived keys").
+/// (ids as their 16 bytes; docs/keyring-format.md, "Keys derived from the vault key").
 ///
 /// Every device of a vault derives the same key for the same professional, so signatures
 /// made on one verify as the vault's on the others; nothing is stored. The root lives in
-/// secure memory from unlock to `lock()`; each seed exists for one call, and the Ed25519
-/// private key in swift-crypto's memory (zeroed when released) for that call only.
-package final class ProfessionalSigningRoot: SessionSigner {
+/// secure memory from unlock to `lock()`. Signing runs on libsodium
+/// (`crypto_sign_seed_keypair`, `crypto_sign_detached`: RFC 8032, the same signatures as
+/// any Ed25519), with the seed and the secret key in secure memory for one call and
+/// libsodium wiping its expanded scalar and nonce. Public keys are kept once derived (they
+/// are not secret), so reading a page of signed sessions derives each professional's once.
+package final class ProfessionalSigningRoot: SessionSigner, @unchecked Sendable {
+    // Safety of @unchecked Sendable: `publicKeys` is read and written only under `lock`;
+    // `root` is a SecureBytes, itself Sendable.
     static let rootLabel = Array("MedVault professional signing root v1".utf8)
     static let keyLabel = Array("MedVault professional signing key v1".utf8)
 
     private let root: SecureBytes
+    private let lock = NSLock()
+    private var publicKeys: [UUID: Data] = [:]
 
     /// Derives the root of `vaultKey` for the vault `vaultID`.
     ///
@@ -32,33 +39,63 @@ package final class ProfessionalSigningRoot: SessionSigner {
         }
     }
 
-    /// Wipes the root: later calls throw `locked`.
+    /// Wipes the root and forgets the public keys: later calls throw `locked`.
     package func wipe() {
         root.wipe()
+        lock.withLock { publicKeys.removeAll() }
     }
 
     package func sign(_ content: Data, professionalID: UUID) throws -> (publicKey: Data, signature: Data) {
-        let key = try privateKey(professionalID)
-        do {
-            return (key.publicKey.rawRepresentation, try key.signature(for: content))
-        } catch {
-            throw MedVaultError(.storage, reason: "signing a session failed")
+        try withKeyPair(professionalID) { publicKey, secretKey in
+            var signature = Data(count: Int(crypto_sign_BYTES))
+            let status = signature.withUnsafeMutableBytes { output in
+                content.withUnsafeBytes { message in
+                    withUnsafeBytes(of: UInt8(0)) { empty in
+                        crypto_sign_detached(
+                            output.baseAddress!.assumingMemoryBound(to: UInt8.self), nil,
+                            (message.baseAddress ?? empty.baseAddress!).assumingMemoryBound(to: UInt8.self),
+                            UInt64(message.count), secretKey)
+                    }
+                }
+            }
+            // Unreachable: crypto_sign_detached always succeeds with a well-formed key.
+            guard status == 0 else { throw MedVaultError(.storage, reason: "signing a session failed") }
+            return (publicKey, signature)
         }
     }
 
     package func publicKey(professionalID: UUID) throws -> Data {
-        try privateKey(professionalID).publicKey.rawRepresentation
+        // A wiped root throws `locked` whatever is cached: the vault locked.
+        guard !root.wasWiped else { throw SecureBytes.wipedError }
+        if let known = lock.withLock({ publicKeys[professionalID] }) { return known }
+        let publicKey = try withKeyPair(professionalID) { publicKey, _ in publicKey }
+        lock.withLock { publicKeys[professionalID] = publicKey }
+        return publicKey
     }
 
-    private func privateKey(_ professionalID: UUID) throws -> Curve25519.Signing.PrivateKey {
+    /// Runs `body` with the professional's public key and libsodium secret key (64 bytes:
+    /// seed ‖ public key), both derived for this call; the seed and the secret key live in
+    /// secure memory, wiped on return.
+    private func withKeyPair<Result>(_ professionalID: UUID,
+                                     _ body: (Data, UnsafePointer<UInt8>) throws -> Result) throws -> Result {
+        guard SecureMemory.sodiumReady else { throw MedVaultError(.storage, reason: "libsodium is not initialised") }
         let salt = withUnsafeBytes(of: professionalID.uuid) { Array($0) }
         let seed = try root.withUnsafeBytes { ikm in
             SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt, info: Self.keyLabel)
         }
         defer { seed.wipe() }
-        let key = try seed.withUnsafeBytes { try? Curve25519.Signing.PrivateKey(rawRepresentation: $0) }
-        // Unreachable: any 32 bytes are a valid Ed25519 seed.
-        guard let key else { throw MedVaultError(.storage, reason: "a professional signing seed was refused") }
-        return key
+        let secretKey = SecureBytes(count: Int(crypto_sign_SECRETKEYBYTES)) { _ in }
+        defer { secretKey.wipe() }
+        var publicKey = Data(count: Int(crypto_sign_PUBLICKEYBYTES))
+        return try seed.withUnsafeBytes { seedBytes in
+            try secretKey.withFreshMutableBytes { secret in
+                _ = publicKey.withUnsafeMutableBytes { output in
+                    crypto_sign_seed_keypair(output.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                             secret.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                             seedBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                }
+                return try body(publicKey, UnsafePointer(secret.baseAddress!.assumingMemoryBound(to: UInt8.self)))
+            }
+        }
     }
 }

@@ -65,8 +65,8 @@ enum SecureChaChaPoly {
                 Self.bytes(plaintext), nil, Self.bytes(ciphertext), UInt64(ciphertext.count), expected,
                 Self.bytes(ad), UInt64(ad.count), nonce, Self.bytes(key))
         }
-        // libsodium verifies the tag (in constant time) before it decrypts: a failure has
-        // written nothing; zero anyway, so the contract holds whatever the version.
+        // libsodium verifies the tag (in constant time) before it decrypts, and zeroes the
+        // output on a failure; zeroed here too, so the contract holds whatever the version.
         guard status == 0 else {
             SecureMemory.zero(plaintext)
             return false

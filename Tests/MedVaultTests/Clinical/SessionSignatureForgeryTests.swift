@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import MedVault
+@testable import MedVault
 import MedVaultCore
 import Testing
 
@@ -12,7 +12,7 @@ import Testing
 struct SessionSignatureForgeryTests {
     typealias F = ClinicalFixtures
 
-    @Test("Notes and digest rewritten with the triggers dropped: mismatch; signed again with another key: signedByAnotherKey; Ed25519 removed: sealedOnly — never verified")
+    @Test("Notes and digest rewritten with the triggers dropped: mismatch; signed again with another key: signedByAnotherKey; Ed25519 removed: sealedOnly — never verified; the signer's name or time changed under a valid signature: mismatch")
     func rewrittenNotesNeverVerify() async throws {
         let f = try await SigningSQLTriggerTests.fixture()
         defer { Task { await f.database.close() } }
@@ -40,7 +40,9 @@ struct SessionSignatureForgeryTests {
         #expect(try await f.records.sessions.verifySignature(of: f.session.id) == .mismatch)
 
         let forger = Curve25519.Signing.PrivateKey()
-        let forgedSignature = try forger.signature(for: content.encoded())
+        var attested = f.signature
+        attested.contentSHA256 = content.sha256
+        let forgedSignature = try forger.signature(for: attested.attestation)
         try await pool.write { db in
             try db.execute("UPDATE session_signature SET signer_public_key = ?, signature = ?",
                            [.blob(forger.publicKey.rawRepresentation), .blob(forgedSignature)])
@@ -51,6 +53,28 @@ struct SessionSignatureForgeryTests {
             try db.execute("UPDATE session_signature SET signer_public_key = NULL, signature = NULL")
         }
         #expect(try await f.records.sessions.verifySignature(of: f.session.id) == .sealedOnly)
+    }
+
+    @Test("Who signed and when are under the signature: a changed name, license or time no longer verifies")
+    func signerAndTimeAreSigned() async throws {
+        let f = try await SigningSQLTriggerTests.fixture()
+        defer { Task { await f.database.close() } }
+        let pool = f.database.pool
+        for (column, value) in [("professional_name", VaultValue.text("Dr. Otro")), ("license_number", .text("X-9")),
+                                ("signed_at", .integer(1))] {
+            let before = try await pool.read { db in
+                try db.fetchOne("SELECT \(column) FROM session_signature") { $0.value(at: 0) }
+            }
+            try await pool.write { db in
+                try db.execute("DROP TRIGGER IF EXISTS session_signature_fixed")
+                try db.execute("UPDATE session_signature SET \(column) = ?", [value])
+            }
+            #expect(try await f.records.sessions.verifySignature(of: f.session.id) == .mismatch, "\(column)")
+            try await pool.write { db in
+                try db.execute("UPDATE session_signature SET \(column) = ?", [try #require(before)])
+            }
+            #expect(try await f.records.sessions.verifySignature(of: f.session.id) == .verified, "\(column) restored")
+        }
     }
 
     @Test("The same professional's signature verifies on every device of the vault: the key comes from the vault key, not the device")

@@ -169,9 +169,10 @@ extension FHIRMapping {
     }
 
     /// The value of a session's `Provenance.signature`: the Ed25519 signature in `data`,
-    /// with the public key and the signed bytes (the canonical encoding,
-    /// docs/medico-legal.md) in extensions, so a third party verifies it with the export
-    /// alone; for a signature made before professional signing keys, the digest.
+    /// with the public key, the canonical content encoding, its SHA-256 and the signed
+    /// attestation (digest, who, when; docs/medico-legal.md) in extensions, so a third party
+    /// verifies it with the export alone; for a signature made before professional signing
+    /// keys, the digest.
     private static func signatureValue(_ signature: SessionSignature, content: SessionSigningContent)
         -> [(String, FHIRJSON?)] {
         guard let bytes = signature.signatureBytes, let key = signature.signerPublicKey else {
@@ -185,6 +186,8 @@ extension FHIRMapping {
                  "valueBase64Binary": .string(content.encoded().base64EncodedString())],
                 ["url": .string(Self.contentDigestExtension),
                  "valueBase64Binary": .string(Data(signature.contentSHA256.bytes).base64EncodedString())],
+                ["url": .string(Self.attestationExtension),
+                 "valueBase64Binary": .string(signature.attestation.base64EncodedString())],
             ]),
             ("sigFormat", "application/octet-stream"),
             ("data", .string(bytes.base64EncodedString())),
@@ -197,4 +200,7 @@ extension FHIRMapping {
     static let signedContentExtension = "urn:medvault:fhir:session-signature:signed-content"
     /// The extension of `Provenance.signature` holding the SHA-256 of the signed encoding.
     static let contentDigestExtension = "urn:medvault:fhir:session-signature:content-sha256"
+    /// The extension of `Provenance.signature` holding the attestation, the bytes the
+    /// Ed25519 signature signs.
+    static let attestationExtension = "urn:medvault:fhir:session-signature:signed-attestation"
 }
