@@ -78,9 +78,14 @@ struct SyncRoutes: Sendable {
 
     func challenge(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let body = try await decode(SyncChallengeRequest.self, request, limit: limits.maximumOtherBodyBytes)
+        return try await newChallenge(vaultID: body.vaultID, deviceID: body.deviceID, forRenewal: false)
+    }
+
+    /// A new challenge for (vault, device), 201; 429 when the device has the maximum pending.
+    func newChallenge(vaultID: UUID, deviceID: UUID, forRenewal: Bool) async throws -> Response {
         guard let challenge = try await store.makeChallenge(
-            vaultID: body.vaultID, deviceID: body.deviceID, lifetimeSeconds: limits.challengeLifetimeSeconds,
-            maximumPending: limits.maximumPendingChallenges)
+            vaultID: vaultID, deviceID: deviceID, lifetimeSeconds: limits.challengeLifetimeSeconds,
+            maximumPending: limits.maximumPendingChallenges, forRenewal: forRenewal)
         else {
             throw SyncServerError.rateLimited(retryAfterSeconds: limits.challengeLifetimeSeconds)
         }
@@ -204,14 +209,7 @@ struct SyncRoutes: Sendable {
     /// stranger may exhaust for the same device.
     func renewalChallenge(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let device = try ownDevice(context)
-        guard let challenge = try await store.makeChallenge(
-            vaultID: device.vaultID, deviceID: device.deviceID, lifetimeSeconds: limits.challengeLifetimeSeconds,
-            maximumPending: limits.maximumPendingChallenges, forRenewal: true)
-        else {
-            throw SyncServerError.rateLimited(retryAfterSeconds: limits.challengeLifetimeSeconds)
-        }
-        return try json(try SyncChallenge(challenge: challenge, expiresInSeconds: limits.challengeLifetimeSeconds),
-                        status: .created)
+        return try await newChallenge(vaultID: device.vaultID, deviceID: device.deviceID, forRenewal: true)
     }
 
     /// Renews the token: its own device only, with the token (expired, or the one the

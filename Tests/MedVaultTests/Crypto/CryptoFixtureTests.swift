@@ -83,26 +83,15 @@ struct CryptoFixtureTests {
 
             let sync = manifest.sync
             try await vault.withSyncKeys { keys in
-                #expect(try keys.recordKey(table: "patient", recordID: manifest.patientID) == Self.bytes(sync.recordKeyPatient))
-                #expect(try keys.recordKey(table: "fixture", recordID: sync.fixedRecordID) == Self.bytes(sync.recordKeyFixed))
-                let opened = try keys.open(Self.bytes(sync.sealedHex), associatedData: Array(sync.sealedAssociatedData.utf8))
+                #expect(try keys.recordKey(table: "patient", recordID: manifest.patientID) == Hex.bytes(sync.recordKeyPatient))
+                #expect(try keys.recordKey(table: "fixture", recordID: sync.fixedRecordID) == Hex.bytes(sync.recordKeyFixed))
+                let opened = try keys.open(Hex.bytes(sync.sealedHex), associatedData: Array(sync.sealedAssociatedData.utf8))
                 #expect(opened == Array(sync.sealedPlaintext.utf8))
-                #expect(try keys.deviceSigningPublicKey() == Self.bytes(sync.deviceSigningPublicKey))
+                #expect(try keys.deviceSigningPublicKey() == Hex.bytes(sync.deviceSigningPublicKey))
             }
-            let publicKey = try Curve25519.Signing.PublicKey(rawRepresentation: Self.bytes(sync.deviceSigningPublicKey))
-            #expect(publicKey.isValidSignature(Self.bytes(sync.deviceSignature), for: Array(sync.deviceSignedMessage.utf8)))
+            let publicKey = try Curve25519.Signing.PublicKey(rawRepresentation: Hex.bytes(sync.deviceSigningPublicKey))
+            #expect(publicKey.isValidSignature(Hex.bytes(sync.deviceSignature), for: Array(sync.deviceSignedMessage.utf8)))
             await vault.lock()
         }
-    }
-
-    static func bytes(_ hex: String) -> [UInt8] {
-        var out: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            out.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return out
     }
 }

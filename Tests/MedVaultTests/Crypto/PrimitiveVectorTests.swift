@@ -39,8 +39,8 @@ struct PrimitiveVectorTests {
         #expect(vectors.aead.count >= 60)
         #expect(vectors.aead.contains { $0.fails })
         for vector in vectors.aead {
-            let key = bytes(vector.key), nonce = bytes(vector.nonce), aad = bytes(vector.aad)
-            let plaintext = bytes(vector.plaintext), ciphertext = bytes(vector.ciphertext), tag = bytes(vector.tag)
+            let key = Hex.bytes(vector.key), nonce = Hex.bytes(vector.nonce), aad = Hex.bytes(vector.aad)
+            let plaintext = Hex.bytes(vector.plaintext), ciphertext = Hex.bytes(vector.ciphertext), tag = Hex.bytes(vector.tag)
             var opened = [UInt8](repeating: 0xEE, count: ciphertext.count)
             let ok = key.withUnsafeBytes { keyBytes in
                 ciphertext.withUnsafeBytes { input in
@@ -73,10 +73,10 @@ struct PrimitiveVectorTests {
         #expect(vectors.poly1305.count >= 11)
         #expect(SecureMemory.sodiumReady)
         for vector in vectors.poly1305 {
-            let key = bytes(vector.key), message = bytes(vector.message)
+            let key = Hex.bytes(vector.key), message = Hex.bytes(vector.message)
             var tag = [UInt8](repeating: 0, count: 16)
             crypto_onetimeauth_poly1305(&tag, message, UInt64(message.count), key)
-            #expect(tag == bytes(vector.tag), "Poly1305 vector with tag \(vector.tag)")
+            #expect(tag == Hex.bytes(vector.tag), "Poly1305 vector with tag \(vector.tag)")
         }
     }
 
@@ -86,7 +86,7 @@ struct PrimitiveVectorTests {
         #expect(vectors.hmac.count >= 6)
         #expect(vectors.hmac.contains { $0.key.count / 2 > 64 })
         for vector in vectors.hmac {
-            let key = bytes(vector.key), message = bytes(vector.message), expected = bytes(vector.mac)
+            let key = Hex.bytes(vector.key), message = Hex.bytes(vector.message), expected = Hex.bytes(vector.mac)
             var viaHKDF = [UInt8](repeating: 0, count: 32)
             var viaKey = [UInt8](repeating: 0, count: 32)
             key.withUnsafeBytes { keyBytes in
@@ -108,11 +108,11 @@ struct PrimitiveVectorTests {
         let vectors = try await Self.load()
         #expect(vectors.hkdf.count >= 3)
         for vector in vectors.hkdf {
-            let derived = bytes(vector.ikm).withUnsafeBytes {
-                SecureHKDF.deriveKey(inputKeyMaterial: $0, salt: bytes(vector.salt), info: bytes(vector.info))
+            let derived = Hex.bytes(vector.ikm).withUnsafeBytes {
+                SecureHKDF.deriveKey(inputKeyMaterial: $0, salt: Hex.bytes(vector.salt), info: Hex.bytes(vector.info))
             }
             let okm = derived.withUnsafeBytes { Array($0) }
-            #expect(okm == Array(bytes(vector.okm).prefix(32)), "RFC 5869 OKM \(vector.okm)")
+            #expect(okm == Array(Hex.bytes(vector.okm).prefix(32)), "RFC 5869 OKM \(vector.okm)")
         }
     }
 
@@ -137,16 +137,5 @@ struct PrimitiveVectorTests {
             #expect(!opened)
         }
         #expect(byte == 0)
-    }
-
-    private func bytes(_ hex: String) -> [UInt8] {
-        var out: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            out.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return out
     }
 }

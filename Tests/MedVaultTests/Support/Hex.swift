@@ -1,0 +1,14 @@
+/// Hex text of test vectors and fixtures.
+enum Hex {
+    /// The bytes of `hex` (two digits a byte, either case); traps on malformed test data.
+    static func bytes(_ hex: String) -> [UInt8] {
+        var out: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            out.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        return out
+    }
+}
