@@ -48,6 +48,7 @@ public actor ICD11MemoizingCatalog: ICD11Catalog {
     /// Creates a cache in front of `base`.
     ///
     /// - Parameters:
+    ///   - base: The catalogue asked on a miss.
     ///   - lifetime: How long an answer is kept (at least 1 second).
     ///   - capacity: The most answers kept (at least 1).
     ///   - now: The clock (tests step it).
