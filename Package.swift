@@ -179,7 +179,7 @@ let package = Package(
         // A child process that scans its own memory for key copies after lock().
         .executableTarget(
             name: "KeyScanProbe",
-            dependencies: ["MedVault", "MedVaultKeys", "MedVaultCore", "MedVaultSync"],
+            dependencies: ["MedVault", "MedVaultKeys", "MedVaultCore", "MedVaultSync", "CSodium"],
             path: "Tests/KeyScanProbe",
             swiftSettings: strictSettings
         ),

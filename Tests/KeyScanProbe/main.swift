@@ -3,7 +3,8 @@
 // sync registration and a sync through the in-memory transport, a database-key rotation),
 // locks it, drops every reference, and learns every key WITHOUT keeping a plain copy (each
 // is stored XOR-masked with a random mask): the vault key, the database key before and
-// after the rotation, the keys derived from the vault key (audit trail, sync envelope,
+// after the rotation, the keys derived from the vault key (audit trail — and the inner and
+// outer chaining values of the HMAC state the trail keeps instead of its key —, sync envelope,
 // record key and device signing, keyring header MAC, the professional signing root and a
 // session-signing professional's Ed25519 seed) and the slot-wrapping keys (the
 // password slot's Argon2id KEK, the recovery slot's HKDF KEK). Then it scans its own
@@ -26,6 +27,7 @@ import MedVault
 import MedVaultCore
 @testable import MedVaultKeys
 import MedVaultSync
+import CSodium
 
 /// A key known only as `masked = key ^ mask`: no plain copy of the key exists in this
 /// process because of the probe itself, so every hit is a copy MedVault (or a library
@@ -235,6 +237,29 @@ func work() async throws -> [MaskedKey] {
                           ("headerMACKey", "MedVault keyring MAC v1")] {
         keys.append(try MaskedKey(name: name, try derived(vaultKey, vaultID: vaultID, label: label)))
     }
+    // What the audit trail keeps from unlock to lock instead of its key: libsodium's keyed
+    // HMAC state, whose inner and outer SHA-256 chaining values (the first 32 bytes of each
+    // half) let anyone MAC entries.
+    let auditKey = try derived(vaultKey, vaultID: vaultID, label: "MedVault audit trail key v1")
+    let halfLength = MemoryLayout<crypto_hash_sha256_state>.size
+    let hmacState = SecureBytes(count: MemoryLayout<crypto_auth_hmacsha256_state>.size) { _ in }
+    try hmacState.withFreshMutableBytes { state in
+        try auditKey.withUnsafeBytes { key in
+            _ = crypto_auth_hmacsha256_init(
+                state.baseAddress!.bindMemory(to: crypto_auth_hmacsha256_state.self, capacity: 1),
+                key.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
+        }
+    }
+    auditKey.wipe()
+    for (name, offset) in [("auditInnerState", 0), ("auditOuterState", halfLength)] {
+        let half = SecureBytes(count: 32) { output in
+            try? hmacState.withUnsafeBytes { state in
+                output.copyMemory(from: UnsafeRawBufferPointer(rebasing: state[offset..<(offset + 32)]))
+            }
+        }
+        keys.append(try MaskedKey(name: name, half))
+    }
+    hmacState.wipe()
     let signingRoot = try derived(vaultKey, vaultID: vaultID, label: "MedVault professional signing root v1")
     let professionalSalt = withUnsafeBytes(of: professional.id.uuid) { Array($0) }
     let signingSeed = try signingRoot.withUnsafeBytes { ikm in

@@ -9,7 +9,8 @@ struct KeyHygieneTests {
     /// Copies found, by key and form (`vaultKey`, `vaultKeyHex`, `databaseKey`, …).
     typealias Counts = [String: Int]
 
-    static let keys = ["vaultKey", "databaseKey", "rotatedKey", "auditKey", "syncEnvelopeKey", "syncRecordKey",
+    static let keys = ["vaultKey", "databaseKey", "rotatedKey", "auditKey", "auditInnerState", "auditOuterState",
+                       "syncEnvelopeKey", "syncRecordKey",
                        "syncDeviceSigningKey", "headerMACKey", "signingRoot", "professionalSigningKey",
                        "passwordKEK", "recoveryKEK"]
     static let names = keys.flatMap { [$0, $0 + "Hex"] }
