@@ -33,14 +33,15 @@ import MedVaultSyncWire
 /// try await engineA.register()
 /// ```
 public actor InMemorySyncTransport: SyncTransport {
-    /// The most envelopes one push may carry (as the server's default).
-    public static let maximumPushEnvelopes = 500
-    /// The most envelopes one pull returns (as the server's default).
-    public static let maximumPullLimit = 500
-    /// The server's default push body limit, in bytes (`MEDVAULT_SYNC_MAX_PUSH_BYTES`): 8 MiB.
-    public static let defaultMaximumPushBytes = 8 << 20
-    /// The server's default pull page size, in ciphertext bytes (`MEDVAULT_SYNC_MAX_PULL_BYTES`): 4 MiB.
-    public static let defaultMaximumPullBytes = 4 << 20
+    /// The most envelopes one push may carry: the protocol's default
+    /// (`SyncProtocolLimits.maximumEnvelopesPerPush`).
+    public static let maximumPushEnvelopes = SyncProtocolLimits.maximumEnvelopesPerPush
+    /// The most envelopes one pull returns (`SyncProtocolLimits.maximumPullLimit`).
+    public static let maximumPullLimit = SyncProtocolLimits.maximumPullLimit
+    /// The default push body limit, in bytes (`SyncProtocolLimits.maximumPushBytes`).
+    public static let defaultMaximumPushBytes = SyncProtocolLimits.maximumPushBytes
+    /// The default pull page size, in ciphertext bytes (`SyncProtocolLimits.maximumPullBytes`).
+    public static let defaultMaximumPullBytes = SyncProtocolLimits.maximumPullBytes
 
     /// The largest push body accepted, in bytes (the JSON `SyncWireJSON` writes):
     /// a larger push fails with `limitExceeded` and stores nothing, as the server's 413.

@@ -41,7 +41,7 @@ public actor SyncEngine {
     public let maximumPushBytes: Int
     /// The server's default push body limit (`MEDVAULT_SYNC_MAX_PUSH_BYTES`): 8 MiB,
     /// about 70 attachment-chunk envelopes.
-    public static let defaultMaximumPushBytes = 8 << 20
+    public static let defaultMaximumPushBytes = SyncProtocolLimits.maximumPushBytes
     /// The most ciphertext bytes of pulled envelopes opened and applied in one
     /// transaction (with ``envelopesPerApply``): 16 MiB, four full server pages of
     /// attachment chunks, so a batch of chunks is never held in memory by the thousand.
@@ -65,7 +65,7 @@ public actor SyncEngine {
                 maximumPushBytes: Int = SyncEngine.defaultMaximumPushBytes) {
         self.vault = vault
         self.transport = transport
-        self.batchSize = min(max(batchSize, 1), InMemorySyncTransport.maximumPushEnvelopes)
+        self.batchSize = min(max(batchSize, 1), SyncProtocolLimits.maximumEnvelopesPerPush)
         self.envelopesPerApply = max(envelopesPerApply, self.batchSize)
         self.maximumPushBytes = max(maximumPushBytes, 1)
     }

@@ -1,20 +1,22 @@
+import MedVaultSyncWire
+
 /// The limits the sync server enforces on every request.
 ///
 /// Each has an environment variable (see ``SyncServerConfiguration/init(environment:)``);
 /// the defaults suit a clinic's devices on one server.
 public struct SyncServerLimits: Sendable, Hashable {
     /// Largest request body of a push, in bytes (413 beyond). Default 8 MiB.
-    public var maximumPushBytes: Int = 8 << 20
+    public var maximumPushBytes: Int = SyncProtocolLimits.maximumPushBytes
     /// Largest request body of every other route, in bytes (413 beyond). Default 128 KiB:
     /// a 64 KiB keyring in base64 with room to spare.
     public var maximumOtherBodyBytes: Int = 128 << 10
     /// Most envelopes in one push (413 beyond). Default 500.
-    public var maximumEnvelopesPerPush: Int = 500
+    public var maximumEnvelopesPerPush: Int = SyncProtocolLimits.maximumEnvelopesPerPush
     /// Most envelopes in one pull page; also the default `limit`. Default 500.
-    public var maximumPullLimit: Int = 500
+    public var maximumPullLimit: Int = SyncProtocolLimits.maximumPullLimit
     /// A pull page stops once its ciphertexts reach this many bytes (it always holds at
     /// least one envelope). Default 4 MiB.
-    public var maximumPullBytes: Int = 4 << 20
+    public var maximumPullBytes: Int = SyncProtocolLimits.maximumPullBytes
     /// Requests a device (or, before authentication, an address) may make per second,
     /// on average. Default 50.
     public var requestsPerSecond: Double = 50
