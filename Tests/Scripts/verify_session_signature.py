@@ -14,7 +14,7 @@ big-endian length, UTF-8; absent = 0x00):
   2. the attestation — domain, session id, content SHA-256, encoding version, professional
      id, name, license, signed-at milliseconds — against the SHA-256 of the signed content
      (extension `…:signed-content`), the `…:content-sha256` extension, and the Provenance's
-     agent (Practitioner id), signature.who (name, license) and recorded time;
+     agent and signature.who (Practitioner id, name; license), recorded and signature.when;
   3. the signed content — domain, session id, patient id, chief complaint, notes,
      treatment plan, diagnoses (id, clinical notes) — against the export itself: the
      Encounter the Provenance targets (its id, subject, reasonCode), the DocumentReference
@@ -111,9 +111,12 @@ def check(provenance, resources, trusted):
     if hashlib.sha256(content).hexdigest() != digest or extensions["content-sha256"].hex() != digest:
         return "the signed content is not the attested content"
     agent = provenance["agent"][0]["who"]
+    signer = signature["who"]
     if (not same_id(agent["reference"], professional_id, "Practitioner") or agent.get("display") != name
-            or signature["who"]["identifier"]["value"] != license_number
-            or milliseconds(provenance["recorded"]) != int(signed_at)):
+            or not same_id(signer["reference"], professional_id, "Practitioner") or signer.get("display") != name
+            or signer["identifier"]["value"] != license_number
+            or milliseconds(provenance["recorded"]) != int(signed_at)
+            or milliseconds(signature["when"]) != int(signed_at)):
         return "who signed or when is not what the signature attests"
     (content_domain, content_session, patient_id, complaint, notes, plan), diagnoses = content_fields(content)
     if content_domain != "medvault.session-signature.v1" or content_session != session_id:
@@ -150,15 +153,15 @@ def check(provenance, resources, trusted):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("bundle")
-    parser.add_argument("--trusted-key", action="append", default=[])
+    parser.add_argument("--trusted-key", action="append", required=True)
     arguments = parser.parse_args()
     trusted = {key.lower() for key in arguments.trusted_key}
     with open(arguments.bundle, encoding="utf-8") as handle:
         bundle = json.load(handle)
     resources, failures = {}, []
     for entry in bundle.get("entry", []):
-        resource = entry["resource"]
-        name = f'{resource["resourceType"]}/{resource["id"]}'
+        resource = entry.get("resource", {})
+        name = f'{resource.get("resourceType")}/{resource.get("id")}'
         if name in resources:
             failures.append(f"{name} appears twice")
         resources[name] = resource

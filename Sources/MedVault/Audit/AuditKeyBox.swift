@@ -7,8 +7,8 @@ import MedVaultKeys
 /// the pool once it holds the vault key, wiped when the vault locks.
 ///
 /// A pool opened without a vault (a bare `VaultDatabase`) has no keys: its writes append
-/// no audit entry (docs/audit.md, "What is not recorded") and its signatures carry the
-/// digest only.
+/// no audit entry (docs/audit.md, "What is not recorded") and it refuses to sign
+/// (`locked`).
 final class AuditKeyBox: @unchecked Sendable {
     // Safety of @unchecked Sendable: `current` and `signing` are read and replaced only
     // under `lock`; both types are themselves Sendable.

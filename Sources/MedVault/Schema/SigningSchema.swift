@@ -89,8 +89,8 @@ enum SigningSchema {
     }
 
     /// Migration "professional signatures" (issue #32): each signature's Ed25519 public
-    /// key and signature of the canonical content (docs/medico-legal.md). `NULL` in both
-    /// for signatures made before. Frozen: its SQL is a literal.
+    /// key and signature of its attestation (docs/medico-legal.md). `NULL` in both for
+    /// signatures made before. Frozen: its SQL is a literal.
     static func addProfessionalSignatures(_ db: DatabaseConnection) throws {
         try db.executeScript("""
             ALTER TABLE session_signature ADD COLUMN signer_public_key BLOB

@@ -9,9 +9,10 @@ import Foundation
 ///   (``SearchText/tokens(of:)``: accent-, case- and spacing-insensitive), language and
 ///   limit; a lookup by code or URI under the code or URI and language. At most
 ///   ``capacity`` answers are kept (256 by default); past it the oldest goes.
-/// - Only what the remote catalogue answered is kept: an answer from the offline cache
-///   (``ICD11SearchResult/Source/cache``) and errors are not, so the next keystroke asks the
-///   server again.
+/// - A search answered from the offline cache (``ICD11SearchResult/Source/cache``) and
+///   errors are not kept, so the next keystroke asks the server again. A lookup carries no
+///   source: one answered from the offline cache is kept like any other (the entity is the
+///   same either way).
 /// - It holds public catalogue titles and the words searched, never a record of the
 ///   vault; ``removeAll()`` forgets them (an app may call it when the vault locks).
 ///
@@ -43,6 +44,8 @@ public actor ICD11MemoizingCatalog: ICD11Catalog {
 
     private var answers: [Key: (answer: Answer, expires: ContinuousClock.Instant)] = [:]
     private var order: [Key] = []
+    /// Raised by ``removeAll()``: an answer whose request began before is not kept.
+    private var generation = 0
     private let now: @Sendable () -> ContinuousClock.Instant
 
     /// Creates a cache in front of `base`.
@@ -91,10 +94,12 @@ public actor ICD11MemoizingCatalog: ICD11Catalog {
         return entity
     }
 
-    /// Forgets every answer kept (a request under way still keeps its answer).
+    /// Forgets every answer kept; an answer to a request under way is returned to its
+    /// caller but not kept.
     public func removeAll() {
         answers.removeAll()
         order.removeAll()
+        generation += 1
     }
 
     /// The number of answers kept now, expired ones included until they are asked for.
@@ -108,8 +113,9 @@ public actor ICD11MemoizingCatalog: ICD11Catalog {
             answers[key] = nil
             order.removeAll { $0 == key }
         }
+        let started = generation
         let answer = try await fetch()
-        keep(answer, under: key)
+        if generation == started { keep(answer, under: key) }
         return answer
     }
 

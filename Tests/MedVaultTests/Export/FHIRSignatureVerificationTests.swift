@@ -95,6 +95,18 @@ struct FHIRSignatureVerificationTests {
                 agents[0]["who"] = who
                 resource["agent"] = agents
             }
+            try variant("when", type: "Provenance", id: provenanceID) { resource in
+                var signatures = try #require(resource["signature"] as? [[String: Any]])
+                signatures[0]["when"] = "2001-01-01T00:00:00.000Z"
+                resource["signature"] = signatures
+            }
+            try variant("signature-who", type: "Provenance", id: provenanceID) { resource in
+                var signatures = try #require(resource["signature"] as? [[String: Any]])
+                var who = try #require(signatures[0]["who"] as? [String: Any])
+                who["display"] = "Dr. Otro"
+                signatures[0]["who"] = who
+                resource["signature"] = signatures
+            }
             try variant("signature", type: "Provenance", id: provenanceID) { resource in
                 var signatures = try #require(resource["signature"] as? [[String: Any]])
                 var bytes = Array(Data(base64Encoded: try #require(signatures[0]["data"] as? String))!)
