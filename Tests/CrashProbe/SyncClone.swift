@@ -25,6 +25,9 @@ func syncClone(folder: String, serverFile: String) async throws {
                 reported = cursor
                 FileHandle.standardOutput.write(Data("applied \(cursor)\n".utf8))
             }
+            // A poll interval in the probe, not a deadline: the test waits for the line
+            // this prints. A starved poll reports a later cursor; the test still kills
+            // after a committed transaction, and counts a round that finished as not mid-clone.
             try await Task.sleep(for: .milliseconds(1))
         }
     }

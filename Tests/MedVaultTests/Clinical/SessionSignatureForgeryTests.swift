@@ -95,4 +95,20 @@ struct SessionSignatureForgeryTests {
             await reopened.lock()
         }
     }
+
+    @Test("A database opened without a vault holds no signing key: signing is refused with locked and writes nothing")
+    func signingWithoutAVaultKeyIsRefused() async throws {
+        try await withTemporaryDirectory { dir in
+            let pool = try await VaultDatabase.open(
+                at: dir.file("bare.db"), key: SecureBytes.random(count: 32), mode: .createIfMissing,
+                migrator: MedVaultSchema.migrator)
+            let records = SQLCipherClinicalRecords(pool: pool, clock: SteppingClock().recordClock)
+            try await records.professional.save(SigningConformanceTests.professional)
+            let patient = try await records.patients.create(F.patient())
+            let session = try await records.sessions.create(ClinicalSession(patientID: patient.id, date: F.now, notes: "n"))
+            await expectMedVaultError(.locked) { try await records.sessions.sign(session.id, version: session.version) }
+            #expect(try await records.sessions.verifySignature(of: session.id) == .unsigned)
+            await pool.close()
+        }
+    }
 }
