@@ -33,10 +33,10 @@ func tampered(
     generation: UInt64? = nil
 ) -> Keyring {
     Keyring(
-        formatVersion: keyring.formatVersion, vaultID: keyring.vaultID,
+        vaultID: keyring.vaultID,
         cipherSettings: cipherSettings ?? keyring.cipherSettings, slots: slots ?? keyring.slots,
         databaseKeyGeneration: generation ?? keyring.databaseKeyGeneration,
         wrappedCurrentKey: keyring.wrappedCurrentKey, wrappedPendingKey: keyring.wrappedPendingKey,
-        authenticationTag: keyring.authenticationTag
+        authenticationTag: keyring.authenticationTag, auditRecord: keyring.auditRecord
     )
 }

@@ -92,9 +92,9 @@ struct KeyringMutationTests {
             return
         }
         let swapped = Keyring(
-            formatVersion: 1, vaultID: begun.vaultID, cipherSettings: begun.cipherSettings, slots: begun.slots,
+            vaultID: begun.vaultID, cipherSettings: begun.cipherSettings, slots: begun.slots,
             databaseKeyGeneration: begun.databaseKeyGeneration, wrappedCurrentKey: pending, wrappedPendingKey: nil,
-            authenticationTag: begun.authenticationTag
+            authenticationTag: begun.authenticationTag, auditRecord: nil
         )
         #expect { try swapped.databaseKey(vaultKey: created.vaultKey) } throws: { ($0 as? MedVaultError)?.code == .wrongKey }
     }

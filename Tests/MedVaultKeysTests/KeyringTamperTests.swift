@@ -65,7 +65,7 @@ struct KeyringTamperTests {
     @Test("a newer format version with a valid checksum is schemaTooNew")
     func newerVersion() throws {
         var bytes = try makeKeyring().keyring.serialized()
-        bytes[9] = 2
+        bytes[9] = 3
         let resealed = Array(bytes.dropLast(32))
         let checksum = KeyringCodec.checksum(resealed)
         #expect(code { _ = try Keyring(serialized: resealed + checksum) } == .schemaTooNew)

@@ -67,6 +67,8 @@ def parse_keyring(data, offset=0):
     if r.take(8) != KEYRING_MAGIC:
         raise ValueError("magic")
     version = r.u16()
+    if version not in (1, 2):
+        raise ValueError("version")
     r.u16()  # flags
     vault_id = r.take(16)
     r.short(); r.u32(); r.u8(); r.short(); r.short(); r.u32(); r.u32(); r.u8()  # cipher settings
@@ -85,7 +87,9 @@ def parse_keyring(data, offset=0):
         s = Reader(header, 1 + 16 + 1)
         m, t, p, out_len = s.u32(), s.u32(), s.u32(), s.u8()
         salt = s.short()
-        ad = b"MedVault slot v1" + struct.pack(">H", version) + vault_id + header
+        # The sealing version is 1 in keyring format versions 1 and 2 (version 2 adds an
+        # audit record after the header MAC, which this reader never reaches).
+        ad = b"MedVault slot v1" + struct.pack(">H", 1) + vault_id + header
         slots.append((ad, m, t, p, salt, wrapped))
         assert r.offset == start + length
     return slots

@@ -24,6 +24,15 @@ public enum AuditProblem: String, Hashable, Sendable, Codable {
     /// The trail ends before the checkpoint: entries from this position on were removed.
     case truncated
     /// The checkpoint outside the database is missing, damaged or does not match the
-    /// chain (sequence 0: the checkpoint itself).
+    /// chain (sequence 0: the checkpoint itself, or the keyring's record of the trail).
     case badCheckpoint
+    /// The trail's first entry is not the one the keyring recorded, or there is none
+    /// (sequence 1): the trail was emptied, and perhaps started again.
+    case emptied
+    /// The trail ends before, or differs at, a head the keyring recorded: an older
+    /// checkpoint was put back with the trail cut to match it.
+    case rolledBack
+    /// The checkpoint announces a restore this vault's keyring does not expect: it was
+    /// copied from another restore (sequence 0).
+    case reusedRestoreCheckpoint
 }

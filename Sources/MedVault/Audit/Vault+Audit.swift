@@ -33,11 +33,29 @@ extension Vault {
     /// what happened while it was locked recorded. Locks the vault on failure.
     static func auditingUnlock(_ vault: Vault) async throws -> Vault {
         do {
-            try await vault.audit.unlocked()
+            if let anchor = try await vault.audit.unlocked(keyring: await vault.keys.keyring) {
+                try await vault.recordInKeyring(anchor)
+            }
         } catch {
             await vault.lock()
             throw error
         }
         return vault
+    }
+
+    /// Writes the audit trail's record into the keyring (under the keyring lock, with the
+    /// vault key: a version-1 keyring becomes version 2), unless another process of this
+    /// vault recorded the same trail as far or further meanwhile.
+    private func recordInKeyring(_ anchor: AuditAnchor) async throws {
+        guard let auditKey = database.auditKeys.key, let trail = anchor.trail else { throw Vault.lockedError }
+        try await keys.perform { operation in
+            let current = await operation.keyring()
+            if case .valid(let recorded) = try AuditAnchor.read(current, key: auditKey), recorded.pendingRestore == nil,
+               let held = recorded.trail, held.first == trail.first, held.sequence >= trail.sequence {
+                return
+            }
+            try await operation.commit(try current.replacingAuditRecord(anchor.encoded(key: auditKey),
+                                                                        vaultKey: operation.vaultKey))
+        }
     }
 }

@@ -81,10 +81,11 @@ public final class VaultAuditTrail: Sendable {
     public func verify() async throws -> AuditVerification {
         let key = try key
         let reading = try await readCheckpoint(key)
-        let (verdict, head) = try await pool.read(duration: .long) { db in
-            try AuditVerifier.verify(db, key: key, checkpoint: reading)
+        let record = try await readRecord(key)
+        let verdict = try await pool.read(duration: .long) { db in
+            try AuditVerifier.verify(db, key: key, checkpoint: reading, record: record).0
         }
-        if verdict.isIntact { try? await saveCheckpoint(head, over: reading, key: key) }
+        if verdict.isIntact { try? await checkpoint() }
         return verdict
     }
 
@@ -113,19 +114,53 @@ public final class VaultAuditTrail: Sendable {
         }
     }
 
-    /// Writes the committed head to the checkpoint file when it is ahead of it.
+    /// Writes the committed head to the checkpoint file when it is ahead of it, then
+    /// moves the keyring's record of the trail to it.
     ///
-    /// Never over a checkpoint that does not authenticate, nor where there is none while
-    /// the trail has entries (a deleted checkpoint stays reported by ``verify()``),
-    /// unless `creating` (a new vault, or a first unlock after the upgrade).
+    /// The file is never written over a checkpoint that does not authenticate, a
+    /// restore's checkpoint the keyring does not expect, one whose entry the trail no
+    /// longer holds (a tail cut and written on again), nor where there is none while the
+    /// trail has entries (a deleted checkpoint stays reported by ``verify()``), unless
+    /// `creating` (a new trail: a new vault, a first unlock after the upgrade, a restore).
+    /// The keyring's record moves only forward along the same chain, and only when the
+    /// keyring lock is free at once (a key operation of another process is never waited
+    /// for; the next checkpoint catches up).
     func checkpoint(creating: Bool = false) async throws {
         let key = try key
-        let head = try await pool.read { db in try AuditTrailReader.head(db) }
-        let current = try head.map { AuditCheckpoint(sequence: $0.sequence, mac: $0.mac) }
-            ?? AuditCheckpoint(sequence: 0, mac: AuditChain.genesis(key))
         let reading = try await readCheckpoint(key)
-        if case .missing = reading, head != nil, !creating { return }
-        try await saveCheckpoint(current, over: reading, key: key)
+        let record = try await readRecord(key)
+        let anchor: AuditAnchor? = if case .valid(let valid) = record { valid } else { nil }
+        let state = try await pool.read { db in try CheckpointState(db, reading: reading, anchor: anchor) }
+        let current = try state.head ?? AuditCheckpoint(sequence: 0, mac: AuditChain.genesis(key))
+        let writesFile: Bool
+        switch reading {
+        case .invalid: writesFile = false
+        case .missing: writesFile = state.head == nil || creating
+        case .valid(let saved) where saved.isRestored: writesFile = AuditVerifier.expectsRestore(saved, anchor)
+        case .valid(let saved): writesFile = current.sequence > saved.sequence && state.holdsSaved
+        }
+        guard let trail = anchor?.trail, anchor?.pendingRestore == nil, current.sequence > trail.sequence,
+              state.holdsRecorded else {
+            if writesFile { try await writeCheckpoint(current, key: key) }
+            return
+        }
+        if writesFile {
+            try await writeCheckpoint(current, key: key)
+        } else {
+            try await pool.syncDeferredCommits(force: true)
+        }
+        let moved = AuditAnchor(trail: AuditAnchor.Trail(first: trail.first, sequence: current.sequence, head: current.mac))
+        let layout = layout
+        try await BlockingWork.run {
+            let lock = try VaultFileLock(layout.keyringLock)
+            defer { lock.release() }
+            guard try lock.tryLock(.exclusive) else { return }
+            let keyring = try KeyringFile.read(at: layout.keyring)
+            // Another process may have moved it meanwhile: never backwards, never over another record.
+            guard try AuditAnchor.read(keyring, key: key) == record else { return }
+            try KeyringFile.write(try keyring.replacingAuditRecord(moved.encoded(key: key), vaultKey: nil),
+                                  to: layout.keyring)
+        }
     }
 
     // The checkpoint's file I/O (an fsync'd atomic write) runs on a thread of its own,
@@ -136,32 +171,38 @@ public final class VaultAuditTrail: Sendable {
         return try await BlockingWork.run { try AuditCheckpoint.read(at: url, key: key) }
     }
 
-    private func saveCheckpoint(_ head: AuditCheckpoint, over reading: AuditCheckpoint.Reading,
-                                key: AuditKey) async throws {
-        switch reading {
-        case .invalid: return
-        case .valid(let saved) where !saved.isRestored && saved.sequence >= head.sequence: return
-        default:
-            // Never a head the disk may not have: an unlock entry is committed without a
-            // sync of its own (see unlocked()), by this process or another one sharing the
-            // vault. The head was read before this sync, so its frames are in the log now
-            // synced (or, checkpointed since, in the database file, synced by the
-            // checkpoint). One fsync of the log and the folder per checkpoint written.
-            try await pool.syncDeferredCommits(force: true)
-            let url = layout.auditCheckpoint
-            try await BlockingWork.run { try AuditCheckpoint.write(head, to: url, key: key) }
-        }
+    /// The keyring's record of the trail, read from the file now (another process of this
+    /// vault may have moved it).
+    private func readRecord(_ key: AuditKey) async throws -> AuditAnchor.Reading {
+        let url = layout.keyring
+        return try await BlockingWork.run { try AuditAnchor.read(try KeyringFile.read(at: url), key: key) }
     }
 
-    /// At unlock (under the keyring lock): records a restore the checkpoint announces,
-    /// the refused unlocks counted since, and this unlock.
+    private func writeCheckpoint(_ head: AuditCheckpoint, key: AuditKey) async throws {
+        // Never a head the disk may not have: an unlock entry is committed without a
+        // sync of its own (see unlocked()), by this process or another one sharing the
+        // vault. The head was read before this sync, so its frames are in the log now
+        // synced (or, checkpointed since, in the database file, synced by the
+        // checkpoint). One fsync of the log and the folder per checkpoint written.
+        try await pool.syncDeferredCommits(force: true)
+        let url = layout.auditCheckpoint
+        try await BlockingWork.run { try AuditCheckpoint.write(head, to: url, key: key) }
+    }
+
+    /// At unlock: records a restore the checkpoint announces (when the keyring expects
+    /// it), the refused unlocks counted since, and this unlock.
     ///
     /// The checkpoint file is written now only when it must change at once: a new trail
     /// (a new vault, or the first unlock after the upgrade) and a restored one. Otherwise
     /// the unlock's entries are checkpointed with the next periodic checkpoint or at
     /// `lock()`, like any other write: an fsync'd file write at every open cost more than
     /// the rest of opening (docs/audit.md, "Checkpoint").
-    func unlocked() async throws {
+    ///
+    /// - Parameter keyring: The keyring as read under the keyring lock at this unlock.
+    /// - Returns: The record the keyring must now hold (the caller writes it with the
+    ///   vault key): for a keyring without one (a new vault, the first unlock by this
+    ///   version, a joined device) and after a restore; `nil` otherwise.
+    func unlocked(keyring: Keyring) async throws -> AuditAnchor? {
         let key = try key
         let checkpointURL = layout.auditCheckpoint
         let failuresURL = layout.unlockFailures
@@ -169,22 +210,34 @@ public final class VaultAuditTrail: Sendable {
         // thread of their own cost more than the reads (docs/benchmarks-method.md, W2).
         let reading = try AuditCheckpoint.read(at: checkpointURL, key: key)
         let failures = UnlockFailureFile.read(at: failuresURL)
+        let record = try AuditAnchor.read(keyring, key: key)
+        let anchor: AuditAnchor? = if case .valid(let valid) = record { valid } else { nil }
+        // A restore's checkpoint is honoured once, and only when the keyring awaits that
+        // very restore; one copied from another restore records nothing and stays reported.
+        let restoring: Bool
+        if case .valid(let saved) = reading, saved.isRestored, record != .invalid {
+            restoring = AuditVerifier.expectsRestore(saved, anchor)
+        } else {
+            restoring = false
+        }
+        // No record yet, or a restore's whose first unlock was interrupted after its checkpoint.
+        let anchoring = restoring || record == .none || (anchor.map { $0.trail == nil } ?? false)
         // The unlock entry alone is committed to the WAL without a sync of its own (one
         // fsync less per open): it is committed before open returns and survives the
         // process being killed; the next durable commit, checkpoint or lock makes it
         // durable (docs/audit.md, "The unlock entry"). Entries whose loss would be
         // noticed, a restore, counted refusals (their file is cleared below) or a head
-        // checkpointed at once (a new trail), commit durably.
+        // checkpointed or recorded in the keyring at once (a new trail), commit durably.
         let onlyUnlock: Bool
         switch reading {
-        case .valid(let saved): onlyUnlock = !saved.isRestored && failures.count == 0
-        case .invalid: onlyUnlock = failures.count == 0
+        case .valid: onlyUnlock = !restoring && !anchoring && failures.count == 0
+        case .invalid: onlyUnlock = !anchoring && failures.count == 0
         case .missing: onlyUnlock = false
         }
-        let hadEntries = try await pool.write(durability: onlyUnlock ? .walOnly : .full) { db in
+        let (hadEntries, first, head) = try await pool.write(durability: onlyUnlock ? .walOnly : .full) { db in
             try AuditTrailReader.requireTable(db)
             let hadEntries = try AuditTrailReader.head(db) != nil
-            if case .valid(let saved) = reading, saved.isRestored {
+            if restoring {
                 try db.changeLog.appendAuditEvent(.restore, table: nil, id: nil)
                 // With the restore entry: a restored vault that was syncing joins again
                 // as a new device (a repeat after a crash before the checkpoint finds no
@@ -196,17 +249,20 @@ public final class VaultAuditTrail: Sendable {
                 try db.changeLog.appendAuditEvent(.unlockFailed, table: nil, id: nil)
             }
             try db.changeLog.appendAuditEvent(.unlock, table: nil, id: nil)
-            return hadEntries
+            let first = try db.fetchOne("SELECT mac FROM medvault_audit WHERE seq = 1") { [UInt8]($0.blob(at: 0)) }
+            return (hadEntries, first, try AuditTrailReader.head(db))
         }
         if failures.count > 0 { _ = try? await BlockingWork.run { UnlockFailureFile.clear(at: failuresURL) } }
         let creating: Bool
         switch reading {
         case .missing: creating = !hadEntries
-        case .valid(let saved): creating = saved.isRestored
+        case .valid: creating = restoring
         case .invalid: creating = false
         }
         if creating { try await checkpoint(creating: true) }
         startPeriodicCheckpoints()
+        guard anchoring, let first, let head else { return nil }
+        return AuditAnchor(trail: AuditAnchor.Trail(first: first, sequence: head.sequence, head: head.mac))
     }
 
     /// Checkpoints every ``checkpointInterval`` while the vault is open.
@@ -225,6 +281,25 @@ public final class VaultAuditTrail: Sendable {
     func closing() async {
         checkpointTask.replace(with: nil)
         try? await checkpoint()
+    }
+}
+
+/// What a checkpoint needs to know of the trail, read in one transaction: its head,
+/// and whether it still holds the entries the checkpoint file and the keyring name.
+private struct CheckpointState {
+    var head: AuditCheckpoint?
+    var holdsSaved = true
+    var holdsRecorded = true
+
+    init(_ db: DatabaseConnection, reading: AuditCheckpoint.Reading, anchor: AuditAnchor?) throws {
+        head = try AuditTrailReader.head(db).map { AuditCheckpoint(sequence: $0.sequence, mac: $0.mac) }
+        if case .valid(let saved) = reading, !saved.isRestored, saved.sequence > 0 {
+            holdsSaved = try AuditVerifier.holds(db, sequence: saved.sequence, mac: saved.mac)
+        }
+        if let trail = anchor?.trail, trail.sequence > 0 {
+            holdsRecorded = try AuditVerifier.holds(db, sequence: trail.sequence, mac: trail.head)
+                && AuditVerifier.holds(db, sequence: 1, mac: trail.first)
+        }
     }
 }
 

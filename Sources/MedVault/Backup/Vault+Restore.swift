@@ -174,11 +174,19 @@ extension Vault {
             try DatabaseSnapshot.verify(copy.database, key: databaseKey, configuration: configuration, migrator: migrator)
         }
         // The restored trail ends where the backup was taken, before this vault's own
-        // checkpoint: the next unlock records the restore and checkpoints from there.
+        // checkpoint: the next unlock records the restore and checkpoints from there. The
+        // checkpoint carries a random id that the keyring copy awaits, so it is honoured
+        // once, and a checkpoint of another restore copied here later is reported.
         let auditKey = try AuditKey(vaultKey: vaultKey, vaultID: keyring.vaultID)
         defer { auditKey.wipe() }
-        let restored = AuditCheckpoint(sequence: 0, mac: try AuditChain.genesis(auditKey), isRestored: true)
-        try await BlockingWork.run { try AuditCheckpoint.write(restored, to: copy.auditCheckpoint, key: auditKey) }
+        let restoreID = Keyring.randomBytes(32)
+        let restored = AuditCheckpoint(sequence: 0, mac: restoreID, isRestored: true)
+        let awaiting = try keyring.replacingAuditRecord(
+            AuditAnchor(trail: nil, pendingRestore: restoreID).encoded(key: auditKey), vaultKey: vaultKey)
+        try await BlockingWork.run {
+            try AuditCheckpoint.write(restored, to: copy.auditCheckpoint, key: auditKey)
+            try KeyringFile.write(awaiting, to: keyringFile)
+        }
         return BackupReport(vaultID: keyring.vaultID, schemaVersion: contents.schemaVersion,
                             recordCounts: reportedCounts(contents.rowCounts),
                             databaseByteCount: DatabaseKeyChange.fileSize(copy.database), hasNewDatabaseKey: false)

@@ -12,7 +12,8 @@ import MedVaultCore
 package struct AuditCheckpoint: Sendable, Equatable {
     /// The head's sequence (0: an empty trail).
     package var sequence: Int64
-    /// The head's MAC (`mac_0` for an empty trail).
+    /// The head's MAC (`mac_0` for an empty trail). In a checkpoint a restore wrote, the
+    /// restore's random id, which the restored keyring's audit record awaits (``AuditAnchor``).
     package var mac: [UInt8]
     /// The vault was restored from a backup: the next unlock records a `restore` entry.
     package var isRestored: Bool

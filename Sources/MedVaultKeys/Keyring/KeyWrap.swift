@@ -67,21 +67,26 @@ enum KeyWrap {
         return plaintext
     }
 
+    /// The version bound into every seal's associated data: 1 in every keyring format
+    /// version (version 2 added the audit record, not a new way of sealing), so a slot
+    /// sealed in a version-1 file opens unchanged in a version-2 one.
+    static let sealingVersion: UInt16 = 1
+
     /// Associated data of a slot's seal.
-    static func slotAssociatedData(formatVersion: UInt16, vaultID: UUID, header: [UInt8]) -> [UInt8] {
+    static func slotAssociatedData(vaultID: UUID, header: [UInt8]) -> [UInt8] {
         var writer = ByteWriter()
         writer.append(raw: Label.slot)
-        writer.append(formatVersion)
+        writer.append(sealingVersion)
         writer.append(vaultID)
         writer.append(raw: header)
         return writer.bytes
     }
 
     /// Associated data of a wrapped database key.
-    static func databaseKeyAssociatedData(formatVersion: UInt16, vaultID: UUID, role: Role, generation: UInt64) -> [UInt8] {
+    static func databaseKeyAssociatedData(vaultID: UUID, role: Role, generation: UInt64) -> [UInt8] {
         var writer = ByteWriter()
         writer.append(raw: Label.databaseKey)
-        writer.append(formatVersion)
+        writer.append(sealingVersion)
         writer.append(vaultID)
         writer.append(role.rawValue)
         writer.append(generation)

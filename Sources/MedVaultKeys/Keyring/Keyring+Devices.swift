@@ -24,8 +24,7 @@ extension Keyring {
         do {
             let current = try KeyWrap.seal(
                 newKey, under: try KeyWrap.key(vaultKey),
-                associatedData: KeyWrap.databaseKeyAssociatedData(
-                    formatVersion: formatVersion, vaultID: vaultID, role: .current, generation: 1))
+                associatedData: KeyWrap.databaseKeyAssociatedData(vaultID: vaultID, role: .current, generation: 1))
             let keyring = try Self.assemble(
                 vaultID: vaultID, cipherSettings: cipherSettings, slots: slots.filter { $0.kind != .platform },
                 generation: 1, current: current, pending: nil, vaultKey: vaultKey

@@ -4,24 +4,30 @@ import MedVaultCore
 
 extension Keyring {
     /// Builds a keyring and computes its authentication tag.
+    /// Builds a keyring and computes its authentication tag. With an audit record it is
+    /// of format version 2, without one of version 1.
     static func assemble(
         vaultID: UUID, cipherSettings: CipherSettings, slots: [KeySlot], generation: UInt64,
-        current: WrappedKey, pending: WrappedKey?, vaultKey: SecureBytes
+        current: WrappedKey, pending: WrappedKey?, auditRecord: [UInt8]? = nil, vaultKey: SecureBytes
     ) throws -> Keyring {
         let untagged = Keyring(
-            formatVersion: currentFormatVersion, vaultID: vaultID, cipherSettings: cipherSettings, slots: slots,
+            vaultID: vaultID, cipherSettings: cipherSettings, slots: slots,
             databaseKeyGeneration: generation, wrappedCurrentKey: current, wrappedPendingKey: pending,
-            authenticationTag: []
+            authenticationTag: [], auditRecord: auditRecord
         )
         let tag = try KeyWrap.headerMAC(body: KeyringCodec.body(of: untagged), vaultKey: vaultKey, vaultID: vaultID)
-        return Keyring(
-            formatVersion: currentFormatVersion, vaultID: vaultID, cipherSettings: cipherSettings, slots: slots,
-            databaseKeyGeneration: generation, wrappedCurrentKey: current, wrappedPendingKey: pending,
-            authenticationTag: tag
-        )
+        return untagged.tagged(tag)
     }
 
-    /// The same keyring with other slots or database keys, re-tagged under `vaultKey`.
+    /// The same keyring with another authentication tag.
+    func tagged(_ tag: [UInt8]) -> Keyring {
+        Keyring(vaultID: vaultID, cipherSettings: cipherSettings, slots: slots, databaseKeyGeneration: databaseKeyGeneration,
+                wrappedCurrentKey: wrappedCurrentKey, wrappedPendingKey: wrappedPendingKey, authenticationTag: tag,
+                auditRecord: auditRecord)
+    }
+
+    /// The same keyring with other slots or database keys, re-tagged under `vaultKey`; its
+    /// audit record is kept (it belongs to this device's trail).
     func with(
         slots: [KeySlot]? = nil, generation: UInt64? = nil, current: WrappedKey? = nil,
         pending: WrappedKey??, vaultKey: SecureBytes
@@ -29,8 +35,35 @@ extension Keyring {
         try Self.assemble(
             vaultID: vaultID, cipherSettings: cipherSettings, slots: slots ?? self.slots,
             generation: generation ?? databaseKeyGeneration, current: current ?? wrappedCurrentKey,
-            pending: pending ?? wrappedPendingKey, vaultKey: vaultKey
+            pending: pending ?? wrappedPendingKey, auditRecord: auditRecord, vaultKey: vaultKey
         )
+    }
+
+    /// The same keyring with another audit record (docs/keyring-format.md, "Audit
+    /// record"). The record is authenticated by its own tag under the audit key, outside
+    /// the header MAC, so replacing one needs no vault key; turning a version-1 keyring
+    /// into a version-2 one changes the body's version, which the header MAC covers, and
+    /// needs `vaultKey` (the keyring's tag is checked under it first).
+    ///
+    /// - Throws: `locked` when a version-1 keyring gets its first record without a vault
+    ///   key; `corrupted` when its tag does not verify under `vaultKey`; `invalidArgument`
+    ///   for a record that is not ``AuditAnchor/byteCount`` bytes.
+    package func replacingAuditRecord(_ record: [UInt8], vaultKey: SecureBytes?) throws -> Keyring {
+        guard record.count == AuditAnchor.byteCount else {
+            throw MedVaultError(.invalidArgument, reason: "a keyring's audit record has a fixed size")
+        }
+        if auditRecord != nil {
+            return Keyring(vaultID: vaultID, cipherSettings: cipherSettings, slots: slots,
+                           databaseKeyGeneration: databaseKeyGeneration, wrappedCurrentKey: wrappedCurrentKey,
+                           wrappedPendingKey: wrappedPendingKey, authenticationTag: authenticationTag, auditRecord: record)
+        }
+        guard let vaultKey else {
+            throw MedVaultError(.locked, reason: "a keyring's first audit record needs the vault key")
+        }
+        try verifyAuthenticationTag(vaultKey: vaultKey)
+        return try Self.assemble(vaultID: vaultID, cipherSettings: cipherSettings, slots: slots,
+                                 generation: databaseKeyGeneration, current: wrappedCurrentKey,
+                                 pending: wrappedPendingKey, auditRecord: record, vaultKey: vaultKey)
     }
 
     /// Throws `MedVaultError.Code.corrupted` unless the authentication tag matches under `vaultKey`.
@@ -46,15 +79,14 @@ extension Keyring {
     /// Opens a slot with its KEK; `nil` when the KEK or the slot's header is wrong.
     func open(_ slot: KeySlot, kek: SymmetricKey) -> SecureBytes? {
         let header = KeyringCodec.slotHeader(kind: slot.kind, id: slot.id, derivation: slot.derivation)
-        let associatedData = KeyWrap.slotAssociatedData(formatVersion: formatVersion, vaultID: vaultID, header: header)
+        let associatedData = KeyWrap.slotAssociatedData(vaultID: vaultID, header: header)
         return KeyWrap.open(slot.wrapped, under: kek, associatedData: associatedData)
     }
 
     func openPending(_ wrapped: WrappedKey, vaultKey: SecureBytes) throws -> SecureBytes {
         guard let key = KeyWrap.open(
             wrapped, under: try KeyWrap.key(vaultKey),
-            associatedData: KeyWrap.databaseKeyAssociatedData(
-                formatVersion: formatVersion, vaultID: vaultID, role: .pending, generation: databaseKeyGeneration + 1
+            associatedData: KeyWrap.databaseKeyAssociatedData(vaultID: vaultID, role: .pending, generation: databaseKeyGeneration + 1
             )
         ) else {
             throw MedVaultError(.corrupted, reason: "the pending database key does not open")
@@ -94,12 +126,12 @@ extension Keyring {
         vaultKey: SecureBytes, id: UUID = UUID()
     ) throws -> KeySlot {
         let header = KeyringCodec.slotHeader(kind: kind, id: id, derivation: derivation)
-        let associatedData = KeyWrap.slotAssociatedData(formatVersion: currentFormatVersion, vaultID: vaultID, header: header)
+        let associatedData = KeyWrap.slotAssociatedData(vaultID: vaultID, header: header)
         let wrapped = try KeyWrap.seal(vaultKey, under: kek, associatedData: associatedData)
         return KeySlot(id: id, kind: kind, derivation: derivation, wrapped: wrapped)
     }
 
-    static func randomBytes(_ count: Int) -> [UInt8] {
+    package static func randomBytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         return (0..<count).map { _ in generator.next() }
     }

@@ -30,8 +30,7 @@ extension Keyring {
         let newKey = SecureBytes.random(count: 32)
         let pending = try KeyWrap.seal(
             newKey, under: try KeyWrap.key(vaultKey),
-            associatedData: KeyWrap.databaseKeyAssociatedData(
-                formatVersion: formatVersion, vaultID: vaultID, role: .pending, generation: databaseKeyGeneration + 1
+            associatedData: KeyWrap.databaseKeyAssociatedData(vaultID: vaultID, role: .pending, generation: databaseKeyGeneration + 1
             )
         )
         let keyring = try with(pending: .some(pending), vaultKey: vaultKey)
@@ -56,8 +55,7 @@ extension Keyring {
         let generation = databaseKeyGeneration + 1
         let current = try KeyWrap.seal(
             newKey, under: try KeyWrap.key(vaultKey),
-            associatedData: KeyWrap.databaseKeyAssociatedData(
-                formatVersion: formatVersion, vaultID: vaultID, role: .current, generation: generation
+            associatedData: KeyWrap.databaseKeyAssociatedData(vaultID: vaultID, role: .current, generation: generation
             )
         )
         return try with(generation: generation, current: current, pending: .some(nil), vaultKey: vaultKey)

@@ -29,11 +29,13 @@ import MedVaultCore
 /// let databaseKey = try keyring.databaseKey(vaultKey: vaultKey)   // for sqlite3_key
 /// ```
 public struct Keyring: Sendable, Hashable {
-    /// The format version this library writes.
-    public static let currentFormatVersion: UInt16 = 1
+    /// The newest format version this library reads and writes: 2. A keyring is written
+    /// in version 1 until its vault's audit trail records itself in it (at the first
+    /// unlock by this version), then in version 2 (docs/keyring-format.md).
+    public static let currentFormatVersion: UInt16 = 2
 
-    /// The format version of this keyring.
-    public let formatVersion: UInt16
+    /// The format version of this keyring: 2 when it holds an audit record, 1 otherwise.
+    public var formatVersion: UInt16 { auditRecord == nil ? 1 : 2 }
     /// The vault's identifier, bound into every seal.
     public let vaultID: UUID
     /// How SQLCipher encrypts the database.
@@ -48,6 +50,9 @@ public struct Keyring: Sendable, Hashable {
     public let wrappedPendingKey: WrappedKey?
     /// HMAC-SHA256 of the whole keyring under a key derived from the vault key.
     public let authenticationTag: [UInt8]
+    /// This device's audit-trail record (format version 2): what the trail must still
+    /// hold, authenticated under the audit key (``AuditAnchor``). `nil` in version 1.
+    package let auditRecord: [UInt8]?
 
     /// Whether a database-key rotation has begun and not yet completed or been abandoned.
     public var hasPendingRotation: Bool { wrappedPendingKey != nil }
@@ -56,11 +61,10 @@ public struct Keyring: Sendable, Hashable {
     public func slots(ofKind kind: KeySlot.Kind) -> [KeySlot] { slots.filter { $0.kind == kind } }
 
     init(
-        formatVersion: UInt16, vaultID: UUID, cipherSettings: CipherSettings, slots: [KeySlot],
+        vaultID: UUID, cipherSettings: CipherSettings, slots: [KeySlot],
         databaseKeyGeneration: UInt64, wrappedCurrentKey: WrappedKey, wrappedPendingKey: WrappedKey?,
-        authenticationTag: [UInt8]
+        authenticationTag: [UInt8], auditRecord: [UInt8]?
     ) {
-        self.formatVersion = formatVersion
         self.vaultID = vaultID
         self.cipherSettings = cipherSettings
         self.slots = slots
@@ -68,6 +72,7 @@ public struct Keyring: Sendable, Hashable {
         self.wrappedCurrentKey = wrappedCurrentKey
         self.wrappedPendingKey = wrappedPendingKey
         self.authenticationTag = authenticationTag
+        self.auditRecord = auditRecord
     }
 
     // MARK: - Creation
@@ -109,8 +114,7 @@ public struct Keyring: Sendable, Hashable {
         let recoveryKey = RecoveryKey.generate()
         let current = try KeyWrap.seal(
             databaseKey, under: KeyWrap.key(vaultKey),
-            associatedData: KeyWrap.databaseKeyAssociatedData(
-                formatVersion: currentFormatVersion, vaultID: vaultID, role: .current, generation: 1
+            associatedData: KeyWrap.databaseKeyAssociatedData(vaultID: vaultID, role: .current, generation: 1
             )
         )
         let password = try makePasswordSlot(password, kdf: kdf, vaultID: vaultID, vaultKey: vaultKey)
@@ -219,8 +223,7 @@ public struct Keyring: Sendable, Hashable {
     public func databaseKey(vaultKey: SecureBytes) throws -> SecureBytes {
         guard let key = KeyWrap.open(
             wrappedCurrentKey, under: try KeyWrap.key(vaultKey),
-            associatedData: KeyWrap.databaseKeyAssociatedData(
-                formatVersion: formatVersion, vaultID: vaultID, role: .current, generation: databaseKeyGeneration
+            associatedData: KeyWrap.databaseKeyAssociatedData(vaultID: vaultID, role: .current, generation: databaseKeyGeneration
             )
         ) else {
             throw MedVaultError(.wrongKey, reason: "the vault key does not open this keyring")

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import MedVaultCore
 
-/// The keyring's binary format, version 1 (see `docs/keyring-format.md`).
+/// The keyring's binary format, versions 1 and 2 (see `docs/keyring-format.md`).
 enum KeyringCodec {
     static let magic = Array("MVKEYRNG".utf8)
     static let macLength = 32
@@ -57,7 +57,7 @@ enum KeyringCodec {
 
     /// The complete file: body, header MAC, SHA-256 checksum.
     static func file(of keyring: Keyring) -> [UInt8] {
-        let bytes = body(of: keyring) + keyring.authenticationTag
+        let bytes = body(of: keyring) + keyring.authenticationTag + (keyring.auditRecord ?? [])
         return bytes + checksum(bytes)
     }
 
@@ -128,7 +128,7 @@ enum KeyringCodec {
         guard version <= Keyring.currentFormatVersion else {
             throw MedVaultError(.schemaTooNew, reason: "keyring format is newer than this MedVault")
         }
-        guard version == Keyring.currentFormatVersion, try reader.uint16() == 0 else {
+        guard version >= 1, try reader.uint16() == 0 else {
             throw MedVaultError(.corrupted, reason: "keyring version or flags are invalid")
         }
         let vaultID = try reader.uuid()
@@ -158,11 +158,13 @@ enum KeyringCodec {
             throw MedVaultError(.corrupted, reason: "keyring has more than one password slot")
         }
         let tag = try reader.raw(macLength)
+        // Version 2: this device's audit record, authenticated by its own tag (AuditAnchor).
+        let auditRecord = version >= 2 ? try reader.raw(AuditAnchor.byteCount) : nil
         guard reader.isAtEnd else { throw MedVaultError(.corrupted, reason: "keyring has trailing bytes") }
         return Keyring(
-            formatVersion: version, vaultID: vaultID, cipherSettings: settings, slots: slots,
+            vaultID: vaultID, cipherSettings: settings, slots: slots,
             databaseKeyGeneration: generation, wrappedCurrentKey: current, wrappedPendingKey: pending,
-            authenticationTag: tag
+            authenticationTag: tag, auditRecord: auditRecord
         )
     }
 

@@ -97,12 +97,12 @@ struct CLIErrorTests {
             #expect(!FileManager.default.fileExists(atPath: folder.path))
             _ = try await CLIHarness.initVault(folder)
             let keyring = folder.appendingPathComponent("records.medvault.keyring")
-            let before = StorageFixtures.bytes(keyring)
+            let before = StorageFixtures.keyMaterial(keyring)
             let weak = try await CLIHarness.run(["passwd", folder.path, "--password-stdin"],
                                                 input: password + "\naaaaaaaaaaaaaaaaaa\n")
             #expect(weak.status == 7, "\(weak.standardError)")
             #expect(weak.errorLinesWithoutWarnings.first?.hasPrefix("medvault: error: password: is too predictable") == true)
-            #expect(StorageFixtures.bytes(keyring) == before)
+            #expect(StorageFixtures.keyMaterial(keyring) == before)
         }
     }
 

@@ -16,14 +16,14 @@ struct CLIVaultInUseTests {
             let child = try ProbeChild(["hold", folder.path], outputURL: directory.file("hold.txt"))
             try #require(try await child.waitForLines(1), "the hold probe did not open the vault")
             let keyring = folder.appendingPathComponent("records.medvault.keyring")
-            let before = StorageFixtures.bytes(keyring)
+            let before = StorageFixtures.keyMaterial(keyring)
             let result = try await CLIHarness.run(["rotate-key", folder.path, "--password-stdin"], input: "probe\n")
             #expect(result.status == 9)
             #expect(result.errorLinesWithoutWarnings == [
                 "medvault: error: the vault is in use: another process (or another open Vault) has this vault open; close it there and try again",
             ])
             #expect(result.standardOutput.isEmpty)
-            #expect(StorageFixtures.bytes(keyring) == before, "a refused rotate-key changed the keyring")
+            #expect(StorageFixtures.keyMaterial(keyring) == before, "a refused rotate-key changed the keyring")
             try child.closeInput()
             try await child.waitForExit()
             let retried = try await CLIHarness.run(["rotate-key", folder.path, "--password-stdin"], input: "probe\n")

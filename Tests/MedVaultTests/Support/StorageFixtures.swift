@@ -43,6 +43,15 @@ enum StorageFixtures {
         try? Data(contentsOf: url)
     }
 
+    /// A keyring file's key material: everything its header MAC covers and the MAC,
+    /// without the audit record that version 2 keeps after it (it moves with the trail's
+    /// head at each checkpoint, so "the keys did not change" compares this).
+    static func keyMaterial(_ url: URL) -> Data? {
+        guard let bytes = bytes(url), bytes.count > 10 else { return nil }
+        let trailing = 32 + (bytes[bytes.startIndex + 9] == 2 ? AuditAnchor.byteCount : 0)
+        return bytes.count > trailing ? bytes.dropLast(trailing) : nil
+    }
+
     /// Runs a command and returns its standard output and exit status.
     static func run(_ executable: String, _ arguments: [String], input: String? = nil) async throws -> (output: String, status: Int32) {
         let process = TestProcess()
