@@ -26,10 +26,14 @@ enum PendingChangeSealer {
     static func sealPending(keys: SyncKeys, localDevice: UUID, _ db: DatabaseConnection) throws -> Int {
         // Adjustments the upgrade seeded are logged first, so they are sealed with the rest.
         try MedicationStockStore.logSeeds(db)
-        let resent = try sealResends(keys: keys, localDevice: localDevice, db)
+        var numbers = try SyncDeviceSequences.Counter(device: localDevice, db)
+        let resent = try sealResends(keys: keys, localDevice: localDevice, numbers: &numbers, db)
         let start = try SyncStateStore.state(db).sealedThrough
         let latest = try SyncRecordStore.latestSequence(db)
-        guard latest > start else { return resent }
+        guard latest > start else {
+            try numbers.save(db)
+            return resent
+        }
         var entries: [ChangeLogEntry] = []
         var after = start
         while after < latest {
@@ -68,7 +72,7 @@ enum PendingChangeSealer {
                 // The content first: a receiver normally has every chunk when the
                 // metadata arrives, and completes the attachment in that transaction.
                 try sealChunks(of: pending.id, stamp: stamp, keys: keys, sealer: sealer, localDevice: localDevice,
-                               envelopeID: { seq in
+                               numbers: &numbers, envelopeID: { seq in
                                    try AttachmentChunkRecord.envelopeID(keys: keys, device: localDevice,
                                                                         sequence: pending.firstSequence, seq: seq)
                                }, db)
@@ -79,7 +83,8 @@ enum PendingChangeSealer {
                 operation: state == nil ? ChangeOperation.delete.rawValue : pending.last.operation.rawValue,
                 timestamp: UInt64(stamp), deviceID: localDevice,
                 state: try state.map { try encoder.encode($0) },
-                baseTimestamp: base.map { UInt64($0.timestamp) }, baseDeviceID: base?.deviceID)
+                baseTimestamp: base.map { UInt64($0.timestamp) }, baseDeviceID: base?.deviceID,
+                deviceSequence: numbers.upcoming)
             let envelope: SyncEnvelope
             do {
                 envelope = try sealer.seal(record, id: try envelopeID(keys: keys, device: localDevice,
@@ -97,12 +102,14 @@ enum PendingChangeSealer {
                                             pending.id, db)
                 continue
             }
+            numbers.advance()
             try SyncStateStore.enqueue(.init(id: envelope.id, recordKey: envelope.recordKey,
                                              ciphertext: envelope.ciphertext), db)
             try SyncStateStore.setClock(.init(timestamp: stamp, deviceID: localDevice), pending.table, pending.id, db)
             if listsUnsent { try SyncStateStore.clearUnsent(pending.table, pending.id, db) }
         }
         try SyncStateStore.setSealedThrough(latest, db)
+        try numbers.save(db)
         return resent + order.count - unsent
     }
 
@@ -110,13 +117,14 @@ enum PendingChangeSealer {
     /// (metadata only), once: their receivers complete them from these chunks.
     ///
     /// - Returns: How many attachments' chunks were sealed.
-    static func sealResends(keys: SyncKeys, localDevice: UUID, _ db: DatabaseConnection) throws -> Int {
+    static func sealResends(keys: SyncKeys, localDevice: UUID, numbers: inout SyncDeviceSequences.Counter,
+                            _ db: DatabaseConnection) throws -> Int {
         let pending = try SyncAttachmentStore.pendingResends(db)
         guard !pending.isEmpty else { return 0 }
         let sealer = EnvelopeSealer(keys: keys)
         for (id, hlc) in pending {
             try sealChunks(of: id, stamp: hlc, keys: keys, sealer: sealer, localDevice: localDevice,
-                           envelopeID: { seq in
+                           numbers: &numbers, envelopeID: { seq in
                                try AttachmentChunkRecord.derivedUUID(
                                    keys: keys, label: "medvault.envelope.\(localDevice.uuidString).resend.\(seq)", id)
                            }, db)
@@ -145,6 +153,7 @@ enum PendingChangeSealer {
     /// - Returns: How many chunk envelopes were added.
     @discardableResult
     static func sealChunks(of id: UUID, stamp: Int64, keys: SyncKeys, sealer: EnvelopeSealer, localDevice: UUID,
+                           numbers: inout SyncDeviceSequences.Counter,
                            envelopeID: (Int64) throws -> UUID, _ db: DatabaseConnection) throws -> Int64 {
         try SyncAttachmentStore.forEachChunk(of: id, db) { seq, data in
             let chunk = AttachmentChunkRecord(attachmentID: id, seq: seq, data: data)
@@ -152,8 +161,9 @@ enum PendingChangeSealer {
                 table: AttachmentChunkRecord.table,
                 recordID: try AttachmentChunkRecord.recordID(keys: keys, attachmentID: id, seq: seq),
                 version: 1, operation: ChangeOperation.insert.rawValue, timestamp: UInt64(max(stamp, 0)),
-                deviceID: localDevice, state: chunk.payload)
+                deviceID: localDevice, state: chunk.payload, deviceSequence: numbers.upcoming)
             let envelope = try sealer.seal(record, id: try envelopeID(seq))
+            numbers.advance()
             try SyncStateStore.enqueue(.init(id: envelope.id, recordKey: envelope.recordKey,
                                              ciphertext: envelope.ciphertext), db)
         }

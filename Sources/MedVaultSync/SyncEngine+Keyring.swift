@@ -145,7 +145,7 @@ extension SyncEngine {
             return .notAdopted(.badResponse)
         }
         let counter = publication.counter + 1
-        let sealed = try SealedKeyring.seal(local, counter: counter, secret: secret)
+        let sealed = try SealedKeyring.seal(try await vault.keyringForPublication(local), counter: counter, secret: secret)
         let published: SyncKeyringBlob
         do {
             published = try await transport.putKeyring(

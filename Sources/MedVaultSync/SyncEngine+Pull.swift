@@ -141,15 +141,18 @@ extension SyncEngine {
                 // it, and go on from the cursor it left (never move it back).
                 guard try SyncStateStore.state(db).pulledThrough == pulledAfter else { return nil }
                 try PendingChangeSealer.sealPending(keys: keys, localDevice: credentials.deviceID, db)
+                // Replays (a number of its device received already) are refused before
+                // anything applies; the numbers of the rest are recorded with the cursor.
+                let (admitted, replays) = try SyncDeviceSequences.admit(group.items, localDevice: credentials.deviceID, db)
                 let (outcome, refusedByApply) = try RemoteChangeApplier.applyPage(
-                    group.items, localDevice: credentials.deviceID, now: now, db)
+                    admitted, localDevice: credentials.deviceID, now: now, db)
                 // What applying wrote is in the log as this device's entries: mark
                 // it sealed so it is never echoed back.
                 try SyncStateStore.setSealedThrough(try SyncRecordStore.latestSequence(db), db)
                 try SyncStateStore.setPulledThrough(group.lastSequence, db)
                 // Kept with the cursor move: a later step of this sync may throw
                 // before its result, and these envelopes, reach the app.
-                let refused = group.refused + refusedByApply
+                let refused = (group.refused + replays + refusedByApply).sorted { $0.sequence < $1.sequence }
                 try SyncStateStore.recordRefused(refused, at: now, db)
                 return ApplyOutcome(applied: outcome.applied, conflicts: outcome.conflicts, errors: refused)
             }

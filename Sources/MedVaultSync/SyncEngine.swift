@@ -94,7 +94,8 @@ public actor SyncEngine {
         let secret = try await createSyncSecret()
         let counter = try await vault.database.read { db in try SyncSecretRecord.keyringCounter(db) } + 1
         let keyring = try SyncKeyringBlob(generation: 1, keyring: try SealedKeyring.seal(
-            try KeyringFile.read(at: vault.layout.keyring), counter: counter, secret: secret))
+            try await vault.keyringForPublication(try KeyringFile.read(at: vault.layout.keyring)),
+            counter: counter, secret: secret))
         let challenge = try await transport.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: deviceID))
         let origin = transport.proofOrigin
         let message = SyncDeviceProof.message(.register, challenge: challenge.challenge, vaultID: vaultID,
@@ -254,6 +255,7 @@ public actor SyncEngine {
         try await sealPending(credentials)
         result.uploaded += try await pushOutbox(credentials)
         result.unsentRecords = try await unsentRecords().count
+        result.missingEnvelopes = try await missingEnvelopes()
         return result
     }
 
@@ -350,6 +352,22 @@ public actor SyncEngine {
     }
 
     // MARK: - Refused envelopes
+
+    /// Envelopes of other devices that this device has not received: numbers skipped in
+    /// their sequences (docs/sync.md, "Sequence numbers").
+    ///
+    /// Every device numbers the envelopes it seals (1, 2, 3…) inside their sealed content,
+    /// where the server can neither read nor change the numbers. A number skipped is an
+    /// envelope the server withheld or dropped (or one this device refused as unreadable);
+    /// one arriving later, out of order, fills its gap. An envelope whose number was
+    /// received already is a replay: refused (``SyncResult/errors``, code `duplicate`),
+    /// never applied, never a conflict.
+    ///
+    /// - Returns: The missing runs, by device.
+    /// - Throws: `locked`; storage errors.
+    public func missingEnvelopes() async throws -> [SyncMissingEnvelopes] {
+        try await vault.database.read { db in try SyncDeviceSequences.missing(db) }
+    }
 
     /// The envelopes this device's syncs refused and the app has not dismissed, in
     /// sequence order: the same values as ``SyncResult/errors``, kept in the vault.

@@ -26,4 +26,7 @@ struct SyncRecord: Sendable, Equatable, Codable {
     var baseTimestamp: UInt64? = nil
     /// The device of ``baseTimestamp``.
     var baseDeviceID: UUID? = nil
+    /// This envelope's number in its device's sequence (1, 2, 3…; see
+    /// `SyncDeviceSequences`); `nil` in envelopes sealed by a build before numbering.
+    var deviceSequence: Int64? = nil
 }

@@ -23,7 +23,7 @@ enum SyncRecordDecoding {
     static func fastRecord(_ bytes: UnsafeBufferPointer<UInt8>) -> SyncRecord? {
         var scanner = SyncJSONScanner(bytes)
         var table: String?, recordID: UUID?, version: Int64?, operation: String?, timestamp: UInt64?, deviceID: UUID?
-        var state: Data?, baseTimestamp: UInt64?, baseDeviceID: UUID?
+        var state: Data?, baseTimestamp: UInt64?, baseDeviceID: UUID?, deviceSequence: Int64?
         var seen = KeySet()
         do throws(SyncJSONScanner.GiveUp) {
             try scanner.forEachMember { scanner, key throws(SyncJSONScanner.GiveUp) in
@@ -39,6 +39,7 @@ enum SyncRecordDecoding {
                 case "state": state = scanner.consumeNull() ? nil : try scanner.base64()
                 case "baseTimestamp": baseTimestamp = scanner.consumeNull() ? nil : try scanner.uint64()
                 case "baseDeviceID": baseDeviceID = scanner.consumeNull() ? nil : try scanner.uuid()
+                case "deviceSequence": deviceSequence = scanner.consumeNull() ? nil : try scanner.int64()
                 default: throw SyncJSONScanner.GiveUp()
                 }
             }
@@ -48,7 +49,8 @@ enum SyncRecordDecoding {
         }
         guard let table, let recordID, let version, let operation, let timestamp, let deviceID else { return nil }
         return SyncRecord(table: table, recordID: recordID, version: version, operation: operation, timestamp: timestamp,
-                          deviceID: deviceID, state: state, baseTimestamp: baseTimestamp, baseDeviceID: baseDeviceID)
+                          deviceID: deviceID, state: state, baseTimestamp: baseTimestamp, baseDeviceID: baseDeviceID,
+                          deviceSequence: deviceSequence)
     }
 
     static func fastRowState(_ bytes: UnsafeBufferPointer<UInt8>) -> SyncRowState? {
@@ -90,11 +92,11 @@ enum SyncRecordDecoding {
         return value
     }
 
-    /// The record's keys already read: nine known names, one bit each.
+    /// The record's keys already read: ten known names, one bit each.
     private struct KeySet {
         private var bits: UInt16 = 0
         private static let names = ["table", "recordID", "version", "operation", "timestamp", "deviceID", "state",
-                                    "baseTimestamp", "baseDeviceID"]
+                                    "baseTimestamp", "baseDeviceID", "deviceSequence"]
 
         /// Records `key`; `false` when it was read already. An unknown key is
         /// accepted here and refused by the caller's `switch`.

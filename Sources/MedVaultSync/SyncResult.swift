@@ -20,6 +20,9 @@ public struct SyncResult: Sendable, Hashable {
     /// How many of this device's records are listed as too large to send, after this
     /// sync (see ``SyncEngine/unsentRecords()``); 0 in the normal case.
     public var unsentRecords = 0
+    /// Envelopes of other devices not received, after this sync: numbers skipped in a
+    /// device's sequence (see ``SyncEngine/missingEnvelopes()``); empty in the normal case.
+    public var missingEnvelopes: [SyncMissingEnvelopes] = []
 
     /// An empty result.
     public init() {}

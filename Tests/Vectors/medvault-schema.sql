@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals | sync secret | professional signatures
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals | sync secret | professional signatures | sync device sequences
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -483,6 +483,14 @@ detected_at INTEGER NOT NULL,
 resolved_at INTEGER,
 UNIQUE (table_name, record_id, loser_hlc, loser_device)
 )
+
+-- table sync_device_sequence on sync_device_sequence
+CREATE TABLE sync_device_sequence (
+device BLOB PRIMARY KEY CHECK (length(device) = 16),
+highest INTEGER NOT NULL CHECK (highest >= 0),
+missing TEXT NOT NULL DEFAULT '',
+tracked INTEGER NOT NULL DEFAULT 1 CHECK (tracked IN (0, 1))
+) WITHOUT ROWID
 
 -- table sync_outbox on sync_outbox
 CREATE TABLE sync_outbox (

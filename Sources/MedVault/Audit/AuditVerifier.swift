@@ -49,7 +49,7 @@ enum AuditVerifier {
         if let trail = anchor?.trail, try !holds(db, sequence: 1, mac: trail.first) {
             return (.tampered(sequence: 1, problem: .emptied), head)
         }
-        if let problem = try checkpointProblem(db, checkpoint, count: count, anchor: anchor) { return (problem, head) }
+        if let problem = try checkpointProblem(db, checkpoint, count: count, record: record) { return (problem, head) }
         if let trail = anchor?.trail, trail.sequence > 0 {
             if trail.sequence > count { return (.tampered(sequence: count + 1, problem: .rolledBack), head) }
             if try !holds(db, sequence: trail.sequence, mac: trail.head) {
@@ -62,7 +62,7 @@ enum AuditVerifier {
     /// What the checkpoint file says is wrong with a chain of `count` entries that
     /// verifies, if anything.
     private static func checkpointProblem(_ db: DatabaseConnection, _ checkpoint: AuditCheckpoint.Reading, count: Int64,
-                                          anchor: AuditAnchor?) throws -> AuditVerification? {
+                                          record: AuditAnchor.Reading) throws -> AuditVerification? {
         switch checkpoint {
         case .missing:
             // Only a trail that never had an entry may lack its checkpoint (see docs/audit.md).
@@ -72,7 +72,7 @@ enum AuditVerifier {
         case .valid(let saved) where saved.isRestored:
             // A restore's checkpoint stands in for the head only while the keyring expects
             // that very restore (or the keyring predates records: a restore by an earlier version).
-            return expectsRestore(saved, anchor) ? nil : .tampered(sequence: 0, problem: .reusedRestoreCheckpoint)
+            return expectsRestore(saved, record) ? nil : .tampered(sequence: 0, problem: .reusedRestoreCheckpoint)
         case .valid(let saved):
             if saved.sequence > count { return .tampered(sequence: count + 1, problem: .truncated) }
             if saved.sequence > 0, try !holds(db, sequence: saved.sequence, mac: saved.mac) {
@@ -84,10 +84,16 @@ enum AuditVerifier {
 
     /// Whether a checkpoint flagged *restored* is the restore the keyring awaits: its MAC
     /// field carries the restore's id (docs/audit.md, "Restore").
-    static func expectsRestore(_ saved: AuditCheckpoint, _ anchor: AuditAnchor?) -> Bool {
-        guard let anchor else { return true }
-        guard let pending = anchor.pendingRestore else { return false }
-        return AuditChain.equal(pending, saved.mac)
+    /// A keyring without a record (an earlier version's restore) expects any; one whose
+    /// record does not authenticate expects none.
+    static func expectsRestore(_ saved: AuditCheckpoint, _ record: AuditAnchor.Reading) -> Bool {
+        switch record {
+        case .none: return true
+        case .invalid: return false
+        case .valid(let anchor):
+            guard let pending = anchor.pendingRestore else { return false }
+            return AuditChain.equal(pending, saved.mac)
+        }
     }
 
     /// Whether the trail's entry at `sequence` carries `mac`.

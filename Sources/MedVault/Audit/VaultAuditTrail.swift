@@ -136,11 +136,19 @@ public final class VaultAuditTrail: Sendable {
         switch reading {
         case .invalid: writesFile = false
         case .missing: writesFile = state.head == nil || creating
-        case .valid(let saved) where saved.isRestored: writesFile = AuditVerifier.expectsRestore(saved, anchor)
+        case .valid(let saved) where saved.isRestored: writesFile = AuditVerifier.expectsRestore(saved, record)
         case .valid(let saved): writesFile = current.sequence > saved.sequence && state.holdsSaved
         }
+        // The record moves only with a sound checkpoint file: one written now, or one
+        // that already holds this head and still matches the trail.
+        let fileHoldsHead: Bool
+        if case .valid(let saved) = reading, !saved.isRestored {
+            fileHoldsHead = saved.sequence >= current.sequence && state.holdsSaved
+        } else {
+            fileHoldsHead = false
+        }
         guard let trail = anchor?.trail, anchor?.pendingRestore == nil, current.sequence > trail.sequence,
-              state.holdsRecorded else {
+              state.holdsRecorded, writesFile || fileHoldsHead else {
             if writesFile { try await writeCheckpoint(current, key: key) }
             return
         }
@@ -215,13 +223,15 @@ public final class VaultAuditTrail: Sendable {
         // A restore's checkpoint is honoured once, and only when the keyring awaits that
         // very restore; one copied from another restore records nothing and stays reported.
         let restoring: Bool
-        if case .valid(let saved) = reading, saved.isRestored, record != .invalid {
-            restoring = AuditVerifier.expectsRestore(saved, anchor)
+        if case .valid(let saved) = reading, saved.isRestored {
+            restoring = AuditVerifier.expectsRestore(saved, record)
         } else {
             restoring = false
         }
-        // No record yet, or a restore's whose first unlock was interrupted after its checkpoint.
-        let anchoring = restoring || record == .none || (anchor.map { $0.trail == nil } ?? false)
+        // No record yet (a new vault, the first unlock by this version), a restore, or a
+        // restore's record whose first unlock was interrupted after its checkpoint. Never
+        // over a record whose trail is no longer there (checked below): it stays reported.
+        let anchoring = restoring || record == .none || anchor?.pendingRestore != nil
         // The unlock entry alone is committed to the WAL without a sync of its own (one
         // fsync less per open): it is committed before open returns and survives the
         // process being killed; the next durable commit, checkpoint or lock makes it
@@ -234,7 +244,8 @@ public final class VaultAuditTrail: Sendable {
         case .invalid: onlyUnlock = !anchoring && failures.count == 0
         case .missing: onlyUnlock = false
         }
-        let (hadEntries, first, head) = try await pool.write(durability: onlyUnlock ? .walOnly : .full) { db in
+        typealias Found = (hadEntries: Bool, first: [UInt8]?, head: (sequence: Int64, mac: [UInt8])?)
+        let (hadEntries, first, head) = try await pool.write(durability: onlyUnlock ? .walOnly : .full) { db -> Found in
             try AuditTrailReader.requireTable(db)
             let hadEntries = try AuditTrailReader.head(db) != nil
             if restoring {
@@ -250,6 +261,11 @@ public final class VaultAuditTrail: Sendable {
             }
             try db.changeLog.appendAuditEvent(.unlock, table: nil, id: nil)
             let first = try db.fetchOne("SELECT mac FROM medvault_audit WHERE seq = 1") { [UInt8]($0.blob(at: 0)) }
+            if let trail = anchor?.trail {
+                let holds = try AuditVerifier.holds(db, sequence: 1, mac: trail.first)
+                    && AuditVerifier.holds(db, sequence: trail.sequence, mac: trail.head)
+                guard holds else { return (hadEntries, nil, nil) }
+            }
             return (hadEntries, first, try AuditTrailReader.head(db))
         }
         if failures.count > 0 { _ = try? await BlockingWork.run { UnlockFailureFile.clear(at: failuresURL) } }

@@ -16,6 +16,9 @@ enum DatabaseSnapshot {
     struct Contents: Sendable, Equatable {
         var schemaVersion: Int
         var rowCounts: [String: Int]
+        /// The audit trail's first entry and head (by ``verify(_:key:configuration:migrator:)``;
+        /// `nil` for an empty trail).
+        var auditTrail: AuditAnchor.Trail? = nil
     }
 
     /// Writes the snapshot of `source` (under `sourceKey`) to the new file `destination`,
@@ -104,7 +107,12 @@ enum DatabaseSnapshot {
             }
             _ = try migrator.isUpToDate(connection)
             try checkLength(of: url, connection)
-            return try contents(connection, schema: "main")
+            var found = try contents(connection, schema: "main")
+            let first = try connection.fetchOne("SELECT mac FROM medvault_audit WHERE seq = 1") { row in [UInt8](row.blob(at: 0)) }
+            if let first, let head = try AuditTrailReader.head(connection) {
+                found.auditTrail = AuditAnchor.Trail(first: first, sequence: head.sequence, head: head.mac)
+            }
+            return found
         } catch let error as MedVaultError where error.code == .corrupted || error.sqliteResultCode?.primary == .notADatabase {
             throw MedVaultError(.corrupted, reason: "the backup's database is damaged: \(error.reason)", sqliteCode: error.sqliteCode)
         }

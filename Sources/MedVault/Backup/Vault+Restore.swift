@@ -181,8 +181,10 @@ extension Vault {
         defer { auditKey.wipe() }
         let restoreID = Keyring.randomBytes(32)
         let restored = AuditCheckpoint(sequence: 0, mac: restoreID, isRestored: true)
+        // The record also names the restored trail's first entry and head: a pending
+        // record pasted into another keyring of this vault is no blank cheque.
         let awaiting = try keyring.replacingAuditRecord(
-            AuditAnchor(trail: nil, pendingRestore: restoreID).encoded(key: auditKey), vaultKey: vaultKey)
+            AuditAnchor(trail: contents.auditTrail, pendingRestore: restoreID).encoded(key: auditKey), vaultKey: vaultKey)
         try await BlockingWork.run {
             try AuditCheckpoint.write(restored, to: copy.auditCheckpoint, key: auditKey)
             try KeyringFile.write(awaiting, to: keyringFile)

@@ -25,6 +25,7 @@ public enum MedVaultSchema {
         .init("sync refusals", apply: SyncRefusalSchema.createRefusals),
         .init("sync secret", apply: SyncSecretSchema.addSyncSecret),
         .init("professional signatures", apply: SigningSchema.addProfessionalSignatures),
+        .init("sync device sequences", apply: SyncDeviceSequenceSchema.createDeviceSequences),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a

@@ -25,6 +25,12 @@ enum SyncRestoreReset {
             row.int64(at: 0) == 1
         } ?? false
         guard synced else { return }
+        // The former id's envelopes come back from the server as another device's: the
+        // ones sealed before the backup are neither replays nor gaps here.
+        try db.execute("""
+            INSERT OR REPLACE INTO sync_device_sequence (device, highest, missing, tracked)
+            SELECT device_id, 0, '', 0 FROM sync_state WHERE singleton = 1 AND device_id IS NOT NULL
+            """)
         try db.execute("INSERT INTO medvault_device (device_id) VALUES (?)", [UUID().vaultValue])
         try db.execute("""
             UPDATE sync_state SET device_id = NULL, device_token = NULL, keyring_generation = 0, keyring_sha256 = NULL

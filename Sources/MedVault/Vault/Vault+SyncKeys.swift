@@ -42,4 +42,14 @@ extension Vault {
     public func withSyncKeysSPI<Result>(_ body: (SyncKeys) throws -> Result) async throws -> Result {
         try await withSyncKeys(body)
     }
+
+    /// The keyring file as sync publishes it: without this device's audit record (format
+    /// version 1, readable by devices of earlier builds; the record is this device's
+    /// alone), re-tagged under the vault key.
+    ///
+    /// - Throws: `locked`; `corrupted` for a keyring the vault key does not authenticate;
+    ///   file errors.
+    package func keyringForPublication(_ keyring: Keyring) async throws -> Keyring {
+        try await keys.withoutAuditRecord(keyring)
+    }
 }

@@ -58,6 +58,17 @@ actor VaultKeySession {
         return try SyncKeys(vaultKey: vaultKey, vaultID: vaultID)
     }
 
+    /// `keyring` without this device's audit record (format version 1), re-tagged under
+    /// the vault key: what sync publishes.
+    ///
+    /// - Throws: `locked` once ``lock()`` was asked for; `corrupted` for a keyring this
+    ///   vault key does not authenticate.
+    func withoutAuditRecord(_ keyring: Keyring) throws -> Keyring {
+        try requireUnlocked()
+        guard let vaultKey else { throw Vault.lockedError }
+        return try keyring.withoutAuditRecord(vaultKey: vaultKey)
+    }
+
     // MARK: - Key operations
 
     /// Runs one key operation; see the type's documentation.

@@ -66,6 +66,19 @@ extension Keyring {
                                  pending: wrappedPendingKey, auditRecord: record, vaultKey: vaultKey)
     }
 
+    /// This keyring in format version 1: without its audit record (this device's, see
+    /// ``AuditAnchor``), re-tagged under `vaultKey`, whose tag it must verify under first.
+    /// What a device publishes for the others, so that devices of earlier builds still read it.
+    ///
+    /// - Throws: `corrupted` when the tag does not verify under `vaultKey`.
+    package func withoutAuditRecord(vaultKey: SecureBytes) throws -> Keyring {
+        guard auditRecord != nil else { return self }
+        try verifyAuthenticationTag(vaultKey: vaultKey)
+        return try Self.assemble(vaultID: vaultID, cipherSettings: cipherSettings, slots: slots,
+                                 generation: databaseKeyGeneration, current: wrappedCurrentKey,
+                                 pending: wrappedPendingKey, auditRecord: nil, vaultKey: vaultKey)
+    }
+
     /// Throws `MedVaultError.Code.corrupted` unless the authentication tag matches under `vaultKey`.
     func verifyAuthenticationTag(vaultKey: SecureBytes) throws {
         let expected = try KeyWrap.headerMAC(body: KeyringCodec.body(of: self), vaultKey: vaultKey, vaultID: vaultID)

@@ -137,6 +137,35 @@ struct AuditAnchorTests {
         }
     }
 
+    @Test("A restore's pending record pasted into the live keyring is no blank cheque: an emptied trail is still reported")
+    func pastedPendingRecord() async throws {
+        try await withTemporaryDirectory { directory in
+            let vault = try await AuditTamperTests.makeTrail(directory)
+            try await vault.backup(to: directory.file("backup"))
+            _ = try await F.createPatients(vault, count: 3)
+            await vault.lock()
+            try await Vault.restore(from: directory.file("backup"), to: directory.file("other"),
+                                    password: try Password("probe"), options: VaultFixtures.options)
+            // The restored folder's record (a restore pending, never unlocked) into the live keyring.
+            let pending = try [UInt8](Data(contentsOf: VaultLayout(folder: directory.file("other")).keyring))
+            let liveURL = vault.layout.keyring
+            var live = try [UInt8](Data(contentsOf: liveURL))
+            let size = AuditAnchor.byteCount
+            live.replaceSubrange((live.count - 32 - size)..<(live.count - 32),
+                                 with: pending[(pending.count - 32 - size)..<(pending.count - 32)])
+            let body = Array(live.dropLast(32))
+            try Data(body + KeyringCodec.checksum(body)).write(to: liveURL)
+            let reopened = try await Self.reopen(vault.layout.folder)
+            try await F.tamper(reopened, "DELETE FROM medvault_audit")
+            try FileManager.default.removeItem(at: reopened.layout.auditCheckpoint)
+            #expect(try await reopened.audit.verify() == .tampered(sequence: 1, problem: .emptied))
+            await reopened.lock()
+            let again = try await Self.reopen(vault.layout.folder)
+            #expect(try await again.audit.verify() == .tampered(sequence: 1, problem: .emptied))
+            await again.lock()
+        }
+    }
+
     /// Puts a checkpoint of the current head back (what verify() of the unlocked vault
     /// writes once the trail is intact again): the next case starts clean.
     /// - Returns: The trail's entry count then.

@@ -32,7 +32,12 @@ struct SyncSecretEngineTests {
                     #expect(held.firstRange(of: file[start..<(start + 16)]) == nil)
                 }
                 let secret = try #require(try await devices.engines[0].syncSecret())
-                #expect(try SealedKeyring(opening: Data(held), secret: secret).counter == UInt64(round + 1))
+                let opened = try SealedKeyring(opening: Data(held), secret: secret)
+                #expect(opened.counter == UInt64(round + 1))
+                // Published without this device's audit record: format version 1, which
+                // devices of earlier builds read.
+                #expect(try KeyringFile.read(at: devices.vaults[0].layout.keyring).formatVersion == 2)
+                #expect(opened.keyring.formatVersion == 1 && opened.keyring.auditRecord == nil)
             }
             #expect(try await devices.engines[1].sync().keyring == .adopted)
             #expect(try await devices.engines[1].syncSecret() == devices.engines[0].syncSecret())

@@ -1,0 +1,80 @@
+import Foundation
+import MedVault
+import MedVaultCore
+import MedVaultSync
+import MedVaultSyncWire
+import MedVaultSyncServer
+import Testing
+
+/// A hostile server's operator, with its PostgreSQL, against the numbers each device
+/// seals into its envelopes (docs/sync.md, "Sequence numbers"): an envelope dropped (the
+/// rest renumbered so the pages stay dense) is reported as a gap by the device that
+/// misses it; an envelope served again at a new sequence is refused as a replay, never a
+/// conflict.
+@Suite("Sync freshness: dropped and replayed envelopes", .timeLimit(.minutes(4)))
+struct SyncFreshnessTests {
+    @Test("The operator drops one of A's envelopes and renumbers the rest: B reports exactly that gap, and applies the others")
+    func droppedEnvelopeIsAGap() async throws {
+        try await EngineDevices.with { devices in try await TestServer.with { server in
+            let transport = try makeTransport(server.baseURL)
+            let a = try await devices.register(transport)
+            for name in ["Ana", "Luis"] { try await EngineRecords.add(to: a.vault, marker: name) }
+            #expect(try await a.engine.sync().uploaded == 12)
+            #expect(try await a.engine.sync().missingEnvelopes.isEmpty)
+            let vault = a.vault.vaultID
+            // The 12th and last envelope of A (Luis's dose log) goes; nothing is after it to renumber.
+            _ = try await server.sql("""
+                DELETE FROM envelopes WHERE vault_id = '\(vault)' AND sequence = 12;
+                UPDATE vaults SET last_sequence = last_sequence - 1 WHERE vault_id = '\(vault)'
+                """)
+            // A's next change gets 13 in A's sequence and sequence 12 at the server.
+            try await EngineRecords.add(to: a.vault, marker: "Marta")
+            #expect(try await a.engine.sync().uploaded == 6)
+
+            let b = try await devices.join(a, transport)
+            let result = try await b.engine.sync()
+            #expect(result.downloaded == 17)
+            #expect(result.errors.isEmpty)
+            let aDevice = try await a.credentials().deviceID
+            #expect(result.missingEnvelopes == [SyncMissingEnvelopes(deviceID: aDevice, sequences: 12...12)])
+            #expect(try await b.engine.missingEnvelopes() == result.missingEnvelopes)
+            #expect(try await b.vault.patients.count() == 3)
+            // Nothing is missing from A's own point of view: it never pulls its own.
+            #expect(try await a.engine.sync().missingEnvelopes.isEmpty)
+        } }
+    }
+
+    @Test("The operator serves an old envelope of A again at a new sequence: B refuses it as a replay, lists no conflict and keeps the newer version")
+    func replayedEnvelopeIsRefused() async throws {
+        try await EngineDevices.with { devices in try await TestServer.with { server in
+            let transport = try makeTransport(server.baseURL)
+            let a = try await devices.register(transport)
+            var ana = try await EngineRecords.add(to: a.vault, marker: "Ana")
+            _ = try await a.engine.sync()
+            let b = try await devices.join(a, transport)
+            _ = try await b.engine.sync()
+            ana.address = "Calle Nueva 2"
+            ana = try await a.vault.patients.update(ana)
+            _ = try await a.engine.sync()
+            #expect(try await b.engine.sync().downloaded == 1)
+
+            // A server that keeps no envelope id unique replays Ana's first envelope.
+            let vault = a.vault.vaultID
+            _ = try await server.sql("""
+                ALTER TABLE envelopes DROP CONSTRAINT envelopes_vault_id_envelope_id_key;
+                INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext)
+                    SELECT vault_id, sequence + 7, envelope_id, record_key, device_id, ciphertext
+                    FROM envelopes WHERE vault_id = '\(vault)' AND sequence = 1;
+                UPDATE vaults SET last_sequence = last_sequence + 1 WHERE vault_id = '\(vault)'
+                """)
+            let result = try await b.engine.sync()
+            #expect(result.downloaded == 0)
+            #expect(result.conflicts == 0)
+            #expect(result.errors.map(\.code) == [.duplicate])
+            #expect(result.errors.first?.sequence == 8)
+            #expect(try await b.engine.conflicts().isEmpty)
+            #expect(try await b.vault.patients.get(ana.id).address == "Calle Nueva 2")
+            #expect(result.missingEnvelopes.isEmpty)
+        } }
+    }
+}
