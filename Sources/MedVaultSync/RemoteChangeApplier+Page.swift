@@ -36,7 +36,10 @@ extension RemoteChangeApplier {
     /// - Returns: The counts, and the records that could not be applied (an unknown
     ///   table, an unreadable state or clock), as envelope errors.
     /// - Throws: Storage errors: the caller's transaction then rolls the page back.
-    static func applyPage(_ items: [PageItem], localDevice: UUID, now: Date,
+    ///
+    /// - Parameter clockHorizon: The highest clock a remote change may win a conflict with
+    ///   (see ``SyncEngine/maximumClockSkew``); `nil`: no bound.
+    static func applyPage(_ items: [PageItem], localDevice: UUID, now: Date, clockHorizon: Int64? = nil,
                           _ db: DatabaseConnection) throws -> (Outcome, [SyncEnvelopeError]) {
         var outcome = Outcome()
         var errors: [SyncEnvelopeError] = []
@@ -126,7 +129,8 @@ extension RemoteChangeApplier {
             }
             try flush()
             do {
-                try apply(record, localDevice: localDevice, now: now, columns: tableColumns, db, into: &outcome)
+                try apply(record, localDevice: localDevice, now: now, clockHorizon: clockHorizon, columns: tableColumns,
+                          db, into: &outcome)
             } catch let error as MedVaultError where error.code == .corrupted || error.code == .invalidArgument {
                 refuse(item, error)
             }

@@ -59,8 +59,12 @@ enum RemoteChangeApplier {
     }
 
     /// Applies one prepared record, reading its clock and row state first.
-    static func apply(_ prepared: Prepared, localDevice: UUID, now: Date, columns: [String], _ db: DatabaseConnection,
-                      into outcome: inout Outcome) throws {
+    ///
+    /// A concurrent change whose clock is past `clockHorizon` (its device's clock ran
+    /// ahead of this one's by more than the allowed skew) does not win: the stored version
+    /// stays and the remote one is listed as a ``SyncConflict/Kind/clockAhead`` conflict.
+    static func apply(_ prepared: Prepared, localDevice: UUID, now: Date, clockHorizon: Int64? = nil, columns: [String],
+                      _ db: DatabaseConnection, into outcome: inout Outcome) throws {
         let record = prepared.record
         let table = prepared.table
         let state = prepared.state
@@ -76,7 +80,12 @@ enum RemoteChangeApplier {
             return
         }
         guard let current else { return }
-        if current < remote {
+        if current < remote, let clockHorizon, remote.timestamp > clockHorizon {
+            if try SyncStateStore.addConflict(kind: .clockAhead, table: table, id: record.recordID, loser: remote,
+                                              loserIsLocal: false, loserState: record.state, winner: current, now: now, db) {
+                outcome.conflicts += 1
+            }
+        } else if current < remote {
             let localState = try SyncRecordStore.read(table, id: record.recordID, columns: columns, db)
             if try write(state, record: record, table: table, operation: operation, remote: remote,
                          refusedAgainst: current, now: now, columns: columns, db, &outcome) {

@@ -5,9 +5,10 @@ import MedVault
 /// A version of a record that sync did not keep, listed until the app resolves it:
 /// no change is lost silently.
 ///
-/// Two kinds: the loser of concurrent changes of one record (last writer wins by hybrid
-/// logical clock, ties broken by device id), and a remote change the medical-record
-/// rules refused (signed content, a diagnosis snapshot, deleting a patient).
+/// Three kinds: the loser of concurrent changes of one record (last writer wins by hybrid
+/// logical clock, ties broken by device id), a remote change the medical-record rules
+/// refused (signed content, a diagnosis snapshot, deleting a patient), and a concurrent
+/// remote change stamped too far ahead of this device's clock to be allowed to win.
 public struct SyncConflict: Sendable, Hashable, Identifiable {
     /// What kind of conflict.
     public enum Kind: String, Sendable, Hashable {
@@ -15,6 +16,11 @@ public struct SyncConflict: Sendable, Hashable, Identifiable {
         case concurrentChange = "concurrent"
         /// A remote change refused by a medical-record rule; the local version stays.
         case refused
+        /// A concurrent remote change whose clock was ahead of this device's by more
+        /// than ``SyncEngine/maximumClockSkew``: it did not win, the local version stays.
+        /// Keeping it (``SyncEngine/resolve(_:keep:)`` with ``SyncConflictResolution/keepRemote``)
+        /// writes it back as this device's change, with this device's clock.
+        case clockAhead = "clock-ahead"
     }
 
     /// Which side a version came from, seen from this device.

@@ -135,6 +135,7 @@ extension SyncEngine {
     private func apply(_ group: PulledGroup, pulledAfter: Int64, _ credentials: SyncCredentials,
                        now: Date) async throws -> ApplyOutcome? {
         let database = vault.database
+        let horizon = Self.clockHorizon(now: now, skew: maximumClockSkew)
         return try await vault.withSyncKeys { keys in
             try await database.write(duration: .long) { db -> ApplyOutcome? in
                 // Another process syncing this vault applied this page first: skip
@@ -145,7 +146,7 @@ extension SyncEngine {
                 // anything applies; the numbers of the rest are recorded with the cursor.
                 let (admitted, replays) = try SyncDeviceSequences.admit(group.items, localDevice: credentials.deviceID, db)
                 let (outcome, refusedByApply) = try RemoteChangeApplier.applyPage(
-                    admitted, localDevice: credentials.deviceID, now: now, db)
+                    admitted, localDevice: credentials.deviceID, now: now, clockHorizon: horizon, db)
                 // What applying wrote is in the log as this device's entries: mark
                 // it sealed so it is never echoed back.
                 try SyncStateStore.setSealedThrough(try SyncRecordStore.latestSequence(db), db)
@@ -157,5 +158,14 @@ extension SyncEngine {
                 return ApplyOutcome(applied: outcome.applied, conflicts: outcome.conflicts, errors: refused)
             }
         }
+    }
+
+    /// The highest hybrid-clock stamp a remote change may win a conflict with: `now` plus
+    /// `skew`, at the end of that millisecond.
+    nonisolated static func clockHorizon(now: Date, skew: Duration) -> Int64 {
+        let skewMilliseconds = skew.components.seconds * 1_000 + skew.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = Int64((now.timeIntervalSince1970 * 1_000).rounded(.down)) + skewMilliseconds
+        let (shifted, overflow) = milliseconds.multipliedReportingOverflow(by: 1 << 16)
+        return overflow || milliseconds < 0 ? .max : shifted | 0xFFFF
     }
 }

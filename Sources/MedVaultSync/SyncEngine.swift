@@ -46,6 +46,14 @@ public actor SyncEngine {
     /// transaction (with ``envelopesPerApply``): 16 MiB, four full server pages of
     /// attachment chunks, so a batch of chunks is never held in memory by the thousand.
     public static let maximumBytesPerApply = 16 << 20
+    /// How far ahead of this device's clock another device's change may be stamped and
+    /// still win a conflict. A concurrent change stamped later than now plus this skew (its
+    /// device's clock runs ahead) does not win: the stored version stays and the change is
+    /// listed as a ``SyncConflict/Kind/clockAhead`` conflict (docs/sync.md, "Clocks").
+    public let maximumClockSkew: Duration
+    /// The default ``maximumClockSkew``: 10 minutes, far above what NTP leaves between
+    /// devices, far below a clock set a day (or a year) ahead.
+    public static let defaultMaximumClockSkew: Duration = .seconds(600)
     /// The token renewal under way, which concurrent passes that found the token expired
     /// wait for instead of renewing twice (see SyncEngine+Token.swift).
     var tokenRenewal: Task<SyncCredentials, any Error>?
@@ -60,14 +68,18 @@ public actor SyncEngine {
     ///     least one page: `batchSize`).
     ///   - maximumPushBytes: The largest push body to build: the server's limit. A push
     ///     holds at least one envelope whatever its size.
+    ///   - maximumClockSkew: How far ahead of this device's clock a change may be
+    ///     stamped and still win a conflict (at least 1 second).
     public init(vault: Vault, transport: any SyncTransport, batchSize: Int = 200,
                 envelopesPerApply: Int = SyncEngine.defaultEnvelopesPerApply,
-                maximumPushBytes: Int = SyncEngine.defaultMaximumPushBytes) {
+                maximumPushBytes: Int = SyncEngine.defaultMaximumPushBytes,
+                maximumClockSkew: Duration = SyncEngine.defaultMaximumClockSkew) {
         self.vault = vault
         self.transport = transport
         self.batchSize = min(max(batchSize, 1), SyncProtocolLimits.maximumEnvelopesPerPush)
         self.envelopesPerApply = max(envelopesPerApply, self.batchSize)
         self.maximumPushBytes = max(maximumPushBytes, 1)
+        self.maximumClockSkew = max(maximumClockSkew, .seconds(1))
     }
 
     // MARK: - Devices
@@ -315,7 +327,10 @@ public actor SyncEngine {
 
     /// Resolves a conflict. Keeping the version that lost writes it again as a new
     /// change of this device (a higher version), which the next ``sync()`` sends to
-    /// every device; keeping the stored version only marks the conflict resolved.
+    /// every device; keeping the stored version only marks the conflict resolved —
+    /// except for a ``SyncConflict/Kind/clockAhead`` conflict, where the device whose
+    /// clock ran ahead still holds its own version: either side kept is written as a new
+    /// change stamped after the one ahead, so every device converges on it.
     ///
     /// - Throws: `notFound` for an unknown or resolved conflict; `immutable` when the
     ///   kept version breaks a medical-record rule (a refused change stays refused).
@@ -326,6 +341,17 @@ public actor SyncEngine {
                 throw MedVaultError(.notFound, reason: "no unresolved conflict with this id")
             }
             let keepsLoser = (keep == .keepLocal) == (conflict.loser == .local)
+            if conflict.kind == .clockAhead {
+                // The kept version is written as a change causally after the one stamped
+                // ahead: sealed above its clock, from it as a base, it fast-forwards on
+                // every device, the one whose clock ran ahead included, and they converge.
+                try SyncStateStore.setClock(.init(timestamp: conflict.losingTimestamp.rawValue,
+                                                  deviceID: conflict.losingDeviceID), conflict.table, conflict.recordID, db)
+                if !keepsLoser, var current = try SyncRecordStore.read(conflict.table, id: conflict.recordID, db) {
+                    current.columns["version"] = current.version.map { .integer($0 + 1) }
+                    try SyncRecordStore.write(current, table: conflict.table, id: conflict.recordID, operation: .update, db)
+                }
+            }
             if keepsLoser {
                 var state: SyncRowState?
                 do {

@@ -10,8 +10,8 @@ import Testing
 /// seals into its envelopes (docs/sync.md, "Sequence numbers"): an envelope dropped (the
 /// rest renumbered so the pages stay dense) is reported as a gap by the device that
 /// misses it; an envelope served again at a new sequence is refused as a replay, never a
-/// conflict.
-@Suite("Sync freshness: dropped and replayed envelopes", .timeLimit(.minutes(4)))
+/// conflict. And a device whose clock runs a year ahead (docs/sync.md, "Clocks").
+@Suite("Sync freshness: dropped and replayed envelopes, clocks ahead", .timeLimit(.minutes(4)))
 struct SyncFreshnessTests {
     @Test("The operator drops one of A's envelopes and renumbers the rest: B reports exactly that gap, and applies the others")
     func droppedEnvelopeIsAGap() async throws {
@@ -75,6 +75,32 @@ struct SyncFreshnessTests {
             #expect(try await b.engine.conflicts().isEmpty)
             #expect(try await b.vault.patients.get(ana.id).address == "Calle Nueva 2")
             #expect(result.missingEnvelopes.isEmpty)
+        } }
+    }
+
+    @Test("A device a year ahead of another: its concurrent change does not win there, is listed, and resolving converges both")
+    func clockAheadDoesNotWin() async throws {
+        try await EngineDevices.with { devices in try await TestServer.with { server in
+            let transport = try makeTransport(server.baseURL)
+            let a = try await devices.register(transport)
+            var ana = try await EngineRecords.add(to: a.vault, marker: "Ana")
+            _ = try await a.engine.sync()
+            let b = try await devices.join(a, transport, clock: RecordClock { Date().addingTimeInterval(-365 * 86_400) })
+            _ = try await b.engine.sync()
+            var onB = try await b.vault.patients.get(ana.id)
+            onB.address = "Calle de B"
+            _ = try await b.vault.patients.update(onB)
+            ana.address = "Calle de A"
+            ana = try await a.vault.patients.update(ana)
+            _ = try await a.engine.sync()
+            #expect(try await b.engine.sync().conflicts == 1)
+            let listed = try await b.engine.conflicts()
+            #expect(listed.map(\.kind) == [.clockAhead])
+            #expect(try await b.vault.patients.get(ana.id).address == "Calle de B")
+            try await b.engine.resolve(try #require(listed.first).id, keep: .keepLocal)
+            try await syncAll([b, a])
+            #expect(try await a.vault.patients.get(ana.id).address == "Calle de B")
+            try await expectConverged([a, b], patients: 1)
         } }
     }
 }

@@ -92,12 +92,17 @@ actor EngineDevices {
 
     /// A new device of `existing`'s vault: the keyring comes from the server, the
     /// password opens it, and the engine joins with the vault's device-signing key.
-    func join(_ existing: EngineDevice, _ transport: HTTPSyncTransport, batchSize: Int = 200) async throws -> EngineDevice {
+    ///
+    /// - Parameter clock: The new device's clock (its horizon for clocks of other devices).
+    func join(_ existing: EngineDevice, _ transport: HTTPSyncTransport, batchSize: Int = 200,
+              clock: RecordClock = .system) async throws -> EngineDevice {
         let blob = try await transport.keyring(as: try await existing.credentials())
         let vault = try await Vault.join(at: nextFolder(), keyring: blob.keyring,
                                          syncSecret: try #require(try await existing.engine.syncSecret()),
                                          password: try Password(Self.password),
-                                         options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
+                                         options: Vault.Options(kdf: .fastForTestsOnly,
+                                                                passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0),
+                                                                clock: clock))
         vaults.append(vault)
         let device = EngineDevice(vault: vault, engine: SyncEngine(vault: vault, transport: transport, batchSize: batchSize))
         try await device.engine.join()

@@ -1,0 +1,104 @@
+import Foundation
+@testable import MedVault
+import MedVaultCore
+@testable import MedVaultSync
+import MedVaultSyncWire
+import Testing
+
+/// A device whose clock runs ahead cannot win conflicts by it (docs/sync.md, "Clocks").
+@Suite("Sync: a clock far ahead does not win a conflict")
+struct SyncClockSkewTests {
+    static let year: TimeInterval = 365 * 86_400
+
+    @Test("A change stamped a year ahead of the receiver's clock loses a conflict there and is listed; resolving it converges every device")
+    func clockAheadDoesNotWin() async throws {
+        try await withTemporaryDirectory { dir in
+            let server = InMemorySyncTransport()
+            let a = try await SyncDevices.make(1, in: dir, server: server)
+            defer { Task { await a.lockAll() } }
+            // B's clock reads a year earlier than A's: to B, every change of A is a year ahead.
+            var options = VaultFixtures.options
+            options.clock = RecordClock { Date().addingTimeInterval(-Self.year) }
+            let blob = try await server.keyring(as: try #require(await a.engines[0].credentials()))
+            let bVault = try await Vault.join(at: dir.file("b"), keyring: blob.keyring,
+                                              syncSecret: try #require(try await a.engines[0].syncSecret()),
+                                              password: try VaultFixtures.password(), options: options)
+            defer { Task { await bVault.lock() } }
+            let b = SyncEngine(vault: bVault, transport: server)
+            try await b.join()
+
+            let created = try await a.vaults[0].patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
+            _ = try await a.engines[0].sync()
+            _ = try await b.sync()
+            // Concurrent edits: B's first, then A's (a later stamp, by A's clock).
+            var onB = try await bVault.patients.get(created.id)
+            onB.address = "Calle de B"
+            _ = try await bVault.patients.update(onB)
+            var onA = try await a.vaults[0].patients.get(created.id)
+            onA.address = "Calle de A"
+            _ = try await a.vaults[0].patients.update(onA)
+            _ = try await a.engines[0].sync()
+
+            let result = try await b.sync()
+            #expect(result.conflicts == 1)
+            let listed = try await b.conflicts()
+            #expect(listed.map(\.kind) == [.clockAhead])
+            #expect(listed.first?.loser == .remote)
+            #expect(try await bVault.patients.get(created.id).address == "Calle de B", "the change ahead did not win")
+
+            // A keeps its own (it is A's clock); B resolves, keeping its version: it is
+            // written after the change ahead and reaches A as a fast-forward.
+            _ = try await a.engines[0].sync()
+            #expect(try await a.vaults[0].patients.get(created.id).address == "Calle de A")
+            try await b.resolve(try #require(listed.first).id, keep: .keepLocal)
+            #expect(try await b.sync().conflicts == 0)
+            let settled = try await a.engines[0].sync()
+            #expect(settled.conflicts == 0)
+            #expect(try await a.vaults[0].patients.get(created.id).address == "Calle de B")
+            #expect(try await b.conflicts().isEmpty)
+        }
+    }
+
+    @Test("Within the allowed skew the later change wins as before; the skew is configurable")
+    func withinSkewWins() async throws {
+        try await withTemporaryDirectory { dir in
+            let server = InMemorySyncTransport()
+            let a = try await SyncDevices.make(1, in: dir, server: server)
+            defer { Task { await a.lockAll() } }
+            var options = VaultFixtures.options
+            options.clock = RecordClock { Date().addingTimeInterval(-60) }
+            let blob = try await server.keyring(as: try #require(await a.engines[0].credentials()))
+            let bVault = try await Vault.join(at: dir.file("b"), keyring: blob.keyring,
+                                              syncSecret: try #require(try await a.engines[0].syncSecret()),
+                                              password: try VaultFixtures.password(), options: options)
+            defer { Task { await bVault.lock() } }
+            let created = try await a.vaults[0].patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
+            _ = try await a.engines[0].sync()
+            // A skew of one second: a minute ahead is too far; the default ten minutes is not.
+            for (skew, expected) in [(Duration.seconds(1), "Calle de B"), (SyncEngine.defaultMaximumClockSkew, "Calle de A")] {
+                let b = SyncEngine(vault: bVault, transport: server, maximumClockSkew: skew)
+                if try await b.credentials() == nil { try await b.join() }
+                _ = try await b.sync()
+                var onB = try await bVault.patients.get(created.id)
+                onB.address = "Calle de B"
+                _ = try await bVault.patients.update(onB)
+                var onA = try await a.vaults[0].patients.get(created.id)
+                onA.address = "Calle de A"
+                _ = try await a.vaults[0].patients.update(onA)
+                _ = try await a.engines[0].sync()
+                _ = try await b.sync()
+                #expect(try await bVault.patients.get(created.id).address == expected, "\(skew)")
+                for conflict in try await b.conflicts() { try await b.resolve(conflict.id, keep: .keepLocal) }
+                _ = try await b.sync()
+                _ = try await a.engines[0].sync()
+            }
+        }
+    }
+
+    @Test("The horizon is now plus the skew, at the end of that millisecond, and saturates")
+    func horizon() {
+        let now = Date(timeIntervalSince1970: 1_000)
+        #expect(SyncEngine.clockHorizon(now: now, skew: .seconds(2)) == (1_002_000 << 16) | 0xFFFF)
+        #expect(SyncEngine.clockHorizon(now: Date.distantFuture.addingTimeInterval(1e15), skew: .seconds(1)) == .max)
+    }
+}
