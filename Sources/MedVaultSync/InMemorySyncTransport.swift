@@ -59,6 +59,12 @@ public actor InMemorySyncTransport: SyncTransport {
     private struct Device: Codable {
         var tokenHash: Data
         var revoked: Bool
+        /// Unix seconds of its enrolment; of its last authenticated call; its sealed name.
+        var registeredAt: Int64?
+        var lastSeenAt: Int64?
+        var sealedName: Data?
+        /// Its place in the order of enrolment.
+        var order: Int?
     }
 
     private struct Binding: Codable, Equatable {
@@ -208,7 +214,8 @@ public actor InMemorySyncTransport: SyncTransport {
         }
         var vault = VaultState(verificationKey: request.verificationKey, keyring: request.keyring)
         let token = Self.newToken()
-        vault.devices[request.deviceID] = Device(tokenHash: Self.hash(token), revoked: false)
+        vault.devices[request.deviceID] = Device(tokenHash: Self.hash(token), revoked: false, registeredAt: Self.seconds(),
+                                                 order: vault.devices.count)
         vaults[request.vaultID] = vault
         try save()
         return SyncDeviceToken(deviceToken: token)
@@ -224,7 +231,8 @@ public actor InMemorySyncTransport: SyncTransport {
             throw MedVaultError(.conflict, reason: "the device id is already used in this vault")
         }
         let token = Self.newToken()
-        vault.devices[request.deviceID] = Device(tokenHash: Self.hash(token), revoked: false)
+        vault.devices[request.deviceID] = Device(tokenHash: Self.hash(token), revoked: false, registeredAt: Self.seconds(),
+                                                 order: vault.devices.count)
         vaults[vaultID] = vault
         try save()
         return SyncDeviceToken(deviceToken: token)
@@ -329,10 +337,32 @@ public actor InMemorySyncTransport: SyncTransport {
         guard let entry = vault.devices[device] else {
             throw MedVaultError(.notFound, reason: "the vault has no such device")
         }
-        vault.devices[device] = Device(tokenHash: entry.tokenHash, revoked: true)
+        var revoked = entry
+        revoked.revoked = true
+        vault.devices[device] = revoked
         vaults[credentials.vaultID] = vault
         try save()
     }
+
+    public func devices(as credentials: SyncCredentials) async throws -> SyncDeviceList {
+        try enter(nil)
+        let vault = try authenticate(credentials)
+        let ordered = vault.devices.sorted { ($0.value.order ?? 0, $0.key.uuidString) < ($1.value.order ?? 0, $1.key.uuidString) }
+        return SyncDeviceList(devices: ordered.map { id, device in
+            SyncDeviceInfo(deviceID: id, registeredAt: device.registeredAt ?? 0, lastSeenAt: device.lastSeenAt,
+                           revoked: device.revoked, sealedName: device.sealedName)
+        })
+    }
+
+    public func setName(_ update: SyncDeviceNameUpdate, as credentials: SyncCredentials) async throws {
+        try enter(update)
+        var vault = try authenticate(credentials)
+        vault.devices[credentials.deviceID]?.sealedName = update.sealedName
+        vaults[credentials.vaultID] = vault
+        try save()
+    }
+
+    private static func seconds() -> Int64 { Int64(Date().timeIntervalSince1970.rounded(.down)) }
 
     // MARK: - Checks
 
@@ -363,7 +393,9 @@ public actor InMemorySyncTransport: SyncTransport {
             }
             throw MedVaultError(.unauthorized, reason: "the device token is unknown or revoked")
         }
-        return vault
+        // Last seen, as the server keeps it (to the call; not saved to the file on its own).
+        vaults[credentials.vaultID]?.devices[credentials.deviceID]?.lastSeenAt = Self.seconds()
+        return vaults[credentials.vaultID] ?? vault
     }
 
     private func consumeChallenge(_ challenge: Data, vaultID: UUID, deviceID: UUID) throws {

@@ -43,6 +43,17 @@ extension SyncEngine {
     private enum Wake: Sendable, Equatable {
         case commit
         case timer(UInt64)
+        /// ``syncNow()`` was called: a pass at once, backoff or not.
+        case now
+    }
+
+    /// Asks the running ``automaticSync(_:)`` for a pass at once — "the network is back"
+    /// — even while it backs off after failures. Debounced: calls made before the pass
+    /// starts (or while one runs) give one pass. Without automatic sync running, the
+    /// request waits for it to start (whose first pass is immediate anyway); call
+    /// ``sync()`` for a pass of your own.
+    public nonisolated func syncNow() {
+        nowSignal.request()
     }
 
     private nonisolated func runAutomaticSync(_ schedule: SyncSchedule, _ output: AsyncStream<SyncPass>.Continuation) async {
@@ -54,6 +65,7 @@ extension SyncEngine {
             return
         }
         let (wakes, wake) = AsyncStream<Wake>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        nowSignal.attach { wake.yield(.now) }
         // Local commits; the stream ends when the vault locks, and the loop with it.
         let watcher = Task { [vault] in
             if let changes = try? await vault.changeNotifications() {
@@ -63,6 +75,7 @@ extension SyncEngine {
         }
         let timer = TimerSlot()
         defer {
+            nowSignal.attach(nil)
             watcher.cancel()
             timer.cancel()
             wake.finish()
@@ -76,6 +89,8 @@ extension SyncEngine {
             }
             if Task.isCancelled { return }
             let wait: Duration
+            // A request made before this pass is served by it.
+            _ = nowSignal.take()
             do {
                 output.yield(.synced(try await sync()))
                 failures = 0
@@ -89,6 +104,7 @@ extension SyncEngine {
                 }
                 failures += 1
                 wait = schedule.backoff(afterFailures: failures, retryAfter: failure.retryAfter)
+                await noteRetry(after: failure, in: wait)
                 output.yield(.failed(failure, retryIn: wait))
             }
             timer.start(after: wait) { generation in wake.yield(.timer(generation)) }
@@ -106,10 +122,46 @@ extension SyncEngine {
                     if timer.takeFiring(generation) { woken = wake }
                 case .commit:
                     if failures == 0 || timer.takeFiring(nil) { woken = wake }
+                case .now:
+                    break
                 }
+                // A request of syncNow() wakes the loop whatever the wake that carried it
+                // (the stream keeps only the newest).
+                if nowSignal.take() { woken = .now }
             } while woken == nil
             afterCommit = woken == .commit && failures == 0
         } while !Task.isCancelled
+    }
+}
+
+/// ``SyncEngine/syncNow()``'s request, and how to wake the running automatic sync.
+final class NowSignal: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `requested` and `wake` are read and written only
+    // under `lock`; `wake` is called outside it.
+    private let lock = NSLock()
+    private var requested = false
+    private var wake: (@Sendable () -> Void)?
+
+    /// Sets the request and wakes the running loop, if any.
+    func request() {
+        let wake = lock.withLock {
+            requested = true
+            return self.wake
+        }
+        wake?()
+    }
+
+    /// Takes the request, once: whether one was pending.
+    func take() -> Bool {
+        lock.withLock {
+            defer { requested = false }
+            return requested
+        }
+    }
+
+    /// The running loop's wake (`nil` when it ends).
+    func attach(_ wake: (@Sendable () -> Void)?) {
+        lock.withLock { self.wake = wake }
     }
 }
 

@@ -49,6 +49,7 @@ extension SyncEngine {
                 continue
             }
             result.downloaded += outcome.applied
+            setStatus(.syncing(downloaded: result.downloaded))
             result.conflicts += outcome.conflicts
             result.errors += outcome.errors
             after = group.lastSequence

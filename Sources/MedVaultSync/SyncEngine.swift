@@ -54,6 +54,11 @@ public actor SyncEngine {
     /// The default ``maximumClockSkew``: 10 minutes, far above what NTP leaves between
     /// devices, far below a clock set a day (or a year) ahead.
     public static let defaultMaximumClockSkew: Duration = .seconds(600)
+    /// ``syncNow()``'s request to the running automatic sync.
+    nonisolated let nowSignal = NowSignal()
+    /// What sync is doing (``statusUpdates()``), and who is told of changes.
+    var status: SyncStatus = .idle(lastSynced: nil)
+    var statusObservers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
     /// The token renewal under way, which concurrent passes that found the token expired
     /// wait for instead of renewing twice (see SyncEngine+Token.swift).
     var tokenRenewal: Task<SyncCredentials, any Error>?
@@ -248,7 +253,15 @@ public actor SyncEngine {
     /// - Throws: `invalidArgument` before ``register()`` or ``join()``; transport errors
     ///   (`offline`, `unauthorized`…): what was committed stays, the next sync resumes.
     public func sync() async throws -> SyncResult {
-        try await authenticated { try await syncPass($0) }
+        setStatus(.syncing(downloaded: 0))
+        do {
+            let result = try await authenticated { try await syncPass($0) }
+            setStatus(.idle(lastSynced: vault.options.clock.now()))
+            return result
+        } catch {
+            setStatus(Self.status(after: error))
+            throw error
+        }
     }
 
     private func syncPass(_ credentials: SyncCredentials) async throws -> SyncResult {

@@ -99,6 +99,14 @@ public protocol SyncTransport: Sendable {
     /// default implementation throws `invalidArgument`.
     func invitation(as credentials: SyncCredentials) async throws -> SyncInvitation
 
+    /// Every device of the vault, revoked ones included, in the order they enrolled
+    /// (`GET …/devices`). The default implementation throws `invalidArgument`.
+    func devices(as credentials: SyncCredentials) async throws -> SyncDeviceList
+
+    /// Stores this device's name, sealed by the engine (`PUT …/devices/{device}/name`).
+    /// The default implementation throws `invalidArgument`.
+    func setName(_ update: SyncDeviceNameUpdate, as credentials: SyncCredentials) async throws
+
     /// The origin of the server this transport reaches, which the engine binds register
     /// and join proofs to (`SyncDeviceProof.message(_:challenge:vaultID:deviceID:origin:)`),
     /// so that a server relaying another server's challenge gets a proof the other one
@@ -119,6 +127,16 @@ extension SyncTransport {
     public func renewToken(_ request: SyncTokenRenewalRequest, as credentials: SyncCredentials) async throws
         -> SyncDeviceToken {
         throw MedVaultError(.invalidArgument, reason: "this sync transport does not renew device tokens")
+    }
+
+    /// A transport without a device list: `invalidArgument`.
+    public func devices(as credentials: SyncCredentials) async throws -> SyncDeviceList {
+        throw MedVaultError(.invalidArgument, reason: "this sync transport does not list devices")
+    }
+
+    /// A transport without device names: `invalidArgument`.
+    public func setName(_ update: SyncDeviceNameUpdate, as credentials: SyncCredentials) async throws {
+        throw MedVaultError(.invalidArgument, reason: "this sync transport does not keep device names")
     }
 
     /// A transport without invitations: `invalidArgument`.

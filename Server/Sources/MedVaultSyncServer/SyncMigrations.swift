@@ -114,6 +114,16 @@ public enum SyncMigrator {
             """,
             "CREATE INDEX invitations_by_vault ON invitations (vault_id)",
         ]),
+        // The device list an app shows: when each device last called (to the minute,
+        // written by authentication at most once a minute) and the name it gave itself,
+        // sealed by the device under the vault's envelope key.
+        SyncMigration(name: "v4-device-list", sql: [
+            "ALTER TABLE devices ADD COLUMN last_seen_at timestamptz",
+            """
+            ALTER TABLE devices ADD COLUMN sealed_name bytea
+                CHECK (sealed_name IS NULL OR octet_length(sealed_name) BETWEEN 1 AND 1024)
+            """,
+        ]),
     ]
 
     /// Applies the migrations not yet applied.

@@ -50,6 +50,8 @@ struct SyncRoutes: Sendable {
                                                             tokenLifetimeSeconds: limits.tokenLifetimeSeconds)
         let device = router.group("/v1/vaults/:vaultId").add(middleware: authentication)
         device.delete("devices/:deviceId") { request, context in try await self.revoke(request, context) }
+        device.get("devices") { request, context in try await self.listDevices(request, context) }
+        device.put("devices/:deviceId/name") { request, context in try await self.nameDevice(request, context) }
         device.post("envelopes") { request, context in try await self.push(request, context) }
         device.get("envelopes") { request, context in try await self.pull(request, context) }
         device.get("keyring") { request, context in try await self.getKeyring(request, context) }
@@ -201,6 +203,21 @@ struct SyncRoutes: Sendable {
             throw SyncServerError.notFound
         }
         context.logger.info("device revoked")
+        return Response(status: .noContent)
+    }
+
+    func listDevices(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        return try json(SyncDeviceList(devices: try await store.devices(vaultID: device.vaultID)))
+    }
+
+    /// Names a device: its own only (another device's name is its own to give).
+    func nameDevice(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try ownDevice(context)
+        let body = try await decode(SyncDeviceNameUpdate.self, request, limit: limits.maximumOtherBodyBytes)
+        guard try await store.setName(vaultID: device.vaultID, deviceID: device.deviceID, sealedName: body.sealedName) else {
+            throw SyncServerError.badToken
+        }
         return Response(status: .noContent)
     }
 

@@ -13,14 +13,24 @@ extension SyncStore {
         try await withConnection { connection in
             let rows = try await connection.guardedQuery("""
                 SELECT vault_id, device_id, token_hash <> \(tokenHash),
-                       token_issued_at <= now() - make_interval(secs => \(Double(lifetimeSeconds)))
+                       token_issued_at <= now() - make_interval(secs => \(Double(lifetimeSeconds))),
+                       last_seen_at IS NULL OR last_seen_at < now() - interval '60 seconds'
                 FROM devices
                 WHERE (token_hash = \(tokenHash) OR previous_token_hash = \(tokenHash)) AND revoked_at IS NULL
                 """, logger: logger)
             var device: AuthenticatedDevice?
-            for try await (vaultID, deviceID, replaced, expired) in rows.decode((UUID, UUID, Bool, Bool).self) {
+            var stale = false
+            for try await (vaultID, deviceID, replaced, expired, unseen) in rows.decode((UUID, UUID, Bool, Bool, Bool).self) {
                 device = AuthenticatedDevice(vaultID: vaultID, deviceID: deviceID, tokenExpired: expired,
                                              tokenReplaced: replaced)
+                stale = unseen
+            }
+            // "Last seen" to the minute: one write a minute per device, not one per request.
+            if let device, stale {
+                try await connection.guardedQuery("""
+                    UPDATE devices SET last_seen_at = now()
+                    WHERE vault_id = \(device.vaultID) AND device_id = \(device.deviceID)
+                    """, logger: logger)
             }
             return device
         }

@@ -168,6 +168,37 @@ struct SyncStore: Sendable {
         }
     }
 
+    /// Every device of the vault, in the order they enrolled.
+    func devices(vaultID: UUID) async throws -> [SyncDeviceInfo] {
+        try await withConnection { connection in
+            let rows = try await connection.guardedQuery("""
+                SELECT device_id, floor(extract(epoch FROM created_at))::bigint,
+                       floor(extract(epoch FROM last_seen_at))::bigint, revoked_at IS NOT NULL, sealed_name
+                FROM devices WHERE vault_id = \(vaultID) ORDER BY created_at, device_id
+                """, logger: logger)
+            var devices: [SyncDeviceInfo] = []
+            for try await (id, registered, seen, revoked, name) in rows.decode((UUID, Int64, Int64?, Bool, Data?).self) {
+                devices.append(SyncDeviceInfo(deviceID: id, registeredAt: registered, lastSeenAt: seen, revoked: revoked,
+                                              sealedName: name))
+            }
+            return devices
+        }
+    }
+
+    /// Stores an active device's sealed name; `false` when it is not an active device.
+    func setName(vaultID: UUID, deviceID: UUID, sealedName: Data) async throws -> Bool {
+        try await withConnection { connection in
+            let rows = try await connection.guardedQuery("""
+                UPDATE devices SET sealed_name = \(sealedName)
+                WHERE vault_id = \(vaultID) AND device_id = \(deviceID) AND revoked_at IS NULL
+                RETURNING device_id
+                """, logger: logger)
+            var updated = false
+            for try await _ in rows.decode(UUID.self) { updated = true }
+            return updated
+        }
+    }
+
     /// Revokes a device of a vault (idempotent), if the revoking device is still active,
     /// and deletes its unspent invitations.
     ///

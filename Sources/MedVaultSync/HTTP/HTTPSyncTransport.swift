@@ -160,6 +160,18 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
         return SyncDeviceProof.origin(of: configuration.baseURL)
     }
 
+    /// `GET /v1/vaults/{vault}/devices`.
+    public func devices(as credentials: SyncCredentials) async throws -> SyncDeviceList {
+        try await call("GET", "v1/vaults/\(credentials.vaultID.uuidString)/devices", credentials: credentials, idempotent: true)
+    }
+
+    /// `PUT /v1/vaults/{vault}/devices/{device}/name`: the same name twice is the same state.
+    public func setName(_ update: SyncDeviceNameUpdate, as credentials: SyncCredentials) async throws {
+        let _: Empty = try await call(
+            "PUT", "v1/vaults/\(credentials.vaultID.uuidString)/devices/\(credentials.deviceID.uuidString)/name",
+            body: update, credentials: credentials, idempotent: true)
+    }
+
     /// `DELETE /v1/vaults/{vault}/devices/{device}`: revoking twice answers 204 again.
     public func revoke(device: UUID, as credentials: SyncCredentials) async throws {
         let _: Empty = try await call("DELETE", "v1/vaults/\(credentials.vaultID.uuidString)/devices/\(device.uuidString)",

@@ -1,0 +1,104 @@
+import Foundation
+import MedVault
+import MedVaultCore
+import MedVaultKeys
+import MedVaultSyncWire
+
+/// A device of the vault, as ``SyncEngine/devices()`` lists it.
+public struct SyncDevice: Sendable, Hashable, Identifiable {
+    /// The device's sync id (the `deviceID` of its envelopes and credentials).
+    public let id: UUID
+    /// The name the device gave itself (``SyncEngine/setDeviceName(_:)``); `nil` when it
+    /// gave none, or its sealed name does not open with this vault's keys.
+    public let name: String?
+    /// When it registered or joined.
+    public let registeredAt: Date
+    /// When it last called the server, to within a minute; `nil` before the server
+    /// recorded a call.
+    public let lastSeenAt: Date?
+    /// Whether it was revoked: its token no longer works.
+    public let isRevoked: Bool
+    /// Whether it is this device.
+    public let isCurrent: Bool
+}
+
+extension SyncEngine {
+    /// The longest device name, in characters.
+    public static let maximumDeviceNameLength = 100
+
+    /// Every device of the vault, revoked ones included, in the order they enrolled, with
+    /// this one marked (``SyncDevice/isCurrent``).
+    ///
+    /// Names travel sealed under the vault's envelope key: the server keeps them but
+    /// cannot read them.
+    ///
+    /// - Throws: `invalidArgument` before ``register()`` or ``join()``, or with a
+    ///   transport that keeps no device list; transport errors.
+    public func devices() async throws -> [SyncDevice] {
+        let (list, credentials) = try await authenticated { credentials in
+            (try await transport.devices(as: credentials), credentials)
+        }
+        let vaultID = vault.vaultID
+        return try await vault.withSyncKeys { (keys: SyncKeys) async throws -> [SyncDevice] in
+            list.devices.map { info in
+                SyncDevice(id: info.deviceID,
+                           name: info.sealedName.flatMap { Self.openName($0, device: info.deviceID, vaultID: vaultID, keys) },
+                           registeredAt: Date(timeIntervalSince1970: TimeInterval(info.registeredAt)),
+                           lastSeenAt: info.lastSeenAt.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+                           isRevoked: info.revoked, isCurrent: info.deviceID == credentials.deviceID)
+            }
+        }
+    }
+
+    /// Names this device for the other devices' lists ("Consulta — iPad"), sealed under
+    /// the vault's envelope key before it leaves the device.
+    ///
+    /// - Throws: `validation` (field `name`) for a name that is empty, longer than
+    ///   ``maximumDeviceNameLength`` characters or holds control characters, before any
+    ///   request; `invalidArgument` before ``register()`` or ``join()``, or with a
+    ///   transport that keeps no names; transport errors.
+    public func setDeviceName(_ name: String) async throws {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.count <= Self.maximumDeviceNameLength,
+              !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw MedVaultError(.validation, field: "name",
+                                reason: "must be 1 to \(Self.maximumDeviceNameLength) characters, without control characters")
+        }
+        let vaultID = vault.vaultID
+        try await authenticated { credentials in
+            let sealed = try await vault.withSyncKeys { (keys: SyncKeys) async throws -> Data in
+                try Self.sealName(trimmed, device: credentials.deviceID, vaultID: vaultID, keys)
+            }
+            try await transport.setName(try SyncDeviceNameUpdate(sealedName: sealed), as: credentials)
+        }
+    }
+
+    // MARK: - Sealed names
+
+    static let nameLabel = Array("MedVault sync device name v1".utf8)
+    /// Names are padded to a multiple of this many bytes: the length tells little.
+    static let namePadding = 128
+
+    /// Associated data: the label, the vault id and the device id, so a name cannot be
+    /// moved to another device or vault.
+    static func nameAssociatedData(device: UUID, vaultID: UUID) -> [UInt8] {
+        var bytes = nameLabel
+        withUnsafeBytes(of: vaultID.uuid) { bytes += $0 }
+        withUnsafeBytes(of: device.uuid) { bytes += $0 }
+        return bytes
+    }
+
+    static func sealName(_ name: String, device: UUID, vaultID: UUID, _ keys: SyncKeys) throws -> Data {
+        var plaintext = Array(name.utf8)
+        let padded = (plaintext.count / namePadding + 1) * namePadding
+        plaintext += [UInt8](repeating: 0, count: padded - plaintext.count)
+        return Data(try keys.seal(plaintext, associatedData: nameAssociatedData(device: device, vaultID: vaultID)))
+    }
+
+    static func openName(_ sealed: Data, device: UUID, vaultID: UUID, _ keys: SyncKeys) -> String? {
+        guard let plaintext = try? keys.open(Array(sealed), associatedData: nameAssociatedData(device: device, vaultID: vaultID)),
+              let end = plaintext.firstIndex(of: 0).map({ $0 }) ?? Optional(plaintext.count),
+              let name = String(validating: plaintext[..<end], as: UTF8.self), !name.isEmpty else { return nil }
+        return name
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import MedVault
+import MedVaultCore
+
+/// What sync is doing, for an app to show (``SyncEngine/statusUpdates()``).
+public enum SyncStatus: Sendable, Hashable {
+    /// Not syncing. `lastSynced`: when the last pass of this engine succeeded (`nil`:
+    /// none yet).
+    case idle(lastSynced: Date?)
+    /// A pass is running; `downloaded` envelopes of other devices applied so far.
+    case syncing(downloaded: Int)
+    /// The server could not be reached (offline, timed out). `retryAt`: when automatic
+    /// sync tries again (``SyncEngine/syncNow()`` tries at once); `nil` after a manual pass.
+    case offline(retryAt: Date?)
+    /// The last pass failed with an error that may pass (the server busy or failing, a
+    /// rate limit, a full disk…); automatic sync tries again at `until`.
+    case waiting(until: Date, code: MedVaultError.Code)
+    /// The last pass failed; automatic sync stops on such an error (revoked, not
+    /// registered, locked…), a manual pass reports it here too.
+    case failed(MedVaultError)
+}
+
+extension SyncEngine {
+    /// The status now, then each change, until the task iterating it stops (the newest 16
+    /// are kept for a slow reader).
+    ///
+    /// ```swift
+    /// for await status in engine.statusUpdates() {
+    ///     switch status {
+    ///     case .syncing(let downloaded): banner.show("Syncing… \(downloaded)")
+    ///     case .offline(let retryAt): banner.show("Offline", retryAt)
+    ///     default: banner.hide()
+    ///     }
+    /// }
+    /// ```
+    public func statusUpdates() -> AsyncStream<SyncStatus> {
+        let (updates, output) = AsyncStream<SyncStatus>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        let id = UUID()
+        statusObservers[id] = output
+        output.yield(status)
+        output.onTermination = { _ in Task { await self.removeStatusObserver(id) } }
+        return updates
+    }
+
+    private func removeStatusObserver(_ id: UUID) {
+        statusObservers[id] = nil
+    }
+
+    /// Sets the status and tells the observers when it changed.
+    func setStatus(_ new: SyncStatus) {
+        guard new != status else { return }
+        status = new
+        for observer in statusObservers.values { observer.yield(new) }
+    }
+
+    /// The status after a pass failed with `error` (automatic sync refines it with its
+    /// retry time, ``noteRetry(after:in:)``).
+    static func status(after error: any Error) -> SyncStatus {
+        let failure = error as? MedVaultError ?? MedVaultError(.storage, reason: "the sync pass failed")
+        switch failure.code {
+        case .offline, .timeout: return .offline(retryAt: nil)
+        default: return .failed(failure)
+        }
+    }
+
+    /// Automatic sync backs off `wait` after `failure`.
+    func noteRetry(after failure: MedVaultError, in wait: Duration) {
+        let until = Date().addingTimeInterval(Double(wait.components.seconds)
+                                              + Double(wait.components.attoseconds) / 1e18)
+        switch failure.code {
+        case .offline, .timeout: setStatus(.offline(retryAt: until))
+        default: setStatus(.waiting(until: until, code: failure.code))
+        }
+    }
+}
