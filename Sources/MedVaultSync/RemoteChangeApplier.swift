@@ -62,7 +62,9 @@ enum RemoteChangeApplier {
     ///
     /// A concurrent change whose clock is past `clockHorizon` (its device's clock ran
     /// ahead of this one's by more than the allowed skew) does not win: the stored version
-    /// stays and the remote one is listed as a ``SyncConflict/Kind/clockAhead`` conflict.
+    /// stays and the remote one is listed as a ``SyncConflict/Kind/clockAhead`` conflict —
+    /// unless it is stamped exactly one tick after its base, as every device stamps an edit
+    /// of a record whose clock is already ahead.
     static func apply(_ prepared: Prepared, localDevice: UUID, now: Date, clockHorizon: Int64? = nil, columns: [String],
                       _ db: DatabaseConnection, into outcome: inout Outcome) throws {
         let record = prepared.record
@@ -80,7 +82,11 @@ enum RemoteChangeApplier {
             return
         }
         guard let current else { return }
-        if current < remote, let clockHorizon, remote.timestamp > clockHorizon {
+        // Ahead: past the horizon and further than one tick after its own base. A change
+        // stamped right after a base that is itself ahead (an honest edit of a record that a
+        // clock ahead touched earlier: the sealer stamps base + 1) is not the clock ahead.
+        if current < remote, let clockHorizon, remote.timestamp > clockHorizon,
+           remote.timestamp > (base?.timestamp ?? Int64.min) &+ 1 {
             if try SyncStateStore.addConflict(kind: .clockAhead, table: table, id: record.recordID, loser: remote,
                                               loserIsLocal: false, loserState: record.state, winner: current, now: now, db) {
                 outcome.conflicts += 1

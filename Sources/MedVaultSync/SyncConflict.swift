@@ -18,8 +18,9 @@ public struct SyncConflict: Sendable, Hashable, Identifiable {
         case refused
         /// A concurrent remote change whose clock was ahead of this device's by more
         /// than ``SyncEngine/maximumClockSkew``: it did not win, the local version stays.
-        /// Keeping it (``SyncEngine/resolve(_:keep:)`` with ``SyncConflictResolution/keepRemote``)
-        /// writes it back as this device's change, with this device's clock.
+        /// Resolving it either way writes the kept side as a new change of this device
+        /// stamped just after the clock that ran ahead, so every device converges on it
+        /// (see ``SyncEngine/resolve(_:keep:)``).
         case clockAhead = "clock-ahead"
     }
 

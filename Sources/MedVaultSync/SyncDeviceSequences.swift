@@ -11,8 +11,10 @@ import MedVaultCore
 /// Stored in `sync_device_sequence` (migration "sync device sequences").
 enum SyncDeviceSequences {
     /// At most this many separate runs of missing numbers are kept per device; past it,
-    /// the lowest run is forgotten (its numbers then count as received). Only a device
-    /// sealing hostile numbers gets there.
+    /// the lowest run is forgotten (its numbers then count as received: hidden if still
+    /// withheld, refused as replays if served later). A server withholding every other
+    /// envelope of a device gets there after 2,000 of them, as does a device sealing
+    /// hostile numbers.
     static let maximumMissingRuns = 1_000
 
     /// One device's numbers as this device knows them.
@@ -53,6 +55,7 @@ enum SyncDeviceSequences {
             if run.lowerBound < number { pieces.append(run.lowerBound...(number - 1)) }
             if number < run.upperBound { pieces.append((number + 1)...run.upperBound) }
             missing.replaceSubrange(index...index, with: pieces)
+            if missing.count > SyncDeviceSequences.maximumMissingRuns { missing.removeFirst() }
             return .late
         }
 
@@ -75,10 +78,25 @@ enum SyncDeviceSequences {
     // MARK: - Storage
 
     static func state(of device: UUID, _ db: DatabaseConnection) throws -> State {
+        try storedState(of: device, db) ?? State()
+    }
+
+    /// The stored state, `nil` for a device never met.
+    static func storedState(of device: UUID, _ db: DatabaseConnection) throws -> State? {
         try db.fetchOne("SELECT highest, missing, tracked FROM sync_device_sequence WHERE device = ?",
                         [device.vaultValue]) { row in
             State(highest: row.int64(at: 0), missing: State.decodeMissing(row.text(at: 1)), tracked: row.int64(at: 2) == 1)
-        } ?? State()
+        }
+    }
+
+    /// After this device's sync id changed (a join under a new id, a restore): its former
+    /// ids' envelopes come back from the server as another device's, some numbered below
+    /// what it sealed. They are no longer checked.
+    static func forgetFormerSelves(current: UUID, _ db: DatabaseConnection) throws {
+        try db.execute("""
+            UPDATE sync_device_sequence SET tracked = 0, missing = ''
+            WHERE device <> ? AND device IN (SELECT device_id FROM medvault_device)
+            """, [current.vaultValue])
     }
 
     static func save(_ state: State, of device: UUID, _ db: DatabaseConnection) throws {
@@ -106,10 +124,12 @@ enum SyncDeviceSequences {
     struct Counter {
         let device: UUID
         private(set) var state: State
+        private let initial: Int64
 
         init(device: UUID, _ db: DatabaseConnection) throws {
             self.device = device
             state = try SyncDeviceSequences.state(of: device, db)
+            initial = state.highest
         }
 
         /// The number the next sealed envelope carries.
@@ -118,7 +138,9 @@ enum SyncDeviceSequences {
         /// The upcoming number was sealed.
         mutating func advance() { state.highest += 1 }
 
+        /// Saves the counter if a number was drawn (a seal with nothing to seal writes nothing).
         func save(_ db: DatabaseConnection) throws {
+            guard state.highest != initial else { return }
             try SyncDeviceSequences.save(state, of: device, db)
         }
     }
@@ -134,13 +156,27 @@ enum SyncDeviceSequences {
         var admitted: [RemoteChangeApplier.PageItem] = []
         var refused: [SyncEnvelopeError] = []
         admitted.reserveCapacity(items.count)
+        // This device applied envelopes before it kept numbers: a device met for the first
+        // time starts its count here at its first number (see SyncDeviceSequenceSchema).
+        var upgraded: Bool?
         for item in items {
             let device = item.record.deviceID
             guard device != localDevice, let number = item.record.deviceSequence else {
                 admitted.append(item)
                 continue
             }
-            var state = try states[device] ?? Self.state(of: device, db)
+            var state: State
+            if let known = states[device] {
+                state = known
+            } else if let stored = try storedState(of: device, db) {
+                state = stored
+            } else {
+                if upgraded == nil {
+                    upgraded = try db.fetchOne("SELECT numbered_from FROM sync_state WHERE singleton = 1") { $0.int64(at: 0) }
+                        .map { $0 > 0 } ?? false
+                }
+                state = State(highest: upgraded == true && number > 0 ? number - 1 : 0)
+            }
             if state.receive(number) == .replay {
                 refused.append(SyncEnvelopeError(
                     sequence: item.sequence, envelopeID: item.envelopeID, code: .duplicate,

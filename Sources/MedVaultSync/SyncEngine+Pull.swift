@@ -136,7 +136,8 @@ extension SyncEngine {
     private func apply(_ group: PulledGroup, pulledAfter: Int64, _ credentials: SyncCredentials,
                        now: Date) async throws -> ApplyOutcome? {
         let database = vault.database
-        let horizon = Self.clockHorizon(now: now, skew: maximumClockSkew)
+        // This group's own "now": a long clone must not judge late groups by its start.
+        let horizon = Self.clockHorizon(now: vault.options.clock.now(), skew: maximumClockSkew)
         return try await vault.withSyncKeys { keys in
             try await database.write(duration: .long) { db -> ApplyOutcome? in
                 // Another process syncing this vault applied this page first: skip
@@ -164,9 +165,12 @@ extension SyncEngine {
     /// The highest hybrid-clock stamp a remote change may win a conflict with: `now` plus
     /// `skew`, at the end of that millisecond.
     nonisolated static func clockHorizon(now: Date, skew: Duration) -> Int64 {
-        let skewMilliseconds = skew.components.seconds * 1_000 + skew.components.attoseconds / 1_000_000_000_000_000
-        let milliseconds = Int64((now.timeIntervalSince1970 * 1_000).rounded(.down)) + skewMilliseconds
-        let (shifted, overflow) = milliseconds.multipliedReportingOverflow(by: 1 << 16)
-        return overflow || milliseconds < 0 ? .max : shifted | 0xFFFF
+        let (skewSeconds, overSeconds) = max(skew.components.seconds, 0).multipliedReportingOverflow(by: 1_000)
+        let skewMilliseconds = overSeconds ? Int64.max : skewSeconds &+ skew.components.attoseconds / 1_000_000_000_000_000
+        let nowMilliseconds = (now.timeIntervalSince1970 * 1_000).rounded(.down)
+        guard nowMilliseconds.isFinite, nowMilliseconds < 9.0e15, nowMilliseconds > -9.0e15 else { return .max }
+        let (milliseconds, overAdd) = Int64(nowMilliseconds).addingReportingOverflow(skewMilliseconds)
+        let (shifted, overShift) = milliseconds.multipliedReportingOverflow(by: 1 << 16)
+        return overAdd || overShift || milliseconds < 0 ? .max : shifted | 0xFFFF
     }
 }

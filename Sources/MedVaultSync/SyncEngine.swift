@@ -355,15 +355,7 @@ public actor SyncEngine {
             }
             let keepsLoser = (keep == .keepLocal) == (conflict.loser == .local)
             if conflict.kind == .clockAhead {
-                // The kept version is written as a change causally after the one stamped
-                // ahead: sealed above its clock, from it as a base, it fast-forwards on
-                // every device, the one whose clock ran ahead included, and they converge.
-                try SyncStateStore.setClock(.init(timestamp: conflict.losingTimestamp.rawValue,
-                                                  deviceID: conflict.losingDeviceID), conflict.table, conflict.recordID, db)
-                if !keepsLoser, var current = try SyncRecordStore.read(conflict.table, id: conflict.recordID, db) {
-                    current.columns["version"] = current.version.map { .integer($0 + 1) }
-                    try SyncRecordStore.write(current, table: conflict.table, id: conflict.recordID, operation: .update, db)
-                }
+                try Self.rewriteAfterClockAhead(conflict, losingState: losingState, keepsLoser: keepsLoser, db)
             }
             if keepsLoser {
                 var state: SyncRowState?
@@ -387,6 +379,37 @@ public actor SyncEngine {
                 }
             }
             try SyncStateStore.markResolved(conflictID, now: now, db)
+        }
+    }
+
+    /// Resolving a ``SyncConflict/Kind/clockAhead`` conflict: the kept version is written
+    /// as a change causally after the one stamped ahead — the record's clock is raised to
+    /// it (never lowered), so the change is sealed just above it, from it as a base, and
+    /// fast-forwards on every device, the one whose clock ran ahead included. Keeping the
+    /// stored version writes it again (its version above both sides'), unless it cannot be
+    /// rewritten: deleted here, a record without a version, or one the rules never let
+    /// change (a signature, a stock adjustment); then only the conflict is resolved, and the
+    /// device ahead keeps its version (edit the record to bring the devices in line).
+    static func rewriteAfterClockAhead(_ conflict: SyncConflict, losingState: Data?, keepsLoser: Bool,
+                                       _ db: DatabaseConnection) throws {
+        let raise = {
+            let held = try SyncStateStore.clock(conflict.table, conflict.recordID, db)
+            guard held.map({ $0.timestamp < conflict.losingTimestamp.rawValue }) ?? true else { return }
+            try SyncStateStore.setClock(.init(timestamp: conflict.losingTimestamp.rawValue,
+                                              deviceID: conflict.losingDeviceID), conflict.table, conflict.recordID, db)
+        }
+        if keepsLoser { return try raise() }
+        guard var current = try SyncRecordStore.read(conflict.table, id: conflict.recordID, db),
+              let version = current.version else { return }
+        let losingVersion = losingState.flatMap { try? JSONDecoder().decode(SyncRowState.self, from: $0) }?.version
+        current.columns["version"] = .integer(max(version, losingVersion ?? 0) + 1)
+        do {
+            try db.inSavepoint {
+                try raise()
+                try SyncRecordStore.write(current, table: conflict.table, id: conflict.recordID, operation: .update, db)
+            }
+        } catch let error as MedVaultError where RemoteChangeApplier.refusals.contains(error.code) {
+            // The rules keep this record as it is: nothing rewritten, nothing raised.
         }
     }
 

@@ -44,6 +44,7 @@ enum SyncStateStore {
         try ensureRow(db)
         try db.execute("UPDATE sync_state SET vault_id = ?, device_id = ?, device_token = ? WHERE singleton = 1",
                        [credentials.vaultID.vaultValue, credentials.deviceID.vaultValue, .text(credentials.deviceToken)])
+        try SyncDeviceSequences.forgetFormerSelves(current: credentials.deviceID, db)
     }
 
     static func setSealedThrough(_ sequence: Int64, _ db: DatabaseConnection) throws {

@@ -7,13 +7,13 @@ import MedVaultSyncServer
 import Testing
 
 /// A hostile server's operator, with its PostgreSQL, against the numbers each device
-/// seals into its envelopes (docs/sync.md, "Sequence numbers"): an envelope dropped (the
-/// rest renumbered so the pages stay dense) is reported as a gap by the device that
-/// misses it; an envelope served again at a new sequence is refused as a replay, never a
+/// seals into its envelopes (docs/sync.md, "Sequence numbers"): an envelope dropped (its
+/// sequence given to the next push so the pages stay dense) is reported as a gap by the
+/// device that misses it; an envelope served again at a new sequence is refused as a replay, never a
 /// conflict. And a device whose clock runs a year ahead (docs/sync.md, "Clocks").
 @Suite("Sync freshness: dropped and replayed envelopes, clocks ahead", .timeLimit(.minutes(4)))
 struct SyncFreshnessTests {
-    @Test("The operator drops one of A's envelopes and renumbers the rest: B reports exactly that gap, and applies the others")
+    @Test("The operator drops one of A's envelopes and reuses its sequence: B reports exactly that gap, and applies the others")
     func droppedEnvelopeIsAGap() async throws {
         try await EngineDevices.with { devices in try await TestServer.with { server in
             let transport = try makeTransport(server.baseURL)

@@ -67,6 +67,24 @@ extension DatabaseConnection {
         changeLog.checkedAppTables.insert(table)
     }
 
+    /// Runs `body` in a savepoint of the current write transaction: when it throws, its
+    /// changes, change-log and audit entries roll back with it (the writers' cached heads
+    /// are dropped) and the error is rethrown; the transaction goes on.
+    package func inSavepoint<Value>(_ body: () throws -> Value) throws -> Value {
+        try execute("SAVEPOINT medvault_package_step")
+        let logged = changeLog.mark()
+        do {
+            let value = try body()
+            try execute("RELEASE medvault_package_step")
+            return value
+        } catch {
+            try execute("ROLLBACK TO medvault_package_step")
+            try execute("RELEASE medvault_package_step")
+            changeLog.restore(logged)
+            throw error
+        }
+    }
+
     private static func isPlainIdentifier(_ name: String, maximumLength: Int) -> Bool {
         let scalars = name.unicodeScalars
         guard let first = scalars.first, scalars.count <= maximumLength,

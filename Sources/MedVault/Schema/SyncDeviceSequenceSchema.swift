@@ -8,10 +8,17 @@
 /// `tracked` = 0 for this device's own former id after a restore (its envelopes come back
 /// from the server as another device's, and are neither gaps nor replays).
 ///
+/// `sync_state.numbered_from`: the pull cursor when this migration ran. Above 0, this
+/// device applied envelopes before it kept numbers (an upgrade, a restore of an older
+/// backup): the first number it then meets of a device is taken as where that device's
+/// count starts here, not as a gap after numbers it applied uncounted.
+///
 /// Not change-logged, not synced, no trigger. Frozen: its SQL is a literal.
 enum SyncDeviceSequenceSchema {
     static func createDeviceSequences(_ db: DatabaseConnection) throws {
         try db.executeScript("""
+            ALTER TABLE sync_state ADD COLUMN numbered_from INTEGER NOT NULL DEFAULT 0;
+            UPDATE sync_state SET numbered_from = pulled_through;
             CREATE TABLE sync_device_sequence (
                 device BLOB PRIMARY KEY CHECK (length(device) = 16),
                 highest INTEGER NOT NULL CHECK (highest >= 0),

@@ -95,10 +95,46 @@ struct SyncClockSkewTests {
         }
     }
 
-    @Test("The horizon is now plus the skew, at the end of that millisecond, and saturates")
+    @Test("The horizon is now plus the skew, at the end of that millisecond, and saturates instead of trapping")
     func horizon() {
         let now = Date(timeIntervalSince1970: 1_000)
         #expect(SyncEngine.clockHorizon(now: now, skew: .seconds(2)) == (1_002_000 << 16) | 0xFFFF)
         #expect(SyncEngine.clockHorizon(now: Date.distantFuture.addingTimeInterval(1e15), skew: .seconds(1)) == .max)
+        #expect(SyncEngine.clockHorizon(now: now, skew: .seconds(Int64.max)) == .max)
+        #expect(SyncEngine.clockHorizon(now: now, skew: .seconds(Int64.max / 1_000 - 1)) == .max)
+    }
+
+    @Test("After one change stamped a year ahead reached every device, later honest concurrent edits of that record converge by clock, none listed as clockAhead")
+    func aheadBaseDoesNotPoisonTheRecord() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(3, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let created = try await devices.vaults[0].patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
+            try await devices.syncAll()
+            // A's next change of the record is logged a year ahead (its clock ran ahead).
+            var onA = try await devices.vaults[0].patients.get(created.id)
+            onA.address = "Calle de A"
+            _ = try await devices.vaults[0].patients.update(onA)
+            let year = Int64(Self.year * 1_000) << 16
+            try await devices.vaults[0].database.write { db in
+                try db.execute("UPDATE medvault_change SET hlc = hlc + ? WHERE seq = (SELECT max(seq) FROM medvault_change)",
+                               [.integer(year)])
+            }
+            try await devices.syncAll()
+            #expect(try await devices.vaults[2].patients.get(created.id).address == "Calle de A", "a fast-forward applies")
+            // B and C, honest clocks, edit the record concurrently: both stamp one tick past A's.
+            for (index, address) in [(1, "Calle de B"), (2, "Calle de C")] {
+                var patient = try await devices.vaults[index].patients.get(created.id)
+                patient.address = address
+                _ = try await devices.vaults[index].patients.update(patient)
+            }
+            try await devices.syncAll(rounds: 3)
+            var addresses: Set<String?> = []
+            for vault in devices.vaults { addresses.insert(try await vault.patients.get(created.id).address) }
+            #expect(addresses.count == 1, "the devices converge: \(addresses)")
+            for engine in devices.engines {
+                #expect(!(try await engine.conflicts()).contains { $0.kind == .clockAhead })
+            }
+        }
     }
 }

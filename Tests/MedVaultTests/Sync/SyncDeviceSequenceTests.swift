@@ -1,5 +1,6 @@
 import Foundation
 import MedVaultCore
+@testable import MedVault
 @testable import MedVaultSync
 import Testing
 
@@ -48,5 +49,39 @@ struct SyncDeviceSequenceTests {
         #expect(state.missing.count == cap)
         #expect(state.missing.first == 11...11)
         #expect(state.receive(1) == .replay, "a forgotten run counts as received")
+        // Splitting runs (numbers filling the middle of a gap) keeps the cap too.
+        var split = State()
+        _ = split.receive(1_000_000)
+        for number in stride(from: Int64(2), to: Int64(2 * (cap + 10)), by: 2) { _ = split.receive(number) }
+        #expect(split.missing.count == cap)
+    }
+
+    @Test("A vault that applied envelopes before it kept numbers takes a device's first number as its start; a vault numbering from its first pull reports the gap")
+    func upgradeBaseline() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let a = try #require(try await devices.engines[0].credentials()).deviceID
+            for upgraded in [true, false] {
+                _ = try await devices.vaults[0].patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
+                try await devices.syncAll()
+                // What B looks like after an upgrade from a build without numbers: nothing
+                // kept of A's numbers, and a cursor that had moved when it upgraded.
+                try await devices.vaults[1].database.write { db in
+                    try db.execute("DELETE FROM sync_device_sequence WHERE device = ?", [a.vaultValue])
+                    try db.execute("UPDATE sync_state SET numbered_from = ?", [.integer(upgraded ? 1 : 0)])
+                }
+                _ = try await devices.vaults[0].patients.create(ClinicalFixtures.patient("Luis", "Gil"))
+                let results = try await devices.syncAll()
+                let missing = try await devices.engines[1].missingEnvelopes()
+                if upgraded {
+                    #expect(missing.isEmpty, "\(missing)")
+                    #expect(results.allSatisfy { $0.errors.isEmpty })
+                } else {
+                    #expect(missing.count == 1 && missing.first?.deviceID == a, "\(missing)")
+                    #expect(missing.first?.sequences.lowerBound == 1)
+                }
+            }
+        }
     }
 }
