@@ -45,6 +45,11 @@ let package = Package(
     traits: [
         .trait(name: "BenchmarkSwitches",
                description: "Switches that turn the change log or the audit trail off, for make bench only."),
+        // The raw sync keys (`Vault.withSyncKeysSPI`), for code outside this package that
+        // must seal like a device: the sync server's end-to-end tests and the sealing
+        // benchmark. Off by default: an app cannot take the vault's sync keys.
+        .trait(name: "SyncKeysSPI",
+               description: "Raw sync keys for the sync server's tests and the sealing benchmark only."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),

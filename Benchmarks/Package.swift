@@ -30,7 +30,7 @@ let package = Package(
     dependencies: [
         // With the switches that turn the change log and the audit trail off, which the
         // library compiles only under this trait (never in an app's build).
-        .package(name: "MedVault", path: "..", traits: ["BenchmarkSwitches"]),
+        .package(name: "MedVault", path: "..", traits: ["BenchmarkSwitches", "SyncKeysSPI"]),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
     ],

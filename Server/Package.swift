@@ -30,7 +30,9 @@ let package = Package(
         .executable(name: "medvault-sync-server", targets: ["medvault-sync-server"]),
     ],
     dependencies: [
-        .package(name: "MedVault", path: ".."),
+        // With the trait SyncKeysSPI: the end-to-end tests seal like a device
+        // (`Vault.withSyncKeysSPI`). The server's executable links none of MedVault's keys code.
+        .package(name: "MedVault", path: "..", traits: ["SyncKeysSPI"]),
         // Without the ConfigurationSupport trait: the server reads its own environment
         // variables, and swift-configuration would be built for nothing.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1",

@@ -31,17 +31,19 @@ extension Vault {
         return try await body(syncKeys)
     }
 
+    #if SyncKeysSPI
     /// Runs `body` with this vault's sync keys: the package's `withSyncKeys(_:)` for code outside
     /// this package that must seal like a real device, namely the sync server's
-    /// end-to-end tests (`Server/`), which depend on the library by path.
-    ///
-    /// System programming interface, not for apps: import with `@_spi(Sync) import MedVault`.
+    /// end-to-end tests (`Server/`) and the sealing benchmark, which depend on the library
+    /// by path with the package trait `SyncKeysSPI`. Compiled only under that trait, off by
+    /// default: no app's build holds it, whatever it imports (`NoBypassSwitchesTests`).
     ///
     /// - Throws: `MedVaultError.Code.locked` when the vault is locked; what `body` throws.
     @_spi(Sync)
     public func withSyncKeysSPI<Result>(_ body: (SyncKeys) throws -> Result) async throws -> Result {
         try await withSyncKeys(body)
     }
+    #endif
 
     /// The keyring file as sync publishes it: without this device's audit record (format
     /// version 1, readable by devices of earlier builds; the record is this device's

@@ -3,13 +3,14 @@ import Testing
 
 /// The switches that turn the change log or the audit trail off (and write synthetic,
 /// validly signed audit entries) compile only under the package trait
-/// `BenchmarkSwitches`, off by default (only the benchmark package's manifest names it):
-/// the library an app links with the default traits — this build's — holds none of
-/// them, so no import, `@_spi` or otherwise, reaches them (issue #35).
+/// `BenchmarkSwitches`, and the raw sync keys (`withSyncKeysSPI`) only under
+/// `SyncKeysSPI`, both off by default (only the benchmark and server packages' manifests
+/// name them): the library an app links with the default traits — this build's — holds
+/// none of them, so no import, `@_spi` or otherwise, reaches them (issue #35).
 @Suite("No bypass switches in the shipped library")
 struct NoBypassSwitchesTests {
     static let switches = ["_auditTrailDisabled", "_changeLogDisabled", "_appendSyntheticEntries",
-                           "appendSyntheticAuditEntries"]
+                           "appendSyntheticAuditEntries", "withSyncKeysSPI"]
 
     /// The object files of the MedVault module in this build.
     static func objectFiles() throws -> [URL] {
@@ -24,7 +25,7 @@ struct NoBypassSwitchesTests {
         return []
     }
 
-    @Test("No object file of the MedVault module names a switch that turns the change log or the audit trail off")
+    @Test("No object file of the MedVault module names a switch that turns the change log or the audit trail off, or hands out the sync keys")
     func switchesAreAbsent() throws {
         let objects = try Self.objectFiles()
         // `make docs` (swift package dump-symbol-graph) rebuilds the module with every
