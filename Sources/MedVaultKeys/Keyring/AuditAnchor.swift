@@ -62,12 +62,8 @@ package struct AuditAnchor: Sendable, Equatable {
     /// - Throws: `locked` when the key was wiped.
     package static func read(_ keyring: Keyring, key: AuditKey) throws -> Reading {
         guard let bytes = keyring.auditRecord else { return .none }
-        guard bytes.count == byteCount, bytes[0] & ~3 == 0 else { return .invalid }
-        let body = Array(bytes[0..<(byteCount - 32)])
-        let tag = try key.mac([label, body])
-        var difference: UInt8 = 0
-        for (left, right) in zip(tag, bytes[(byteCount - 32)...]) { difference |= left ^ right }
-        guard difference == 0 else { return .invalid }
+        guard bytes.count == byteCount, bytes[0] & ~3 == 0,
+              try key.authenticatedBody(bytes, label: label) != nil else { return .invalid }
         var sequence: UInt64 = 0
         for byte in bytes[33..<41] { sequence = sequence << 8 | UInt64(byte) }
         let trail = bytes[0] & 1 == 1

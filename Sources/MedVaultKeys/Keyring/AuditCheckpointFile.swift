@@ -52,12 +52,8 @@ package struct AuditCheckpoint: Sendable, Equatable {
             // this vault wrote. Reported by verify(), never a reason to refuse an unlock.
             return .invalid
         }
-        guard bytes.count == byteCount, Array(bytes[0..<8]) == magic, bytes[8] & ~1 == 0 else { return .invalid }
-        let body = Array(bytes[0..<(byteCount - 32)])
-        let tag = try key.mac([label, body])
-        var difference: UInt8 = 0
-        for (left, right) in zip(tag, bytes[(byteCount - 32)...]) { difference |= left ^ right }
-        guard difference == 0 else { return .invalid }
+        guard bytes.count == byteCount, Array(bytes[0..<8]) == magic, bytes[8] & ~1 == 0,
+              try key.authenticatedBody(bytes, label: label) != nil else { return .invalid }
         var sequence: UInt64 = 0
         for byte in bytes[9..<17] { sequence = sequence << 8 | UInt64(byte) }
         return .valid(AuditCheckpoint(sequence: Int64(bitPattern: sequence), mac: Array(bytes[17..<49]),

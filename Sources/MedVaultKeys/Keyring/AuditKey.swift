@@ -67,6 +67,20 @@ public struct AuditKey: Sendable {
         return output
     }
 
+    /// The body of `bytes` when its last 32 bytes are the MAC of `label` and that body
+    /// (compared in constant time); `nil` otherwise. How the checkpoint file and the
+    /// keyring's audit record are read.
+    ///
+    /// - Throws: `MedVaultError.Code.locked` after ``wipe()``.
+    package func authenticatedBody(_ bytes: [UInt8], label: [UInt8]) throws -> [UInt8]? {
+        guard bytes.count >= Self.macLength else { return nil }
+        let body = Array(bytes.dropLast(Self.macLength))
+        let tag = try mac([label, body])
+        var difference: UInt8 = 0
+        for (left, right) in zip(tag, bytes.suffix(Self.macLength)) { difference |= left ^ right }
+        return difference == 0 ? body : nil
+    }
+
     /// HMAC-SHA256 of `message` under the audit key, written into `output` (32 bytes):
     /// ``mac(_:)`` without allocating, for the audit trail's writer and verifier (one MAC
     /// per entry).

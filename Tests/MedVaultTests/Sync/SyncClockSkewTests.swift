@@ -10,6 +10,28 @@ import Testing
 struct SyncClockSkewTests {
     static let year: TimeInterval = 365 * 86_400
 
+    /// A second device of `a`'s vault whose clock reads `offset` seconds from now.
+    static func joinB(_ a: SyncDevices, _ server: InMemorySyncTransport, in dir: TemporaryDirectory,
+                      offset: TimeInterval) async throws -> Vault {
+        var options = VaultFixtures.options
+        options.clock = RecordClock { Date().addingTimeInterval(offset) }
+        let blob = try await server.keyring(as: try #require(await a.engines[0].credentials()))
+        return try await Vault.join(at: dir.file("b"), keyring: blob.keyring,
+                                    syncSecret: try #require(try await a.engines[0].syncSecret()),
+                                    password: try VaultFixtures.password(), options: options)
+    }
+
+    /// B edits the patient's address, then A (a later stamp by A's clock), and A syncs.
+    static func concurrentEdits(_ id: UUID, a: Vault, aEngine: SyncEngine, b: Vault) async throws {
+        var onB = try await b.patients.get(id)
+        onB.address = "Calle de B"
+        _ = try await b.patients.update(onB)
+        var onA = try await a.patients.get(id)
+        onA.address = "Calle de A"
+        _ = try await a.patients.update(onA)
+        _ = try await aEngine.sync()
+    }
+
     @Test("A change stamped a year ahead of the receiver's clock loses a conflict there and is listed; resolving it converges every device")
     func clockAheadDoesNotWin() async throws {
         try await withTemporaryDirectory { dir in
@@ -17,12 +39,7 @@ struct SyncClockSkewTests {
             let a = try await SyncDevices.make(1, in: dir, server: server)
             defer { Task { await a.lockAll() } }
             // B's clock reads a year earlier than A's: to B, every change of A is a year ahead.
-            var options = VaultFixtures.options
-            options.clock = RecordClock { Date().addingTimeInterval(-Self.year) }
-            let blob = try await server.keyring(as: try #require(await a.engines[0].credentials()))
-            let bVault = try await Vault.join(at: dir.file("b"), keyring: blob.keyring,
-                                              syncSecret: try #require(try await a.engines[0].syncSecret()),
-                                              password: try VaultFixtures.password(), options: options)
+            let bVault = try await Self.joinB(a, server, in: dir, offset: -Self.year)
             defer { Task { await bVault.lock() } }
             let b = SyncEngine(vault: bVault, transport: server)
             try await b.join()
@@ -30,14 +47,7 @@ struct SyncClockSkewTests {
             let created = try await a.vaults[0].patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
             _ = try await a.engines[0].sync()
             _ = try await b.sync()
-            // Concurrent edits: B's first, then A's (a later stamp, by A's clock).
-            var onB = try await bVault.patients.get(created.id)
-            onB.address = "Calle de B"
-            _ = try await bVault.patients.update(onB)
-            var onA = try await a.vaults[0].patients.get(created.id)
-            onA.address = "Calle de A"
-            _ = try await a.vaults[0].patients.update(onA)
-            _ = try await a.engines[0].sync()
+            try await Self.concurrentEdits(created.id, a: a.vaults[0], aEngine: a.engines[0], b: bVault)
 
             let result = try await b.sync()
             #expect(result.conflicts == 1)
@@ -65,12 +75,7 @@ struct SyncClockSkewTests {
             let server = InMemorySyncTransport()
             let a = try await SyncDevices.make(1, in: dir, server: server)
             defer { Task { await a.lockAll() } }
-            var options = VaultFixtures.options
-            options.clock = RecordClock { Date().addingTimeInterval(-60) }
-            let blob = try await server.keyring(as: try #require(await a.engines[0].credentials()))
-            let bVault = try await Vault.join(at: dir.file("b"), keyring: blob.keyring,
-                                              syncSecret: try #require(try await a.engines[0].syncSecret()),
-                                              password: try VaultFixtures.password(), options: options)
+            let bVault = try await Self.joinB(a, server, in: dir, offset: -60)
             defer { Task { await bVault.lock() } }
             let created = try await a.vaults[0].patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
             _ = try await a.engines[0].sync()
@@ -79,15 +84,13 @@ struct SyncClockSkewTests {
                 let b = SyncEngine(vault: bVault, transport: server, maximumClockSkew: skew)
                 if try await b.credentials() == nil { try await b.join() }
                 _ = try await b.sync()
-                var onB = try await bVault.patients.get(created.id)
-                onB.address = "Calle de B"
-                _ = try await bVault.patients.update(onB)
-                var onA = try await a.vaults[0].patients.get(created.id)
-                onA.address = "Calle de A"
-                _ = try await a.vaults[0].patients.update(onA)
-                _ = try await a.engines[0].sync()
+                try await Self.concurrentEdits(created.id, a: a.vaults[0], aEngine: a.engines[0], b: bVault)
                 _ = try await b.sync()
                 #expect(try await bVault.patients.get(created.id).address == expected, "\(skew)")
+                // A minute ahead of a one-second skew is listed as such; within ten minutes,
+                // B's own edit simply lost by clock.
+                let kinds = try await b.conflicts().map(\.kind)
+                #expect(kinds == [skew == .seconds(1) ? .clockAhead : .concurrentChange], "\(skew)")
                 for conflict in try await b.conflicts() { try await b.resolve(conflict.id, keep: .keepLocal) }
                 _ = try await b.sync()
                 _ = try await a.engines[0].sync()
