@@ -23,6 +23,8 @@ extension RemoteChangeApplier {
         let sequence: Int64
         let envelopeID: UUID
         let record: SyncRecord
+        /// The device the server says pushed the envelope (`nil`: not known).
+        var pusher: UUID? = nil
     }
 
     private struct RecordKey: Hashable {

@@ -86,7 +86,7 @@ enum RemoteChangeApplier {
         // stamped right after a base that is itself ahead (an honest edit of a record that a
         // clock ahead touched earlier: the sealer stamps base + 1) is not the clock ahead.
         if current < remote, let clockHorizon, remote.timestamp > clockHorizon,
-           remote.timestamp > (base?.timestamp ?? Int64.min) &+ 1 {
+           !Self.stampedAfterHeldBase(remote: remote, base: base, current: current) {
             if try SyncStateStore.addConflict(kind: .clockAhead, table: table, id: record.recordID, loser: remote,
                                               loserIsLocal: false, loserState: record.state, winner: current, now: now, db) {
                 outcome.conflicts += 1
@@ -106,6 +106,16 @@ enum RemoteChangeApplier {
                                                  winner: current, now: now, db) {
             outcome.conflicts += 1
         }
+    }
+
+    /// Whether `remote` is stamped one tick after a base no later than the clock held
+    /// here: an edit of a record whose clock a device ahead raised earlier, and which this
+    /// device took too. A base this device never took (a version it listed as ahead)
+    /// earns no exemption.
+    static func stampedAfterHeldBase(remote: SyncStateStore.Clock, base: SyncStateStore.Clock?,
+                                     current: SyncStateStore.Clock) -> Bool {
+        guard let base, base.timestamp <= current.timestamp else { return false }
+        return remote.timestamp == base.timestamp &+ 1
     }
 
     /// Writes the remote state and its clock; a rule's refusal is listed instead.

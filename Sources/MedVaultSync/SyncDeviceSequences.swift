@@ -148,8 +148,10 @@ enum SyncDeviceSequences {
     // MARK: - Receiving
 
     /// Checks the numbers of a page's envelopes from other devices, records them, and
-    /// returns the items to apply and the replays refused (listed, never applied, never a
-    /// conflict). Envelopes without a number (sealed by a build before numbering) pass.
+    /// returns the items to apply and those refused (listed, never applied, never a
+    /// conflict): replays, and envelopes sealed in the name of another device than the
+    /// one the server says pushed them. Envelopes without a number (sealed by a build
+    /// before numbering) pass the number check.
     static func admit(_ items: [RemoteChangeApplier.PageItem], localDevice: UUID,
                       _ db: DatabaseConnection) throws -> ([RemoteChangeApplier.PageItem], [SyncEnvelopeError]) {
         var states: [UUID: State] = [:]
@@ -161,6 +163,14 @@ enum SyncDeviceSequences {
         var upgraded: Bool?
         for item in items {
             let device = item.record.deviceID
+            // The server records which device pushed each envelope: one sealed in another
+            // device's name (by a holder of the vault's keys) is refused and listed.
+            if let pusher = item.pusher, pusher != device {
+                refused.append(SyncEnvelopeError(
+                    sequence: item.sequence, envelopeID: item.envelopeID, code: .corrupted,
+                    reason: "the envelope names another device than the one that pushed it"))
+                continue
+            }
             guard device != localDevice, let number = item.record.deviceSequence else {
                 admitted.append(item)
                 continue
@@ -175,7 +185,14 @@ enum SyncDeviceSequences {
                     upgraded = try db.fetchOne("SELECT numbered_from FROM sync_state WHERE singleton = 1") { $0.int64(at: 0) }
                         .map { $0 > 0 } ?? false
                 }
-                state = State(highest: upgraded == true && number > 0 ? number - 1 : 0)
+                // Only for a device whose changes this vault already holds (applied before
+                // it kept numbers): a device new to it is counted from 1, every gap reported.
+                var applied = false
+                if upgraded == true, number > 1 {
+                    applied = try db.fetchOne("SELECT 1 FROM sync_record_clock WHERE device_id = ? LIMIT 1",
+                                              [device.vaultValue]) { _ in true } ?? false
+                }
+                state = State(highest: applied ? number - 1 : 0)
             }
             if state.receive(number) == .replay {
                 refused.append(SyncEnvelopeError(

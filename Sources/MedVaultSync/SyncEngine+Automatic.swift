@@ -65,7 +65,7 @@ extension SyncEngine {
             return
         }
         let (wakes, wake) = AsyncStream<Wake>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        nowSignal.attach { wake.yield(.now) }
+        let attached = nowSignal.attach { wake.yield(.now) }
         // Local commits; the stream ends when the vault locks, and the loop with it.
         let watcher = Task { [vault] in
             if let changes = try? await vault.changeNotifications() {
@@ -75,7 +75,9 @@ extension SyncEngine {
         }
         let timer = TimerSlot()
         defer {
-            nowSignal.attach(nil)
+            nowSignal.detach(attached)
+            // No retry is coming any more: a status promising one is withdrawn.
+            Task { await self.automaticSyncEnded() }
             watcher.cancel()
             timer.cancel()
             wake.finish()
@@ -94,6 +96,7 @@ extension SyncEngine {
             do {
                 output.yield(.synced(try await sync()))
                 failures = 0
+                nowSignal.hold(until: .distantPast)
                 wait = schedule.interval
             } catch {
                 let failure = error as? MedVaultError ?? MedVaultError(.storage, reason: "the sync pass failed")
@@ -104,6 +107,9 @@ extension SyncEngine {
                 }
                 failures += 1
                 wait = schedule.backoff(afterFailures: failures, retryAfter: failure.retryAfter)
+                // A server's Retry-After holds even a request of syncNow().
+                nowSignal.hold(until: failure.retryAfter == nil ? .distantPast : Date().addingTimeInterval(
+                    Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18))
                 await noteRetry(after: failure, in: wait)
                 output.yield(.failed(failure, retryIn: wait))
             }
@@ -141,6 +147,9 @@ final class NowSignal: @unchecked Sendable {
     private let lock = NSLock()
     private var requested = false
     private var wake: (@Sendable () -> Void)?
+    private var owner: UInt64 = 0
+    /// No request is served before this instant (the server's `Retry-After`).
+    private var notBefore = Date.distantPast
 
     /// Sets the request and wakes the running loop, if any.
     func request() {
@@ -151,17 +160,34 @@ final class NowSignal: @unchecked Sendable {
         wake?()
     }
 
-    /// Takes the request, once: whether one was pending.
-    func take() -> Bool {
+    /// Takes the request, once: whether one was pending (and may be served now).
+    func take(now: Date = Date()) -> Bool {
         lock.withLock {
             defer { requested = false }
-            return requested
+            return requested && now >= notBefore
         }
     }
 
-    /// The running loop's wake (`nil` when it ends).
-    func attach(_ wake: (@Sendable () -> Void)?) {
-        lock.withLock { self.wake = wake }
+    /// Requests are not served before `date` (a rate limit's `Retry-After`).
+    func hold(until date: Date) {
+        lock.withLock { notBefore = date }
+    }
+
+    /// Makes `wake` the running loop's; returns its token for ``detach(_:)``.
+    func attach(_ wake: @escaping @Sendable () -> Void) -> UInt64 {
+        lock.withLock {
+            owner &+= 1
+            self.wake = wake
+            notBefore = .distantPast
+            return owner
+        }
+    }
+
+    /// Removes the wake of the loop holding `token`, unless a newer loop replaced it.
+    func detach(_ token: UInt64) {
+        lock.withLock {
+            if owner == token { wake = nil }
+        }
     }
 }
 

@@ -59,10 +59,16 @@ extension SyncEngine {
     ///   transport that keeps no names; transport errors.
     public func setDeviceName(_ name: String) async throws {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed.count <= Self.maximumDeviceNameLength,
-              !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw MedVaultError(.validation, field: "name",
-                                reason: "must be 1 to \(Self.maximumDeviceNameLength) characters, without control characters")
+        // Control and format characters (a right-to-left override, zero-width marks) would
+        // let a name pose as another in the list; 400 UTF-8 bytes keep any sealed name
+        // under the server's 1 KiB.
+        guard !trimmed.isEmpty, trimmed.count <= Self.maximumDeviceNameLength, trimmed.utf8.count <= 400,
+              !trimmed.unicodeScalars.contains(where: {
+                  [.control, .format].contains($0.properties.generalCategory)
+              }) else {
+            throw MedVaultError(.validation, field: "name", reason: """
+                must be 1 to \(Self.maximumDeviceNameLength) characters (400 bytes), without control or format characters
+                """)
         }
         let vaultID = vault.vaultID
         try await authenticated { credentials in
@@ -96,9 +102,11 @@ extension SyncEngine {
     }
 
     static func openName(_ sealed: Data, device: UUID, vaultID: UUID, _ keys: SyncKeys) -> String? {
-        guard let plaintext = try? keys.open(Array(sealed), associatedData: nameAssociatedData(device: device, vaultID: vaultID)),
-              let end = plaintext.firstIndex(of: 0).map({ $0 }) ?? Optional(plaintext.count),
-              let name = String(validating: plaintext[..<end], as: UTF8.self), !name.isEmpty else { return nil }
+        guard let plaintext = try? keys.open(Array(sealed), associatedData: nameAssociatedData(device: device, vaultID: vaultID)) else {
+            return nil
+        }
+        let end = plaintext.firstIndex(of: 0) ?? plaintext.count
+        guard let name = String(bytes: plaintext[..<end], encoding: .utf8), !name.isEmpty else { return nil }
         return name
     }
 }

@@ -95,7 +95,7 @@ extension SyncEngine {
                 if index % 256 == 255 { try Self.checkCancellation() }
                 do {
                     opened.append(.init(sequence: pulled.sequence, envelopeID: pulled.envelope.id,
-                                        record: try sealer.open(pulled.envelope)))
+                                        record: try sealer.open(pulled.envelope), pusher: pulled.deviceID))
                 } catch let error as MedVaultError {
                     refused.append(SyncEnvelopeError(sequence: pulled.sequence, envelopeID: pulled.envelope.id,
                                                      code: error.code,

@@ -58,6 +58,8 @@ public actor SyncEngine {
     nonisolated let nowSignal = NowSignal()
     /// What sync is doing (``statusUpdates()``), and who is told of changes.
     var status: SyncStatus = .idle(lastSynced: nil)
+    /// When this engine's last pass succeeded.
+    var lastSynced: Date?
     var statusObservers: [UUID: AsyncStream<SyncStatus>.Continuation] = [:]
     /// The token renewal under way, which concurrent passes that found the token expired
     /// wait for instead of renewing twice (see SyncEngine+Token.swift).
@@ -256,10 +258,11 @@ public actor SyncEngine {
         setStatus(.syncing(downloaded: 0))
         do {
             let result = try await authenticated { try await syncPass($0) }
-            setStatus(.idle(lastSynced: vault.options.clock.now()))
+            lastSynced = vault.options.clock.now()
+            setStatus(.idle(lastSynced: lastSynced))
             return result
         } catch {
-            setStatus(Self.status(after: error))
+            setStatus(status(after: error))
             throw error
         }
     }

@@ -54,17 +54,30 @@ extension SyncEngine {
     }
 
     /// The status after a pass failed with `error` (automatic sync refines it with its
-    /// retry time, ``noteRetry(after:in:)``).
-    static func status(after error: any Error) -> SyncStatus {
+    /// retry time, ``noteRetry(after:in:)``); a cancelled pass goes back to idle.
+    func status(after error: any Error) -> SyncStatus {
+        if error is CancellationError { return .idle(lastSynced: lastSynced) }
         let failure = error as? MedVaultError ?? MedVaultError(.storage, reason: "the sync pass failed")
         switch failure.code {
+        case .cancelled: return .idle(lastSynced: lastSynced)
         case .offline, .timeout: return .offline(retryAt: nil)
         default: return .failed(failure)
         }
     }
 
+    /// Automatic sync ended: a retry it promised will not come.
+    func automaticSyncEnded() {
+        switch status {
+        case .offline(.some): setStatus(.offline(retryAt: nil))
+        case .waiting(_, let code): setStatus(.failed(MedVaultError(code, reason: "automatic sync stopped before its retry")))
+        default: break
+        }
+    }
+
     /// Automatic sync backs off `wait` after `failure`.
     func noteRetry(after failure: MedVaultError, in wait: Duration) {
+        // A manual pass started meanwhile: its status stands.
+        if case .syncing = status { return }
         let until = Date().addingTimeInterval(Double(wait.components.seconds)
                                               + Double(wait.components.attoseconds) / 1e18)
         switch failure.code {

@@ -25,12 +25,17 @@ extension SyncStore {
                                              tokenReplaced: replaced)
                 stale = unseen
             }
-            // "Last seen" to the minute: one write a minute per device, not one per request.
+            // "Last seen" to the minute: one write a minute per device, not one per request;
+            // best effort (a full disk or a read-only standby must not fail a read).
             if let device, stale {
-                try await connection.guardedQuery("""
-                    UPDATE devices SET last_seen_at = now()
-                    WHERE vault_id = \(device.vaultID) AND device_id = \(device.deviceID)
-                    """, logger: logger)
+                do {
+                    try await connection.guardedQuery("""
+                        UPDATE devices SET last_seen_at = now()
+                        WHERE vault_id = \(device.vaultID) AND device_id = \(device.deviceID)
+                        """, logger: logger)
+                } catch {
+                    logger.debug("last seen not recorded")
+                }
             }
             return device
         }

@@ -42,6 +42,9 @@ struct SyncDeviceListTests {
                 body: Data(#"{"sealedName":""#.utf8) + Data(repeating: 0x41, count: 1_400) + Data(#""}"#.utf8))
             #expect(long.status == 400)
             #expect(try await b.engine.devices().map(\.name) == ["Consulta ZQXNAMEMARKER", "Móvil", nil])
+            // The revoked device can neither list nor name.
+            #expect(await transportError { _ = try await c.engine.devices() }?.code == .unauthorized)
+            #expect(await transportError { try await c.engine.setDeviceName("Robado") }?.code == .unauthorized)
         } }
     }
 }

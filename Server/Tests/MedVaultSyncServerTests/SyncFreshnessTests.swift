@@ -1,5 +1,5 @@
 import Foundation
-import MedVault
+@_spi(Sync) import MedVault
 import MedVaultCore
 import MedVaultSync
 import MedVaultSyncWire
@@ -101,6 +101,62 @@ struct SyncFreshnessTests {
             try await syncAll([b, a])
             #expect(try await a.vault.patients.get(ana.id).address == "Calle de B")
             try await expectConverged([a, b], patients: 1)
+        } }
+    }
+
+    @Test("B, holding the vault's keys, seals a change in A's name and pushes it: C refuses it as not from its pusher, lists it, and keeps A's version")
+    func forgedAuthorIsRefused() async throws {
+        try await EngineDevices.with { devices in try await TestServer.with { server in
+            let transport = try makeTransport(server.baseURL)
+            let a = try await devices.register(transport)
+            let ana = try await EngineRecords.add(to: a.vault, marker: "Ana")
+            _ = try await a.engine.sync()
+            let b = try await devices.join(a, transport)
+            let c = try await devices.join(a, transport)
+            _ = try await b.engine.sync()
+            _ = try await c.engine.sync()
+            let bCredentials = try await b.credentials()
+            let vaultID = a.vault.vaultID
+            // A's first envelope (Ana's patient record), opened by B and re-sealed as a later
+            // change of A's: a new address, a fresh number, one clock tick a second later.
+            let original = try #require(try await transport.pull(after: 0, limit: 1, as: bCredentials).envelopes.first)
+            #expect(original.deviceID == (try await a.credentials()).deviceID)
+            let forged = try await b.vault.withSyncKeysSPI { keys -> SyncEnvelope in
+                func ad(_ id: UUID, _ recordKey: Data) -> [UInt8] {
+                    var bytes = Array("MedVault sync envelope v1".utf8)
+                    withUnsafeBytes(of: vaultID.uuid) { bytes += $0 }
+                    withUnsafeBytes(of: id.uuid) { bytes += $0 }
+                    return bytes + recordKey
+                }
+                let plaintext = try keys.open(Array(original.envelope.ciphertext),
+                                              associatedData: ad(original.envelope.id, original.envelope.recordKey))
+                let unreadable = MedVaultError(.corrupted, reason: "the test could not read the envelope")
+                guard var record = try JSONSerialization.jsonObject(with: Data(plaintext)) as? [String: Any],
+                      let stateText = record["state"] as? String, let stateData = Data(base64Encoded: stateText),
+                      var state = try JSONSerialization.jsonObject(with: stateData) as? [String: Any],
+                      var columns = state["columns"] as? [String: Any],
+                      let timestamp = record["timestamp"] as? Int64 else { throw unreadable }
+                columns["address"] = ["t": "Calle Falsa 1"]
+                columns["version"] = ["i": 2]
+                state["columns"] = columns
+                record["baseTimestamp"] = timestamp
+                record["baseDeviceID"] = record["deviceID"]
+                record["timestamp"] = timestamp + (1_000 << 16)
+                record["version"] = 2
+                record["operation"] = "update"
+                record["deviceSequence"] = 1_000
+                record["state"] = try JSONSerialization.data(withJSONObject: state).base64EncodedString()
+                let id = UUID()
+                let sealed = try keys.seal(Array(try JSONSerialization.data(withJSONObject: record)),
+                                           associatedData: ad(id, original.envelope.recordKey))
+                return try SyncEnvelope(id: id, recordKey: original.envelope.recordKey, ciphertext: Data(sealed))
+            }
+            _ = try await transport.push(SyncPushRequest(envelopes: [forged]), as: bCredentials)
+            let result = try await c.engine.sync()
+            #expect(result.errors.map(\.code) == [.corrupted])
+            #expect(result.errors.first?.reason.contains("another device") == true)
+            #expect(try await c.vault.patients.get(ana.id).address == "Ana street")
+            #expect(try await c.engine.refusedEnvelopes().count == 1)
         } }
     }
 }

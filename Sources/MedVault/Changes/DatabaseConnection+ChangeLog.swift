@@ -78,9 +78,11 @@ extension DatabaseConnection {
             try execute("RELEASE medvault_package_step")
             return value
         } catch {
+            // The writers' cached heads go whatever happens next: a failed rollback leaves
+            // the transaction to fail, with that error.
+            defer { changeLog.restore(logged) }
             try execute("ROLLBACK TO medvault_package_step")
             try execute("RELEASE medvault_package_step")
-            changeLog.restore(logged)
             throw error
         }
     }

@@ -117,7 +117,8 @@ struct SyncStatusTests {
     }
 
     @Test("A bad device name is a validation error on field name, before any request", arguments: [
-        "", "   ", String(repeating: "x", count: 101), "tab\tname", "line\nbreak",
+        "", "   ", String(repeating: "x", count: 101), "tab\tname", "line\nbreak", "Ana\u{202E}daPi",
+        "zero\u{200B}width", String(repeating: "e\u{301}\u{301}\u{301}", count: 90),
     ])
     func badNames(name: String) async throws {
         try await withTemporaryDirectory { dir in
@@ -133,6 +134,38 @@ struct SyncStatusTests {
             // The injected failure was not spent: no request was made.
             #expect(await SyncFixtures.errorCode { _ = try await devices.engines[0].devices() } == .offline)
         }
+    }
+}
+
+/// `syncNow()`'s signal between automatic-sync loops.
+@Suite("Sync: the syncNow signal")
+struct NowSignalTests {
+    final class Count: @unchecked Sendable {
+        // Safety of @unchecked Sendable: `value` is only touched under `lock`.
+        private let lock = NSLock()
+        private var value = 0
+        func add() { lock.withLock { value += 1 } }
+        var current: Int { lock.withLock { value } }
+    }
+
+    @Test("A loop that ends does not detach the loop that replaced it; a request is taken once; a Retry-After holds it")
+    func tokens() {
+        let signal = NowSignal()
+        let first = Count()
+        let second = Count()
+        let old = signal.attach { first.add() }
+        _ = signal.attach { second.add() }
+        signal.detach(old)
+        signal.request()
+        #expect(first.current == 0 && second.current == 1, "the newer loop is still woken")
+        #expect(signal.take())
+        #expect(!signal.take(), "taken once")
+        signal.hold(until: Date().addingTimeInterval(3_600))
+        signal.request()
+        #expect(!signal.take(), "a rate limit's wait is not cut short")
+        signal.hold(until: .distantPast)
+        signal.request()
+        #expect(signal.take())
     }
 }
 
