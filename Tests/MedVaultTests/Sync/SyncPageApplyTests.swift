@@ -53,12 +53,13 @@ struct SyncPageApplyTests {
             _ = try await a.patients.update(p6OnA)
             _ = try await devices.engines[0].sync()
 
-            // Forged by a device holding the keys: a patient deletion (refused by its
+            // Forged by a device holding the keys, in its own name (one in another device's name
+            // is refused before any rule, SyncFreshnessTests): a patient deletion (refused by its
             // trigger), a session of a patient nobody has (a new record, refused by the
             // foreign key), a state that is not JSON, and an envelope the server alters.
             let p4Clock = try #require(try await a.database.read { db in try SyncStateStore.clock(.patient, p4.id, db) })
             _ = try await Self.push(SyncRecord(table: "patient", recordID: p4.id, version: 9, operation: "delete",
-                                               timestamp: UInt64(p4Clock.timestamp + 1), deviceID: UUID(), state: nil,
+                                               timestamp: UInt64(p4Clock.timestamp + 1), deviceID: credentials.deviceID, state: nil,
                                                baseTimestamp: UInt64(p4Clock.timestamp), baseDeviceID: p4Clock.deviceID),
                                     from: devices, credentials)
             var orphan = try #require(try await a.database.read { db in try SyncRecordStore.read(.clinicalSession, id: s3.id, db) })
@@ -66,14 +67,14 @@ struct SyncPageApplyTests {
             orphan.columns["id"] = SyncColumnValue(orphanID.vaultValue)
             orphan.columns["patient_id"] = SyncColumnValue(UUID().vaultValue)
             _ = try await Self.push(SyncRecord(table: "clinical_session", recordID: orphanID, version: 1, operation: "insert",
-                                               timestamp: 1 << 40, deviceID: UUID(),
+                                               timestamp: 1 << 40, deviceID: credentials.deviceID,
                                                state: try RemoteChangeApplier.encode(orphan)),
                                     from: devices, credentials)
             let unreadable = try await Self.push(SyncRecord(table: "patient", recordID: UUID(), version: 1, operation: "insert",
-                                                            timestamp: 1 << 40, deviceID: UUID(), state: Data("{not json".utf8)),
+                                                            timestamp: 1 << 40, deviceID: credentials.deviceID, state: Data("{not json".utf8)),
                                                  from: devices, credentials)
             let tampered = try await Self.push(SyncRecord(table: "patient", recordID: UUID(), version: 1, operation: "insert",
-                                                          timestamp: 1 << 40, deviceID: UUID(), state: nil),
+                                                          timestamp: 1 << 40, deviceID: credentials.deviceID, state: nil),
                                                from: devices, credentials)
             try await devices.server.tamper(vaultID: credentials.vaultID, sequence: tampered) { data in
                 var copy = data
