@@ -142,8 +142,8 @@ extension SyncEngine {
 
 /// ``SyncEngine/syncNow()``'s request, and how to wake the running automatic sync.
 final class NowSignal: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `requested` and `wake` are read and written only
-    // under `lock`; `wake` is called outside it.
+    // Safety of @unchecked Sendable: `requested`, `wake`, `owner` and `notBefore` are
+    // read and written only under `lock`; `wake` is called outside it.
     private let lock = NSLock()
     private var requested = false
     private var wake: (@Sendable () -> Void)?
@@ -182,6 +182,9 @@ final class NowSignal: @unchecked Sendable {
             return owner
         }
     }
+
+    /// Whether an automatic-sync loop is running.
+    var hasLoop: Bool { lock.withLock { wake != nil } }
 
     /// Removes the wake of the loop holding `token`, unless a newer loop replaced it.
     func detach(_ token: UInt64) {

@@ -65,8 +65,10 @@ extension SyncEngine {
         }
     }
 
-    /// Automatic sync ended: a retry it promised will not come.
+    /// Automatic sync ended: a retry it promised will not come (unless a new loop started
+    /// meanwhile, whose status stands).
     func automaticSyncEnded() {
+        guard !nowSignal.hasLoop else { return }
         switch status {
         case .offline(.some): setStatus(.offline(retryAt: nil))
         case .waiting(_, let code): setStatus(.failed(MedVaultError(code, reason: "automatic sync stopped before its retry")))
