@@ -81,6 +81,23 @@ struct SyncStatusTests {
         }
     }
 
+    @Test("When automatic sync ends during its backoff, the retry it promised is withdrawn from the status")
+    func endedLoopWithdrawsItsRetry() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(1, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let engine = devices.engines[0]
+            let schedule = SyncSchedule(afterCommit: .seconds(3_600), interval: .seconds(3_600),
+                                        initialBackoff: .seconds(3_600), maximumBackoff: .seconds(3_600))
+            var updates = await engine.statusUpdates().makeAsyncIterator()
+            await devices.server.failNextCalls(1)
+            let (_, task) = PassLog.start(engine, schedule)
+            #expect(await Self.next(&updates, { if case .offline(_?) = $0 { true } else { false } }) != nil)
+            task.cancel()
+            #expect(await Self.next(&updates, { $0 == .offline(retryAt: nil) }) != nil)
+        }
+    }
+
     @Test("devices() lists every device with its sealed name, this one marked, a revoked one flagged; the server never sees a name")
     func deviceList() async throws {
         try await withTemporaryDirectory { dir in
@@ -133,6 +150,45 @@ struct SyncStatusTests {
             }
             // The injected failure was not spent: no request was made.
             #expect(await SyncFixtures.errorCode { _ = try await devices.engines[0].devices() } == .offline)
+        }
+    }
+}
+
+/// A transport implementing only what `SyncTransport` requires, forwarding to the
+/// in-memory server: the protocol's default device list and names are what it gets.
+struct RequiredOnlyTransport: SyncTransport {
+    let inner: InMemorySyncTransport
+
+    func challenge(_ request: SyncChallengeRequest) async throws -> SyncChallenge { try await inner.challenge(request) }
+    func register(_ request: SyncRegisterRequest) async throws -> SyncDeviceToken { try await inner.register(request) }
+    func join(vaultID: UUID, _ request: SyncJoinRequest) async throws -> SyncDeviceToken {
+        try await inner.join(vaultID: vaultID, request)
+    }
+    func push(_ request: SyncPushRequest, as credentials: SyncCredentials) async throws -> SyncPushResponse {
+        try await inner.push(request, as: credentials)
+    }
+    func pull(after: Int64, limit: Int, as credentials: SyncCredentials) async throws -> SyncPullResponse {
+        try await inner.pull(after: after, limit: limit, as: credentials)
+    }
+    func keyring(as credentials: SyncCredentials) async throws -> SyncKeyringBlob { try await inner.keyring(as: credentials) }
+    func putKeyring(_ update: SyncKeyringUpdate, as credentials: SyncCredentials) async throws -> SyncKeyringBlob {
+        try await inner.putKeyring(update, as: credentials)
+    }
+    func revoke(device: UUID, as credentials: SyncCredentials) async throws {
+        try await inner.revoke(device: device, as: credentials)
+    }
+}
+
+@Suite("Sync: a transport without a device list")
+struct RequiredOnlyTransportTests {
+    @Test("devices() and setDeviceName(_:) through a transport that keeps no device list are invalidArgument")
+    func defaults() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(1, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let engine = SyncEngine(vault: devices.vaults[0], transport: RequiredOnlyTransport(inner: devices.server))
+            #expect(await SyncFixtures.errorCode { _ = try await engine.devices() } == .invalidArgument)
+            #expect(await SyncFixtures.errorCode { try await engine.setDeviceName("Consulta") } == .invalidArgument)
         }
     }
 }
