@@ -50,15 +50,17 @@ public actor InMemorySyncTransport: SyncTransport {
     /// least one envelope), as the server's.
     public let maximumPullBytes: Int
 
-    private struct StoredEnvelope: Codable {
+    struct StoredEnvelope: Codable {
         let sequence: Int64
         let deviceID: UUID
         let envelope: SyncEnvelope
     }
 
-    private struct Device: Codable {
+    struct Device: Codable {
         var tokenHash: Data
         var revoked: Bool
+        /// Its certificate of the vault's current epoch.
+        var certificate: SyncDeviceCertificate?
         /// Unix seconds of its enrolment; of its last authenticated call; its sealed name.
         var registeredAt: Int64?
         var lastSeenAt: Int64?
@@ -72,12 +74,18 @@ public actor InMemorySyncTransport: SyncTransport {
         var deviceID: UUID
     }
 
-    private struct VaultState: Codable {
-        let verificationKey: Data
+    struct VaultState: Codable {
+        var verificationKey: Data
         var devices: [UUID: Device] = [:]
         var envelopes: [StoredEnvelope] = []
         var sequenceByEnvelopeID: [UUID: Int64] = [:]
         var keyring: SyncKeyringBlob
+        /// The current sync epoch (`nil`: 0), its sealed keys, each started epoch's
+        /// packages and starter's certificate.
+        var epoch: UInt32?
+        var epochKeys: Data?
+        var packages: [UInt32: [UUID: SyncRekeyPackage]]?
+        var signers: [UInt32: SyncDeviceCertificate]?
     }
 
     private struct Snapshot: Codable {
@@ -85,7 +93,7 @@ public actor InMemorySyncTransport: SyncTransport {
         var challenges: [Data: Binding]
     }
 
-    private var vaults: [UUID: VaultState] = [:]
+    var vaults: [UUID: VaultState] = [:]
     private var challenges: [Data: Binding] = [:]
     /// Where the state is saved after every change, if anywhere.
     private let file: URL?
@@ -141,7 +149,7 @@ public actor InMemorySyncTransport: SyncTransport {
     }
 
     /// Saves the state when the server persists (see ``init(persistingTo:)``).
-    private func save() throws {
+    func save() throws {
         guard let file else { return }
         let data = try JSONEncoder().encode(Snapshot(vaults: vaults, challenges: challenges))
         try data.write(to: file, options: .atomic)
@@ -212,9 +220,14 @@ public actor InMemorySyncTransport: SyncTransport {
         guard vaults[request.vaultID] == nil else {
             throw MedVaultError(.conflict, reason: "the vault is already registered")
         }
-        var vault = VaultState(verificationKey: request.verificationKey, keyring: request.keyring)
+        if let certificate = request.certificate {
+            try Self.check(certificate, vaultID: request.vaultID, epoch: request.epoch ?? 0, key: request.verificationKey)
+        }
+        var vault = VaultState(verificationKey: request.verificationKey, keyring: request.keyring,
+                               epoch: request.epoch, epochKeys: request.epochKeys)
         let token = Self.newToken()
-        vault.devices[request.deviceID] = Device(tokenHash: Self.hash(token), revoked: false, registeredAt: Self.seconds(),
+        vault.devices[request.deviceID] = Device(tokenHash: Self.hash(token), revoked: false,
+                                                 certificate: request.certificate, registeredAt: Self.seconds(),
                                                  order: vault.devices.count)
         vaults[request.vaultID] = vault
         try save()
@@ -227,11 +240,17 @@ public actor InMemorySyncTransport: SyncTransport {
         guard var vault = vaults[vaultID] else { throw Self.forbidden }
         try verify(.join, key: vault.verificationKey, challenge: request.challenge, vaultID: vaultID,
                    deviceID: request.deviceID, signature: request.signature, origin: request.origin)
+        // From epoch 1, as the server: a certificate of the current epoch or no join.
+        if (vault.epoch ?? 0) > 0 || request.certificate != nil {
+            guard let certificate = request.certificate else { throw Self.forbidden }
+            try Self.check(certificate, vaultID: vaultID, epoch: vault.epoch ?? 0, key: vault.verificationKey)
+        }
         guard vault.devices[request.deviceID] == nil else {
             throw MedVaultError(.conflict, reason: "the device id is already used in this vault")
         }
         let token = Self.newToken()
-        vault.devices[request.deviceID] = Device(tokenHash: Self.hash(token), revoked: false, registeredAt: Self.seconds(),
+        vault.devices[request.deviceID] = Device(tokenHash: Self.hash(token), revoked: false,
+                                                 certificate: request.certificate, registeredAt: Self.seconds(),
                                                  order: vault.devices.count)
         vaults[vaultID] = vault
         try save()
@@ -279,6 +298,12 @@ public actor InMemorySyncTransport: SyncTransport {
                 sequences.append(sequence)
                 continue
             }
+            // As the server: a new envelope is of the vault's current epoch.
+            guard envelope.epoch == vault.epoch ?? 0 else {
+                throw envelope.epoch < vault.epoch ?? 0
+                    ? MedVaultError(.conflict, reason: "the vault moved to a newer sync epoch")
+                    : MedVaultError(.validation, field: "epoch", reason: "an envelope names an epoch the vault has not reached")
+            }
             next += 1
             added.append(StoredEnvelope(sequence: next, deviceID: credentials.deviceID, envelope: envelope))
             batchIDs[envelope.id] = next
@@ -313,7 +338,9 @@ public actor InMemorySyncTransport: SyncTransport {
 
     public func keyring(as credentials: SyncCredentials) async throws -> SyncKeyringBlob {
         try enter(nil)
-        return try authenticate(credentials).keyring
+        let vault = try authenticate(credentials)
+        guard let epoch = vault.epoch, epoch > 0 else { return vault.keyring }
+        return try SyncKeyringBlob(generation: vault.keyring.generation, keyring: vault.keyring.keyring, epoch: epoch)
     }
 
     public func putKeyring(_ update: SyncKeyringUpdate, as credentials: SyncCredentials) async throws -> SyncKeyringBlob {
@@ -334,6 +361,9 @@ public actor InMemorySyncTransport: SyncTransport {
         guard device != credentials.deviceID else {
             throw MedVaultError(.validation, field: "device", reason: "a device is revoked by another device")
         }
+        guard (vault.epoch ?? 0) == 0 else {
+            throw MedVaultError(.unauthorized, reason: "in a vault with sync epochs a revocation starts a new epoch")
+        }
         guard let entry = vault.devices[device] else {
             throw MedVaultError(.notFound, reason: "the vault has no such device")
         }
@@ -350,8 +380,8 @@ public actor InMemorySyncTransport: SyncTransport {
         let ordered = vault.devices.sorted { ($0.value.order ?? 0, $0.key.uuidString) < ($1.value.order ?? 0, $1.key.uuidString) }
         return SyncDeviceList(devices: ordered.map { id, device in
             SyncDeviceInfo(deviceID: id, registeredAt: device.registeredAt ?? 0, lastSeenAt: device.lastSeenAt,
-                           revoked: device.revoked, sealedName: device.sealedName)
-        })
+                           revoked: device.revoked, sealedName: device.sealedName, certificate: device.certificate)
+        }, epoch: vault.epoch ?? 0)
     }
 
     public func setName(_ update: SyncDeviceNameUpdate, as credentials: SyncCredentials) async throws {
@@ -362,14 +392,14 @@ public actor InMemorySyncTransport: SyncTransport {
         try save()
     }
 
-    private static func seconds() -> Int64 { Int64(Date().timeIntervalSince1970.rounded(.down)) }
+    static func seconds() -> Int64 { Int64(Date().timeIntervalSince1970.rounded(.down)) }
 
     // MARK: - Checks
 
-    private static let forbidden = MedVaultError(.unauthorized, reason: "the proof of the vault key was refused")
+    static let forbidden = MedVaultError(.unauthorized, reason: "the proof of the vault key was refused")
 
     /// Counts a call against the injected faults and keeps its body when asked.
-    private func enter(_ body: (any Encodable)?) throws {
+    func enter(_ body: (any Encodable)?) throws {
         if failuresLeft > 0 {
             failuresLeft -= 1
             throw MedVaultError(failureCode, reason: "the sync server could not be reached")
@@ -379,7 +409,7 @@ public actor InMemorySyncTransport: SyncTransport {
         }
     }
 
-    private func authenticate(_ credentials: SyncCredentials) throws -> VaultState {
+    func authenticate(_ credentials: SyncCredentials) throws -> VaultState {
         guard let vault = vaults[credentials.vaultID] else {
             throw MedVaultError(.notFound, reason: "no such vault")
         }

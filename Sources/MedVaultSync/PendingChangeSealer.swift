@@ -104,7 +104,7 @@ enum PendingChangeSealer {
             }
             numbers.advance()
             try SyncStateStore.enqueue(.init(id: envelope.id, recordKey: envelope.recordKey,
-                                             ciphertext: envelope.ciphertext), db)
+                                             ciphertext: envelope.ciphertext, epoch: envelope.epoch), db)
             try SyncStateStore.setClock(.init(timestamp: stamp, deviceID: localDevice), pending.table, pending.id, db)
             if listsUnsent { try SyncStateStore.clearUnsent(pending.table, pending.id, db) }
         }
@@ -165,7 +165,7 @@ enum PendingChangeSealer {
             let envelope = try sealer.seal(record, id: try envelopeID(seq))
             numbers.advance()
             try SyncStateStore.enqueue(.init(id: envelope.id, recordKey: envelope.recordKey,
-                                             ciphertext: envelope.ciphertext), db)
+                                             ciphertext: envelope.ciphertext, epoch: envelope.epoch), db)
         }
     }
 }

@@ -50,6 +50,13 @@ extension SyncEngine {
         let local = try KeyringFile.read(at: vault.layout.keyring)
         let localShared = local.sharedSlotsDigest
         let server = try await transport.keyring(as: credentials)
+        // A new epoch another device started comes with a new sync secret, under which the
+        // keyring is now sealed: adopted first, then the keyring is judged again with it.
+        if let epoch = server.epoch, epoch > 0,
+           epoch > (try await vault.database.read { db in try SyncEpochRecord.currentEpoch(db) }) {
+            _ = try await adoptEpochs(credentials, through: epoch)
+            return try await syncKeyring(credentials)
+        }
         // No mark: nothing was published or adopted here yet (a device that just joined,
         // a vault just restored), so nothing of this device's is waiting to be published.
         let changedHere = mark.sha256.map { $0 != localShared } ?? false

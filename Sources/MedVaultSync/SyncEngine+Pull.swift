@@ -15,6 +15,9 @@ extension SyncEngine {
         let lastSequence: Int64
         /// Whether the server holds envelopes after ``lastSequence``.
         let hasMore: Bool
+        /// The epoch of the envelope the group stopped before, when this device holds no
+        /// key of it yet (the group is then empty).
+        var needsEpoch: UInt32?
     }
 
     /// Pulls and applies every envelope after the vault's pull cursor.
@@ -34,6 +37,13 @@ extension SyncEngine {
         var after = try await vault.database.read { db in try SyncStateStore.state(db).pulledThrough }
         var pending = try await pullGroup(after: after, credentials)
         while let group = pending {
+            if let epoch = group.needsEpoch {
+                // Adopt the new epoch; an envelope claiming one the server has not reached
+                // is then opened (and refused) like any that does not open.
+                let adopted = try await adoptEpochs(credentials, through: epoch)
+                pending = try await pullGroup(after: after, credentials, allowingUnknownEpochs: !adopted)
+                continue
+            }
             let outcome: ApplyOutcome?
             let following: PulledGroup?
             do {
@@ -68,7 +78,8 @@ extension SyncEngine {
     /// of ``batchSize``, within ``envelopesPerApply`` and ``maximumBytesPerApply``: a
     /// clone's pages of 500 would otherwise each re-encrypt the same index pages at
     /// commit) and opens them; `nil` when there is nothing after `after`.
-    nonisolated func pullGroup(after: Int64, _ credentials: SyncCredentials) async throws -> PulledGroup? {
+    nonisolated func pullGroup(after: Int64, _ credentials: SyncCredentials,
+                               allowingUnknownEpochs: Bool = false) async throws -> PulledGroup? {
         var pulled = try Self.checkedPage(try await transport.pull(after: after, limit: batchSize, as: credentials),
                                           after: after)
         if pulled.envelopes.isEmpty { return nil }
@@ -86,16 +97,28 @@ extension SyncEngine {
         let page = pulled
         // The closure is spelled async on purpose: the synchronous overload records a
         // `sync` audit entry, a write that would wait for the group being applied.
-        return try await vault.withSyncKeys { @Sendable (keys: SyncKeys) async throws -> PulledGroup in
+        return try await vault.withSyncKeyChain { @Sendable (chain: SyncKeyChain) async throws -> PulledGroup in
             var opened: [RemoteChangeApplier.PageItem] = []
             var refused: [SyncEnvelopeError] = []
             opened.reserveCapacity(page.envelopes.count)
-            let sealer = EnvelopeSealer(keys: keys)
+            let opener = EnvelopeOpener(chain: chain)
+            // An envelope of an epoch newer than this device holds (a device started one
+            // during this pass): the group ends before it, so the engine fetches the new
+            // epoch's keys and pulls it again, instead of refusing it for good.
+            var page = page
+            if let newer = page.envelopes.firstIndex(where: { $0.envelope.epoch > chain.epoch }), !allowingUnknownEpochs {
+                guard newer > 0 else {
+                    return PulledGroup(items: [], refused: [], lastSequence: after, hasMore: true,
+                                       needsEpoch: page.envelopes[newer].envelope.epoch)
+                }
+                page = SyncPullResponse(envelopes: Array(page.envelopes.prefix(newer)),
+                                        lastSequence: page.envelopes[newer - 1].sequence, hasMore: true)
+            }
             for (index, pulled) in page.envelopes.enumerated() {
                 if index % 256 == 255 { try Self.checkCancellation() }
                 do {
                     opened.append(.init(sequence: pulled.sequence, envelopeID: pulled.envelope.id,
-                                        record: try sealer.open(pulled.envelope), pusher: pulled.deviceID))
+                                        record: try opener.open(pulled.envelope), pusher: pulled.deviceID))
                 } catch let error as MedVaultError {
                     refused.append(SyncEnvelopeError(sequence: pulled.sequence, envelopeID: pulled.envelope.id,
                                                      code: error.code,
@@ -138,12 +161,12 @@ extension SyncEngine {
         let database = vault.database
         // This group's own "now": a long clone must not judge late groups by its start.
         let horizon = Self.clockHorizon(now: vault.options.clock.now(), skew: maximumClockSkew)
-        return try await vault.withSyncKeys { keys in
+        return try await vault.withSyncKeyChain { chain in
             try await database.write(duration: .long) { db -> ApplyOutcome? in
                 // Another process syncing this vault applied this page first: skip
                 // it, and go on from the cursor it left (never move it back).
                 guard try SyncStateStore.state(db).pulledThrough == pulledAfter else { return nil }
-                try PendingChangeSealer.sealPending(keys: keys, localDevice: credentials.deviceID, db)
+                try PendingChangeSealer.sealPending(keys: chain.current, localDevice: credentials.deviceID, db)
                 // Replays (a number of its device received already) are refused before
                 // anything applies; the numbers of the rest are recorded with the cursor.
                 let (admitted, replays) = try SyncDeviceSequences.admit(group.items, localDevice: credentials.deviceID, db)

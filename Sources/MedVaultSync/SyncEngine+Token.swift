@@ -66,7 +66,18 @@ extension SyncEngine {
         let origin = transport.proofOrigin
         let message = SyncDeviceProof.message(.renew, challenge: challenge.challenge, vaultID: stored.vaultID,
                                               deviceID: stored.deviceID, boundTo: origin)
-        let signature = try await vault.withSyncKeys { keys in try keys.signForDevice(Array(message)) }
+        // A certified device proves with its own key, which still works after an epoch it
+        // has not adopted yet replaced the vault's; a device of an earlier build, with the
+        // vault's.
+        let (certified, deviceKey) = try await vault.database.read { db in
+            (try SyncEpochRecord.certifiedEpoch(db), try SyncEpochRecord.deviceKey(db))
+        }
+        let signature: [UInt8]
+        if certified != nil, let deviceKey {
+            signature = try deviceKey.sign(Array(message))
+        } else {
+            signature = try await vault.withSyncKeys { keys in try keys.signForDevice(Array(message)) }
+        }
         let token: SyncDeviceToken
         do {
             token = try await transport.renewToken(

@@ -99,7 +99,11 @@ public actor SyncEngine {
     /// Registers the vault at the server with this device as its first, publishing the
     /// vault's keyring sealed under a new sync secret (``syncSecret()``: show it to the
     /// user for the recovery kit; the server never sees it, so it cannot test password
-    /// guesses against the keyring) and the public half of the vault's device-signing key.
+    /// guesses against the keyring). The vault starts at sync epoch 1: a random epoch key
+    /// (kept on the devices, and on the server sealed under the vault key and the sync
+    /// secret for the recovery kit) gives the envelope key and the authority key whose
+    /// public half the server checks proofs with, and this device's own key is certified
+    /// by it (docs/sync.md, "Epochs").
     ///
     /// When the server already has the vault (this call's earlier answer was lost, or
     /// another device registered it), this device joins it instead (``join()``), which
@@ -111,6 +115,21 @@ public actor SyncEngine {
         let deviceID = try await localDeviceID()
         let vaultID = vault.vaultID
         let secret = try await createSyncSecret()
+        // The first epoch's key and this device's, stored before the request: a register
+        // retried after a crash presents the same ones.
+        let (epochKey, deviceKey) = try await vault.database.write { db -> (SecureBytes, SyncDeviceKey) in
+            if try SyncEpochRecord.currentEpoch(db) == 0 {
+                let key = SecureBytes.random(count: SyncKeys.epochKeyLength)
+                defer { key.wipe() }
+                try SyncEpochRecord.addEpochKeys([1: key], db)
+            }
+            let keys = try SyncEpochRecord.epochKeys(db)
+            defer { for key in keys.values { key.wipe() } }
+            guard let first = keys[1] else { throw MedVaultError(.corrupted, reason: "the first sync epoch's key is missing") }
+            return (try first.copy(), try SyncEpochRecord.deviceKeyCreatingIfNeeded(db))
+        }
+        defer { epochKey.wipe() }
+        let epochKeys = try await vault.sealEpochKeys([1: epochKey], secret: secret)
         let counter = try await vault.database.read { db in try SyncSecretRecord.keyringCounter(db) } + 1
         let keyring = try SyncKeyringBlob(generation: 1, keyring: try SealedKeyring.seal(
             try await vault.keyringForPublication(try KeyringFile.read(at: vault.layout.keyring)),
@@ -119,14 +138,17 @@ public actor SyncEngine {
         let origin = transport.proofOrigin
         let message = SyncDeviceProof.message(.register, challenge: challenge.challenge, vaultID: vaultID,
                                               deviceID: deviceID, boundTo: origin)
-        let (publicKey, signature) = try await vault.withSyncKeys { keys in
-            (try keys.deviceSigningPublicKey(), try keys.signForDevice(Array(message)))
+        let (publicKey, signature, certificate) = try await vault.withSyncKeyChain { chain in
+            let keys = try chain.keys(epoch: 1)
+            return (try keys.deviceSigningPublicKey(), try keys.signForDevice(Array(message)),
+                    try Self.certificate(of: deviceKey, deviceID: deviceID, vaultID: vaultID, keys: keys))
         }
         let token: SyncDeviceToken
         do {
             token = try await transport.register(try SyncRegisterRequest(
                 vaultID: vaultID, deviceID: deviceID, verificationKey: Data(publicKey), keyring: keyring,
-                challenge: challenge.challenge, signature: Data(signature), origin: origin))
+                challenge: challenge.challenge, signature: Data(signature), origin: origin,
+                epoch: 1, epochKeys: epochKeys, certificate: certificate))
         } catch let error as MedVaultError where error.code == .conflict {
             do {
                 try await join()
@@ -142,13 +164,18 @@ public actor SyncEngine {
             try SyncSecretRecord.setSecret(secret, confirmed: true, db)
             try SyncSecretRecord.raiseKeyringCounter(to: counter, db)
             try SyncSecretRecord.setSealedKeyringSeen(db)
+            try SyncEpochRecord.setCertifiedEpoch(1, db)
         }
         try await syncKeyring(credentials)
     }
 
-    /// Joins this device to a vault another device registered, proving with the vault's
-    /// device-signing key (derived from the vault key this vault was opened with:
-    /// password or recovery key, see `Vault.join(at:keyring:password:options:)`).
+    /// Joins this device to a vault another device registered, proving with the authority
+    /// key of the vault's current sync epoch: the epoch keys the server keeps sealed under
+    /// the vault key and the sync secret are read without a token and opened with the vault
+    /// key this vault was opened with (password or recovery key, see
+    /// `Vault.join(at:keyring:syncSecret:password:options:)`) and the sync secret — the
+    /// recovery kit. This device's own key is certified in the same request. (A vault at
+    /// epoch 0, registered by an earlier build, takes a proof derived from the vault key.)
     ///
     /// When the server already has this device id (an earlier join or register whose
     /// answer was lost, or a copy of this vault, restored or copied by hand, that another
@@ -157,7 +184,9 @@ public actor SyncEngine {
     /// gives a second token to a device id, so a copy cannot take a live device's place.
     ///
     /// - Throws: `unauthorized` when the server refuses the proof or does not know the
-    ///   vault; transport errors.
+    ///   vault; `wrongSyncSecret` when the server's epoch keys do not open with this
+    ///   vault's key and sync secret (another secret, a device revoked since); transport
+    ///   errors.
     public func join() async throws {
         var token: SyncDeviceToken
         var deviceID = try await localDeviceID()
@@ -173,16 +202,61 @@ public actor SyncEngine {
         try await syncKeyring(credentials)
     }
 
-    /// Proves the vault key for `deviceID` and asks the server to add it to the vault.
+    /// Proves the vault's current epoch key for `deviceID` and asks the server to add it
+    /// to the vault, with its certificate.
     private func requestJoin(as deviceID: UUID) async throws -> SyncDeviceToken {
         let vaultID = vault.vaultID
+        let epochs = try await recoverEpochKeys()
+        let deviceKey = try await vault.database.write { db in try SyncEpochRecord.deviceKeyCreatingIfNeeded(db) }
         let challenge = try await transport.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: deviceID))
         let origin = transport.proofOrigin
         let message = SyncDeviceProof.message(.join, challenge: challenge.challenge, vaultID: vaultID,
                                               deviceID: deviceID, boundTo: origin)
-        let signature = try await vault.withSyncKeys { keys in try keys.signForDevice(Array(message)) }
-        return try await transport.join(vaultID: vaultID, try SyncJoinRequest(
-            deviceID: deviceID, challenge: challenge.challenge, signature: Data(signature), origin: origin))
+        let (signature, certificate) = try await vault.withSyncKeyChain { chain in
+            (try chain.current.signForDevice(Array(message)),
+             epochs ? try Self.certificate(of: deviceKey, deviceID: deviceID, vaultID: vaultID, keys: chain.current) : nil)
+        }
+        let token = try await transport.join(vaultID: vaultID, try SyncJoinRequest(
+            deviceID: deviceID, challenge: challenge.challenge, signature: Data(signature), origin: origin,
+            certificate: certificate))
+        if let certificate {
+            try await vault.database.write { db in try SyncEpochRecord.setCertifiedEpoch(certificate.epoch, db) }
+        }
+        return token
+    }
+
+    /// Takes the vault's epoch keys from the server's recovery bundle, opened with the
+    /// vault key and this device's sync secret, when the vault is past the epoch this
+    /// device holds.
+    ///
+    /// - Returns: Whether the transport keeps epochs (the join then carries a certificate).
+    /// - Throws: `wrongSyncSecret` when they do not open; transport errors.
+    private func recoverEpochKeys() async throws -> Bool {
+        let bundle: SyncRecoveryBundle
+        do {
+            bundle = try await transport.recovery(vaultID: vault.vaultID)
+        } catch let error as MedVaultError where [.invalidArgument, .notFound].contains(error.code) {
+            return false // a transport or server before epochs; or no such vault, which the join reports
+        }
+        let (current, stored) = try await vault.database.read { db in
+            (try SyncEpochRecord.currentEpoch(db), try SyncSecretRecord.secret(db))
+        }
+        guard bundle.epoch != current else { return true }
+        guard bundle.epoch > 0, let sealed = bundle.epochKeys, let stored else {
+            throw MedVaultError(.wrongSyncSecret, reason: "the vault's epoch keys do not open with this device's sync secret")
+        }
+        let keys: [UInt32: SecureBytes]
+        do {
+            keys = try await vault.openEpochKeys(sealed, secret: stored.secret)
+        } catch let error as MedVaultError where error.code == .corrupted {
+            throw MedVaultError(.wrongSyncSecret, reason: "the vault's epoch keys do not open with this device's sync secret")
+        }
+        defer { for key in keys.values { key.wipe() } }
+        guard keys[bundle.epoch] != nil else {
+            throw MedVaultError(.corrupted, reason: "the vault's epoch keys lack its current epoch")
+        }
+        try await vault.database.write { db in try SyncEpochRecord.replaceEpochKeys(keys, db) }
+        return true
     }
 
     /// The vault's sync secret, for the recovery kit: the app shows it once the vault is
@@ -226,13 +300,6 @@ public actor SyncEngine {
         }
     }
 
-    /// Revokes another device of the vault at the server: its token stops working.
-    ///
-    /// - Throws: `notFound` for a device the vault does not have; transport errors.
-    public func revoke(device: UUID) async throws {
-        try await authenticated { try await transport.revoke(device: device, as: $0) }
-    }
-
     // MARK: - Syncing
 
     /// Pushes this device's changes and applies the other devices', then pushes what
@@ -270,18 +337,19 @@ public actor SyncEngine {
     private func syncPass(_ credentials: SyncCredentials) async throws -> SyncResult {
         var result = SyncResult()
         result.keyring = try await syncKeyring(credentials)
+        try await ensureCertified(credentials)
         try await sealPending(credentials)
         // A push the server refuses for size or quota (`limitExceeded`, not retried) must not
         // stop this device from receiving the others' changes: pull, then report it.
         do {
-            result.uploaded += try await pushOutbox(credentials)
+            result.uploaded += try await pushOutboxAdoptingEpochs(credentials)
         } catch let refused as MedVaultError where refused.code == .limitExceeded {
             try await pull(credentials, into: &result)
             throw refused
         }
         try await pull(credentials, into: &result)
         try await sealPending(credentials)
-        result.uploaded += try await pushOutbox(credentials)
+        result.uploaded += try await pushOutboxAdoptingEpochs(credentials)
         result.unsentRecords = try await unsentRecords().count
         result.missingEnvelopes = try await missingEnvelopes()
         return result
@@ -290,10 +358,23 @@ public actor SyncEngine {
     private func sealPending(_ credentials: SyncCredentials) async throws {
         let device = credentials.deviceID
         let database = vault.database
-        _ = try await vault.withSyncKeys { keys in
+        _ = try await vault.withSyncKeyChain { chain in
             try await database.write(duration: .long) { db in
-                try PendingChangeSealer.sealPending(keys: keys, localDevice: device, db)
+                try PendingChangeSealer.sealPending(keys: chain.current, localDevice: device, db)
             }
+        }
+    }
+
+    /// Pushes the outbox; when the server refuses it because another device started a new
+    /// epoch meanwhile (`conflict`), adopts the epoch, re-seals and pushes again.
+    private func pushOutboxAdoptingEpochs(_ credentials: SyncCredentials) async throws -> Int {
+        do {
+            return try await pushOutbox(credentials)
+        } catch let error as MedVaultError where error.code == .conflict {
+            let held = try await vault.database.read { db in try SyncEpochRecord.currentEpoch(db) }
+            let server = try await transport.keyring(as: credentials).epoch ?? 0
+            guard server > held, try await adoptEpochs(credentials, through: server) else { throw error }
+            return try await pushOutbox(credentials)
         }
     }
 

@@ -77,8 +77,9 @@ enum SyncStateStore {
     // MARK: - Outbox
 
     static func enqueue(_ envelope: SyncEnvelopeRow, _ db: DatabaseConnection) throws {
-        try db.execute("INSERT INTO sync_outbox (envelope_id, record_key, ciphertext) VALUES (?, ?, ?)",
-                       [envelope.id.vaultValue, .blob(envelope.recordKey), .blob(envelope.ciphertext)])
+        try db.execute("INSERT INTO sync_outbox (envelope_id, record_key, ciphertext, epoch) VALUES (?, ?, ?, ?)",
+                       [envelope.id.vaultValue, .blob(envelope.recordKey), .blob(envelope.ciphertext),
+                        .integer(Int64(envelope.epoch))])
     }
 
     struct SyncEnvelopeRow: Sendable {
@@ -86,12 +87,14 @@ enum SyncStateStore {
         var id: UUID
         var recordKey: Data
         var ciphertext: Data
+        var epoch: UInt32 = 0
     }
 
     static func outbox(limit: Int, _ db: DatabaseConnection) throws -> [SyncEnvelopeRow] {
-        try db.fetchAll("SELECT position, envelope_id, record_key, ciphertext FROM sync_outbox ORDER BY position LIMIT ?",
+        try db.fetchAll("SELECT position, envelope_id, record_key, ciphertext, epoch FROM sync_outbox ORDER BY position LIMIT ?",
                         [.integer(Int64(limit))]) { row in
-            SyncEnvelopeRow(position: row.int64(at: 0), id: try row[1], recordKey: row.blob(at: 2), ciphertext: row.blob(at: 3))
+            SyncEnvelopeRow(position: row.int64(at: 0), id: try row[1], recordKey: row.blob(at: 2), ciphertext: row.blob(at: 3),
+                            epoch: UInt32(clamping: row.int64(at: 4)))
         }
     }
 
@@ -109,9 +112,10 @@ enum SyncStateStore {
         // `{"envelopes":[` + the envelopes joined by `,` + `]}`.
         var bodyBytes = 16
         var found: [OutboxEnvelope] = []
-        try db.forEachRow("SELECT position, envelope_id, record_key, ciphertext FROM sync_outbox ORDER BY position LIMIT ?",
+        try db.forEachRow("SELECT position, envelope_id, record_key, ciphertext, epoch FROM sync_outbox ORDER BY position LIMIT ?",
                           [.integer(Int64(limit))]) { row in
-            let envelope = try SyncEnvelope(id: try row[1], recordKey: row.blob(at: 2), ciphertext: row.blob(at: 3))
+            let envelope = try SyncEnvelope(id: try row[1], recordKey: row.blob(at: 2), ciphertext: row.blob(at: 3),
+                                            epoch: UInt32(clamping: row.int64(at: 4)))
             let size = try encoder.encode(envelope).count + (found.isEmpty ? 0 : 1)
             guard found.isEmpty || bodyBytes + size <= maximumBodyBytes else { return false }
             bodyBytes += size
@@ -119,6 +123,13 @@ enum SyncStateStore {
             return true
         }
         return found
+    }
+
+    /// Replaces an outbox row's envelope (re-sealed in a new epoch) in place.
+    static func replaceInOutbox(_ row: SyncEnvelopeRow, id: UUID, ciphertext: Data, epoch: UInt32,
+                                _ db: DatabaseConnection) throws {
+        try db.execute("UPDATE sync_outbox SET envelope_id = ?, ciphertext = ?, epoch = ? WHERE position = ? AND envelope_id = ?",
+                       [id.vaultValue, .blob(ciphertext), .integer(Int64(epoch)), .integer(row.position), row.id.vaultValue])
     }
 
     /// Removes the acknowledged envelopes: by position *and* id, never a range. Positions

@@ -107,6 +107,26 @@ public protocol SyncTransport: Sendable {
     /// The default implementation throws `invalidArgument`.
     func setName(_ update: SyncDeviceNameUpdate, as credentials: SyncCredentials) async throws
 
+    /// Stores this device's certificate of the vault's current epoch
+    /// (`PUT …/devices/{device}/certificate`). The default implementation throws
+    /// `invalidArgument`: a transport without sync epochs.
+    func certify(_ certificate: SyncDeviceCertificate, as credentials: SyncCredentials) async throws
+
+    /// Starts the vault's next sync epoch, revoking devices in the same step
+    /// (`POST …/epochs`). Throws `conflict` when the epoch or the keyring moved meanwhile.
+    /// The default implementation throws `invalidArgument`.
+    func startEpoch(_ request: SyncRekeyRequest, as credentials: SyncCredentials) async throws
+
+    /// This device's package of the keys of `epoch`, which another device started
+    /// (`GET …/epochs/{epoch}/package`); `notFound` when there is none for it. The default
+    /// implementation throws `invalidArgument`.
+    func epochPackage(epoch: UInt32, as credentials: SyncCredentials) async throws -> SyncEpochPackage
+
+    /// What a device joining with the recovery kit reads, without a token
+    /// (`GET /v1/vaults/{vault}/recovery`): the keyring, the epoch and the sealed epoch
+    /// keys. The default implementation throws `invalidArgument`.
+    func recovery(vaultID: UUID) async throws -> SyncRecoveryBundle
+
     /// The origin of the server this transport reaches, which the engine binds register
     /// and join proofs to (`SyncDeviceProof.message(_:challenge:vaultID:deviceID:origin:)`),
     /// so that a server relaying another server's challenge gets a proof the other one
@@ -137,6 +157,30 @@ extension SyncTransport {
     /// A transport without device names: `invalidArgument`.
     public func setName(_ update: SyncDeviceNameUpdate, as credentials: SyncCredentials) async throws {
         throw MedVaultError(.invalidArgument, reason: "this sync transport does not keep device names")
+    }
+
+    /// A transport without sync epochs: `invalidArgument`.
+    public func certify(_ certificate: SyncDeviceCertificate, as credentials: SyncCredentials) async throws {
+        throw Self.withoutEpochs
+    }
+
+    /// A transport without sync epochs: `invalidArgument`.
+    public func startEpoch(_ request: SyncRekeyRequest, as credentials: SyncCredentials) async throws {
+        throw Self.withoutEpochs
+    }
+
+    /// A transport without sync epochs: `invalidArgument`.
+    public func epochPackage(epoch: UInt32, as credentials: SyncCredentials) async throws -> SyncEpochPackage {
+        throw Self.withoutEpochs
+    }
+
+    /// A transport without sync epochs: `invalidArgument`.
+    public func recovery(vaultID: UUID) async throws -> SyncRecoveryBundle {
+        throw Self.withoutEpochs
+    }
+
+    private static var withoutEpochs: MedVaultError {
+        MedVaultError(.invalidArgument, reason: "this sync transport does not keep sync epochs")
     }
 
     /// A transport without invitations: `invalidArgument`.

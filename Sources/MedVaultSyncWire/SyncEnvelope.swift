@@ -27,11 +27,15 @@ public struct SyncEnvelope: Sendable, Hashable, Codable {
     public let recordKey: Data
     /// The sealed record: nonce ‖ ChaCha20-Poly1305 ciphertext ‖ tag.
     public let ciphertext: Data
+    /// The sync epoch whose envelope key sealed it: 0 for the keys derived from the vault
+    /// key (every envelope of earlier builds; absent from the JSON then), 1 and later after
+    /// the vault's epoch keys (docs/sync.md, "Epochs").
+    public let epoch: UInt32
 
     /// Creates an envelope.
     ///
     /// - Throws: `MedVaultError.Code.validation` when a size is out of range.
-    public init(id: UUID, recordKey: Data, ciphertext: Data) throws {
+    public init(id: UUID, recordKey: Data, ciphertext: Data, epoch: UInt32 = 0) throws {
         guard recordKey.count == Self.recordKeyLength else {
             throw MedVaultError(.validation, field: "recordKey", reason: "a record key is 32 bytes")
         }
@@ -44,10 +48,21 @@ public struct SyncEnvelope: Sendable, Hashable, Codable {
         self.id = id
         self.recordKey = recordKey
         self.ciphertext = ciphertext
+        self.epoch = epoch
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, recordKey, ciphertext
+        case id, recordKey, ciphertext, epoch
+    }
+
+    /// Encodes the envelope; `epoch` only when it is not 0, so an envelope of epoch 0 is
+    /// the bytes earlier builds sent.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(recordKey, forKey: .recordKey)
+        try container.encode(ciphertext, forKey: .ciphertext)
+        if epoch != 0 { try container.encode(epoch, forKey: .epoch) }
     }
 
     /// Decodes and validates an envelope (see the type's documentation).
@@ -55,6 +70,7 @@ public struct SyncEnvelope: Sendable, Hashable, Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         try self.init(id: try container.decode(UUID.self, forKey: .id),
                       recordKey: try container.decode(Data.self, forKey: .recordKey),
-                      ciphertext: try container.decode(Data.self, forKey: .ciphertext))
+                      ciphertext: try container.decode(Data.self, forKey: .ciphertext),
+                      epoch: try container.decodeIfPresent(UInt32.self, forKey: .epoch) ?? 0)
     }
 }

@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals | sync secret | professional signatures | sync device sequences
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals | sync secret | professional signatures | sync device sequences | sync epochs
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -492,13 +492,19 @@ missing TEXT NOT NULL DEFAULT '',
 tracked INTEGER NOT NULL DEFAULT 1 CHECK (tracked IN (0, 1))
 ) WITHOUT ROWID
 
+-- table sync_epoch_key on sync_epoch_key
+CREATE TABLE sync_epoch_key (
+epoch INTEGER PRIMARY KEY CHECK (epoch > 0),
+key BLOB NOT NULL CHECK (length(key) = 32)
+)
+
 -- table sync_outbox on sync_outbox
 CREATE TABLE sync_outbox (
 position INTEGER PRIMARY KEY,
 envelope_id BLOB NOT NULL UNIQUE CHECK (length(envelope_id) = 16),
 record_key BLOB NOT NULL,
 ciphertext BLOB NOT NULL
-)
+, epoch INTEGER NOT NULL DEFAULT 0 CHECK (epoch >= 0))
 
 -- table sync_record_clock on sync_record_clock
 CREATE TABLE sync_record_clock (
@@ -528,7 +534,7 @@ sealed_through INTEGER NOT NULL DEFAULT 0,
 pulled_through INTEGER NOT NULL DEFAULT 0,
 keyring_generation INTEGER NOT NULL DEFAULT 0,
 keyring_sha256 BLOB
-, sync_secret BLOB CHECK (sync_secret IS NULL OR length(sync_secret) = 16), sync_secret_confirmed INTEGER NOT NULL DEFAULT 0 CHECK (sync_secret_confirmed IN (0, 1)), keyring_counter INTEGER NOT NULL DEFAULT 0 CHECK (keyring_counter >= 0), sealed_keyring_seen INTEGER NOT NULL DEFAULT 0 CHECK (sealed_keyring_seen IN (0, 1)), numbered_from INTEGER NOT NULL DEFAULT 0)
+, sync_secret BLOB CHECK (sync_secret IS NULL OR length(sync_secret) = 16), sync_secret_confirmed INTEGER NOT NULL DEFAULT 0 CHECK (sync_secret_confirmed IN (0, 1)), keyring_counter INTEGER NOT NULL DEFAULT 0 CHECK (keyring_counter >= 0), sealed_keyring_seen INTEGER NOT NULL DEFAULT 0 CHECK (sealed_keyring_seen IN (0, 1)), numbered_from INTEGER NOT NULL DEFAULT 0, device_key BLOB CHECK (device_key IS NULL OR length(device_key) = 32), certified_epoch INTEGER CHECK (certified_epoch IS NULL OR certified_epoch >= 0))
 
 -- table sync_unsent_record on sync_unsent_record
 CREATE TABLE sync_unsent_record (

@@ -124,6 +124,44 @@ public enum SyncMigrator {
                 CHECK (sealed_name IS NULL OR octet_length(sealed_name) BETWEEN 1 AND 1024)
             """,
         ]),
+        // Sync epochs (docs/sync.md, "Epochs"): the vault's current epoch and its epoch keys
+        // sealed for the recovery kit; each device's certificate of the current epoch (the
+        // JSON of SyncDeviceCertificate); the epoch each envelope was sealed in; and each
+        // epoch's packages, one per remaining device, with the certificate of the device
+        // that started it.
+        SyncMigration(name: "v5-epochs", sql: [
+            "ALTER TABLE vaults ADD COLUMN epoch bigint NOT NULL DEFAULT 0 CHECK (epoch BETWEEN 0 AND 4294967295)",
+            """
+            ALTER TABLE vaults ADD COLUMN epoch_keys bytea
+                CHECK (epoch_keys IS NULL OR octet_length(epoch_keys) BETWEEN 1 AND 262144)
+            """,
+            """
+            ALTER TABLE devices ADD COLUMN certificate bytea
+                CHECK (certificate IS NULL OR octet_length(certificate) BETWEEN 1 AND 4096)
+            """,
+            "ALTER TABLE envelopes ADD COLUMN epoch bigint NOT NULL DEFAULT 0 CHECK (epoch >= 0)",
+            """
+            CREATE TABLE epochs (
+                vault_id uuid NOT NULL REFERENCES vaults (vault_id) ON DELETE CASCADE,
+                epoch bigint NOT NULL CHECK (epoch > 0),
+                started_by uuid NOT NULL,
+                signer_certificate bytea NOT NULL CHECK (octet_length(signer_certificate) BETWEEN 1 AND 4096),
+                started_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (vault_id, epoch)
+            )
+            """,
+            """
+            CREATE TABLE epoch_packages (
+                vault_id uuid NOT NULL,
+                epoch bigint NOT NULL,
+                device_id uuid NOT NULL,
+                sealed bytea NOT NULL CHECK (octet_length(sealed) BETWEEN 1 AND 1024),
+                signature bytea NOT NULL CHECK (octet_length(signature) = 64),
+                PRIMARY KEY (vault_id, epoch, device_id),
+                FOREIGN KEY (vault_id, epoch) REFERENCES epochs (vault_id, epoch) ON DELETE CASCADE
+            )
+            """,
+        ]),
     ]
 
     /// Applies the migrations not yet applied.

@@ -45,6 +45,7 @@ struct SyncRoutes: Sendable {
         anonymous.post("/v1/challenges") { request, context in try await self.challenge(request, context) }
         anonymous.post("/v1/vaults") { request, context in try await self.register(request, context) }
         anonymous.post("/v1/vaults/:vaultId/devices") { request, context in try await self.join(request, context) }
+        anonymous.get("/v1/vaults/:vaultId/recovery") { request, context in try await self.recovery(request, context) }
 
         let authentication = DeviceAuthenticationMiddleware(store: store, limiter: limiter, addressLimit: addressLimit,
                                                             tokenLifetimeSeconds: limits.tokenLifetimeSeconds)
@@ -52,6 +53,9 @@ struct SyncRoutes: Sendable {
         device.delete("devices/:deviceId") { request, context in try await self.revoke(request, context) }
         device.get("devices") { request, context in try await self.listDevices(request, context) }
         device.put("devices/:deviceId/name") { request, context in try await self.nameDevice(request, context) }
+        device.put("devices/:deviceId/certificate") { request, context in try await self.certify(request, context) }
+        device.post("epochs") { request, context in try await self.startEpoch(request, context) }
+        device.get("epochs/:epoch/package") { request, context in try await self.epochPackage(request, context) }
         device.post("envelopes") { request, context in try await self.push(request, context) }
         device.get("envelopes") { request, context in try await self.pull(request, context) }
         device.get("keyring") { request, context in try await self.getKeyring(request, context) }
@@ -100,6 +104,10 @@ struct SyncRoutes: Sendable {
         let body = try await decode(SyncRegisterRequest.self, request, limit: limits.maximumOtherBodyBytes)
         try await checkProof(.register, challenge: body.challenge, signature: body.signature, origin: body.origin,
                              vaultID: body.vaultID, deviceID: body.deviceID, key: body.verificationKey)
+        if let certificate = body.certificate,
+           !SyncStore.verify(certificate.signature, certificate.message(vaultID: body.vaultID), body.verificationKey) {
+            throw SyncServerError.badProof
+        }
         let token = DeviceToken.make()
         try await store.registerVault(body, tokenHash: token.hash, invitationHash: invitationHash)
         context.logger.info("vault registered")
@@ -130,12 +138,22 @@ struct SyncRoutes: Sendable {
         let vaultID = try context.parameters.require("vaultId", as: UUID.self)
         let body = try await decode(SyncJoinRequest.self, request, limit: limits.maximumOtherBodyBytes)
         // An unknown vault fails like a bad signature: the caller learns nothing.
-        let key = try await store.verificationKey(vaultID: vaultID)
+        let current = try await store.vaultEpoch(vaultID: vaultID)
         try await checkProof(.join, challenge: body.challenge, signature: body.signature, origin: body.origin,
-                             vaultID: vaultID, deviceID: body.deviceID, key: key)
+                             vaultID: vaultID, deviceID: body.deviceID, key: current?.verificationKey)
+        // From epoch 1 every device is certified by the epoch's key: a join without a
+        // certificate of the current epoch is refused like a bad proof.
+        guard let current else { throw SyncServerError.badProof }
+        if current.epoch > 0 || body.certificate != nil {
+            guard let certificate = body.certificate, certificate.epoch == current.epoch,
+                  SyncStore.verify(certificate.signature, certificate.message(vaultID: vaultID), current.verificationKey) else {
+                throw SyncServerError.badProof
+            }
+        }
         let token = DeviceToken.make()
         try await store.addDevice(vaultID: vaultID, deviceID: body.deviceID, tokenHash: token.hash,
-                                  maximumActive: limits.maximumDevicesPerVault)
+                                  maximumActive: limits.maximumDevicesPerVault, certificate: body.certificate,
+                                  epoch: current.epoch)
         context.logger.info("device joined")
         return try json(SyncDeviceToken(deviceToken: token.token, expiresInSeconds: limits.tokenLifetimeSeconds),
                         status: .created)
@@ -208,7 +226,49 @@ struct SyncRoutes: Sendable {
 
     func listDevices(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let device = try context.requireDevice()
-        return try json(SyncDeviceList(devices: try await store.devices(vaultID: device.vaultID)))
+        let epoch = try await store.vaultEpoch(vaultID: device.vaultID)?.epoch
+        return try json(SyncDeviceList(devices: try await store.devices(vaultID: device.vaultID), epoch: epoch))
+    }
+
+    /// Stores this device's own certificate of the vault's current epoch (a device of an
+    /// earlier build certifies its keys at its first sync with this version).
+    func certify(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try ownDevice(context)
+        let body = try await decode(SyncDeviceCertificate.self, request, limit: limits.maximumOtherBodyBytes)
+        guard body.deviceID == device.deviceID else { throw SyncServerError.notFound }
+        try await store.setCertificate(body, vaultID: device.vaultID)
+        context.logger.info("device certified", metadata: ["epoch": "\(body.epoch)"])
+        return Response(status: .noContent)
+    }
+
+    /// Starts the vault's next epoch, revoking devices in the same step.
+    func startEpoch(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let body = try await decode(SyncRekeyRequest.self, request, limit: limits.maximumRekeyBodyBytes)
+        guard !body.revoked.contains(device.deviceID) else { throw SyncServerError.selfRevocation }
+        try await store.startEpoch(body, vaultID: device.vaultID, starter: device.deviceID)
+        context.logger.info("epoch started", metadata: ["epoch": "\(body.epoch)", "revoked": "\(body.revoked.count)"])
+        return Response(status: .noContent)
+    }
+
+    /// This device's package of an epoch another device started.
+    func epochPackage(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        guard let epoch = context.parameters.get("epoch").flatMap({ UInt32(String($0)) }) else {
+            throw SyncServerError.badRequest("epoch must be an integer from 0 to 4294967295.")
+        }
+        guard let package = try await store.epochPackage(vaultID: device.vaultID, deviceID: device.deviceID, epoch: epoch) else {
+            throw SyncServerError.notFound
+        }
+        return try json(package)
+    }
+
+    /// The keyring and sealed epoch keys, for a device joining with the recovery kit:
+    /// opaque without it, so given to anyone who names the vault (404 for an unknown one).
+    func recovery(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let vaultID = try context.parameters.require("vaultId", as: UUID.self)
+        guard let bundle = try await store.recoveryBundle(vaultID: vaultID) else { throw SyncServerError.notFound }
+        return try json(bundle)
     }
 
     /// Names a device: its own only (another device's name is its own to give).
@@ -235,9 +295,15 @@ struct SyncRoutes: Sendable {
     func renewToken(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let device = try ownDevice(context)
         let body = try await decode(SyncTokenRenewalRequest.self, request, limit: limits.maximumOtherBodyBytes)
-        let key = try await store.verificationKey(vaultID: device.vaultID)
+        // The device's own certified key, or (a device of an earlier build) the vault's:
+        // a device that missed a new epoch still renews, then fetches its package.
+        var keys: [Data] = []
+        if let certificate = try await store.certificate(vaultID: device.vaultID, deviceID: device.deviceID) {
+            keys.append(certificate.signingKey)
+        }
+        if let key = try await store.verificationKey(vaultID: device.vaultID) { keys.append(key) }
         try await checkProof(.renew, challenge: body.challenge, signature: body.signature, origin: body.origin,
-                             vaultID: device.vaultID, deviceID: device.deviceID, key: key)
+                             vaultID: device.vaultID, deviceID: device.deviceID, keys: keys)
         guard let presented = DeviceToken.bearer(in: request).flatMap(DeviceToken.hash(presented:)) else {
             throw SyncServerError.badToken
         }
@@ -276,15 +342,20 @@ struct SyncRoutes: Sendable {
     /// Spends the challenge, then verifies the Ed25519 signature; any failure is 403.
     func checkProof(_ purpose: SyncDeviceProof.Purpose, challenge: Data, signature: Data, origin named: String?,
                     vaultID: UUID, deviceID: UUID, key: Data?) async throws {
+        try await checkProof(purpose, challenge: challenge, signature: signature, origin: named,
+                             vaultID: vaultID, deviceID: deviceID, keys: key.map { [$0] } ?? [])
+    }
+
+    /// Spends the challenge, then verifies the signature against any of `keys`; any failure is 403.
+    func checkProof(_ purpose: SyncDeviceProof.Purpose, challenge: Data, signature: Data, origin named: String?,
+                    vaultID: UUID, deviceID: UUID, keys: [Data]) async throws {
         let fresh = try await store.consumeChallenge(challenge, vaultID: vaultID, deviceID: deviceID)
-        guard fresh, let key, let publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: key) else {
-            throw SyncServerError.badProof
-        }
+        guard fresh else { throw SyncServerError.badProof }
         // A proof bound to another server's origin: relayed by that server.
         if let named, let origin, named != origin { throw SyncServerError.badProof }
         let message = SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID,
                                               boundTo: named)
-        guard publicKey.isValidSignature(signature, for: message) else { throw SyncServerError.badProof }
+        guard keys.contains(where: { SyncStore.verify(signature, message, $0) }) else { throw SyncServerError.badProof }
     }
 
     /// Reads a JSON body of at most `limit` bytes.

@@ -72,6 +72,15 @@ extension SyncServerError {
     static let staleGeneration = SyncServerError(
         .conflict, .staleGeneration,
         "The keyring's generation is no longer the expected one; read it again and retry.")
+    static let staleEpoch = SyncServerError(
+        .conflict, .staleEpoch,
+        "The vault moved to a newer sync epoch: fetch this device's package, re-seal and push again. Nothing was stored.")
+    static let epochConflict = SyncServerError(
+        .conflict, .epochConflict,
+        "A new epoch must be the vault's current one + 1, name every remaining device and be authorised by the current key.")
+    static let rekeyRequired = SyncServerError(
+        .forbidden, .forbidden,
+        "In a vault with sync epochs a device is revoked by starting a new epoch (POST /v1/vaults/{vaultId}/epochs).")
     static let tooLarge = SyncServerError(.contentTooLarge, .payloadTooLarge,
                                           "The request body is larger than this route accepts.")
     static let tooManyEnvelopes = SyncServerError(.contentTooLarge, .payloadTooLarge,

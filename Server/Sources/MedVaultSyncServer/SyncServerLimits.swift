@@ -10,6 +10,9 @@ public struct SyncServerLimits: Sendable, Hashable {
     /// Largest request body of every other route, in bytes (413 beyond). Default 128 KiB:
     /// a 64 KiB keyring in base64 with room to spare.
     public var maximumOtherBodyBytes: Int = 128 << 10
+    /// Largest body of `POST …/epochs` (a new epoch: the keyring, the sealed epoch keys, a
+    /// certificate and a package per device), in bytes. 1 MiB, fixed.
+    public let maximumRekeyBodyBytes: Int = 1 << 20
     /// Most envelopes in one push (413 beyond). Default 500.
     public var maximumEnvelopesPerPush: Int = SyncProtocolLimits.maximumEnvelopesPerPush
     /// Most envelopes in one pull page; also the default `limit`. Default 500.

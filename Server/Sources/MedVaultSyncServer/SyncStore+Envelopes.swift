@@ -29,10 +29,10 @@ extension SyncStore {
             try await Self.requireActive(vaultID: vaultID, deviceID: deviceID, connection, logger)
 
             let locked = try await connection.guardedQuery(
-                "SELECT last_sequence, stored_bytes FROM vaults WHERE vault_id = \(vaultID) FOR UPDATE", logger: logger)
-            var state: (sequence: Int64, bytes: Int64)?
-            for try await (sequence, bytes) in locked.decode((Int64, Int64).self) { state = (sequence, bytes) }
-            guard let (lastSequence, storedBytes) = state else { throw SyncServerError.notFound }
+                "SELECT last_sequence, stored_bytes, epoch FROM vaults WHERE vault_id = \(vaultID) FOR UPDATE", logger: logger)
+            var state: (sequence: Int64, bytes: Int64, epoch: Int64)?
+            for try await (sequence, bytes, epoch) in locked.decode((Int64, Int64, Int64).self) { state = (sequence, bytes, epoch) }
+            guard let (lastSequence, storedBytes, epoch) = state else { throw SyncServerError.notFound }
             var next = lastSequence
 
             // Envelopes already stored under these ids.
@@ -63,6 +63,13 @@ extension SyncStore {
                 sequences.append(next)
             }
             guard !fresh.isEmpty else { return sequences }
+            // New envelopes are sealed in the vault's current epoch: one sealed before a
+            // revocation under keys the revoked device holds is refused, and its device
+            // re-seals it. A retry of one stored before (above) still answers.
+            for item in fresh where Int64(item.envelope.epoch) != epoch {
+                throw Int64(item.envelope.epoch) < epoch
+                    ? SyncServerError.staleEpoch : SyncServerError.badRequest("An envelope names an epoch the vault has not reached.")
+            }
             // Envelopes are never deleted: the last sequence is the vault's envelope count.
             let freshBytes = fresh.reduce(Int64(0)) { $0 + Int64($1.envelope.ciphertext.count + $1.envelope.recordKey.count) }
             guard next <= quota.maximumEnvelopes, storedBytes + freshBytes <= quota.maximumBytes else {
@@ -70,9 +77,10 @@ extension SyncStore {
             }
 
             // One multi-row INSERT: 5 parameters a row, far below PostgreSQL's 65,535.
-            var binds = PostgresBindings(capacity: fresh.count * 5 + 1)
+            var binds = PostgresBindings(capacity: fresh.count * 5 + 2)
             binds.append(vaultID)
-            var sql = "INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext) VALUES "
+            binds.append(epoch)
+            var sql = "INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext, epoch) VALUES "
             for (index, item) in fresh.enumerated() {
                 let base = binds.count
                 binds.append(item.sequence)
@@ -81,7 +89,7 @@ extension SyncStore {
                 binds.append(deviceID)
                 try binds.append(item.envelope.ciphertext)
                 sql += (index == 0 ? "" : ", ")
-                    + "($1, $\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5))"
+                    + "($1, $\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5), $2)"
             }
             try await connection.guardedQuery(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
             try await connection.guardedQuery("""
@@ -97,14 +105,15 @@ extension SyncStore {
     func pull(vaultID: UUID, after: Int64, limit: Int, maximumBytes: Int) async throws -> SyncPullResponse {
         try await withConnection { connection in
             let rows = try await connection.guardedQuery("""
-                SELECT sequence, device_id, envelope_id, record_key, ciphertext FROM envelopes
+                SELECT sequence, device_id, envelope_id, record_key, ciphertext, epoch FROM envelopes
                 WHERE vault_id = \(vaultID) AND sequence > \(after)
                 ORDER BY sequence LIMIT \(Int64(limit) + 1)
                 """, logger: logger)
             var page: [SyncPulledEnvelope] = []
             var bytes = 0
             var hasMore = false
-            for try await (sequence, device, id, recordKey, ciphertext) in rows.decode((Int64, UUID, UUID, Data, Data).self) {
+            for try await (sequence, device, id, recordKey, ciphertext, epoch)
+                in rows.decode((Int64, UUID, UUID, Data, Data, Int64).self) {
                 // Once the page is cut, every later row stays out too: a smaller envelope
                 // after a large one (an attachment's metadata after its chunks) must not
                 // slip in, or the cursor would jump over the rows left out.
@@ -114,7 +123,8 @@ extension SyncStore {
                 }
                 bytes += ciphertext.count
                 page.append(SyncPulledEnvelope(sequence: sequence, deviceID: device,
-                                               envelope: try SyncEnvelope(id: id, recordKey: recordKey, ciphertext: ciphertext)))
+                                               envelope: try SyncEnvelope(id: id, recordKey: recordKey, ciphertext: ciphertext,
+                                                                          epoch: UInt32(clamping: epoch))))
             }
             return SyncPullResponse(envelopes: page, lastSequence: page.last?.sequence ?? after, hasMore: hasMore)
         }

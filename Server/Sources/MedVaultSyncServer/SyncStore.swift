@@ -94,15 +94,17 @@ struct SyncStore: Sendable {
                 guard inviter != nil else { throw SyncServerError.registrationClosed }
             }
             let inserted = try await connection.guardedQuery("""
-                INSERT INTO vaults (vault_id, verification_key, invited_by)
-                VALUES (\(request.vaultID), \(request.verificationKey), \(inviter))
+                INSERT INTO vaults (vault_id, verification_key, invited_by, epoch, epoch_keys)
+                VALUES (\(request.vaultID), \(request.verificationKey), \(inviter), \(Int64(request.epoch ?? 0)),
+                        \(request.epochKeys))
                 ON CONFLICT (vault_id) DO NOTHING RETURNING 1
                 """, logger: logger)
             var created = false
             for try await _ in inserted.decode(Int32.self) { created = true }
             guard created else { throw SyncServerError.vaultExists }
             try await connection.guardedQuery("""
-                INSERT INTO devices (vault_id, device_id, token_hash) VALUES (\(request.vaultID), \(request.deviceID), \(tokenHash))
+                INSERT INTO devices (vault_id, device_id, token_hash, certificate)
+                VALUES (\(request.vaultID), \(request.deviceID), \(tokenHash), \(try request.certificate.map(Self.encode)))
                 """, logger: logger)
             try await connection.guardedQuery("""
                 INSERT INTO keyrings (vault_id, generation, keyring)
@@ -145,15 +147,21 @@ struct SyncStore: Sendable {
     /// - Throws: ``SyncServerError/deviceExists`` when the id is (or was) used there.
     /// Adds a device to a vault that has fewer than `maximumActive` active devices.
     ///
+    /// With a `certificate` (checked by the caller against `epoch`'s key), the vault must
+    /// still be at `epoch`, under its row lock: a join racing a new epoch fails.
+    ///
     /// - Throws: `deviceExists` (409) for an id used before; `quotaExceeded` (403) when
-    ///   the vault is at its quota. Nothing is stored then.
-    func addDevice(vaultID: UUID, deviceID: UUID, tokenHash: Data, maximumActive: Int) async throws {
+    ///   the vault is at its quota; `badProof` when the vault left `epoch`. Nothing is
+    ///   stored then.
+    func addDevice(vaultID: UUID, deviceID: UUID, tokenHash: Data, maximumActive: Int,
+                   certificate: SyncDeviceCertificate? = nil, epoch: UInt32 = 0) async throws {
         try await transaction { connection in
             // The vault's row, locked: two joins at once cannot both take the last place.
-            try await connection.guardedQuery("SELECT 1 FROM vaults WHERE vault_id = \(vaultID) FOR UPDATE", logger: logger)
+            let current = try await Self.lockEpoch(vaultID: vaultID, connection, logger)
+            guard current.epoch == epoch else { throw SyncServerError.badProof }
             let rows = try await connection.guardedQuery("""
-                INSERT INTO devices (vault_id, device_id, token_hash)
-                SELECT \(vaultID), \(deviceID), \(tokenHash)
+                INSERT INTO devices (vault_id, device_id, token_hash, certificate)
+                SELECT \(vaultID), \(deviceID), \(tokenHash), \(try certificate.map(Self.encode))
                 WHERE (SELECT count(*) FROM devices WHERE vault_id = \(vaultID) AND revoked_at IS NULL) < \(maximumActive)
                 ON CONFLICT (vault_id, device_id) DO NOTHING RETURNING 1
                 """, logger: logger)
@@ -173,13 +181,14 @@ struct SyncStore: Sendable {
         try await withConnection { connection in
             let rows = try await connection.guardedQuery("""
                 SELECT device_id, floor(extract(epoch FROM created_at))::bigint,
-                       floor(extract(epoch FROM last_seen_at))::bigint, revoked_at IS NOT NULL, sealed_name
+                       floor(extract(epoch FROM last_seen_at))::bigint, revoked_at IS NOT NULL, sealed_name, certificate
                 FROM devices WHERE vault_id = \(vaultID) ORDER BY created_at, device_id
                 """, logger: logger)
             var devices: [SyncDeviceInfo] = []
-            for try await (id, registered, seen, revoked, name) in rows.decode((UUID, Int64, Int64?, Bool, Data?).self) {
+            for try await (id, registered, seen, revoked, name, certificate)
+                in rows.decode((UUID, Int64, Int64?, Bool, Data?, Data?).self) {
                 devices.append(SyncDeviceInfo(deviceID: id, registeredAt: registered, lastSeenAt: seen, revoked: revoked,
-                                              sealedName: name))
+                                              sealedName: name, certificate: try certificate.map(Self.decodeCertificate)))
             }
             return devices
         }
@@ -208,9 +217,14 @@ struct SyncStore: Sendable {
     ///
     /// - Returns: false when the vault has no such device.
     /// - Throws: ``SyncServerError/badToken`` when the revoking device was revoked since
-    ///   its request was authenticated.
+    ///   its request was authenticated; ``SyncServerError/rekeyRequired`` in a vault at
+    ///   epoch 1 or later, where only a new epoch revokes (``startEpoch(_:vaultID:starter:)``):
+    ///   a device token alone cannot lock the others out.
     func revoke(vaultID: UUID, deviceID: UUID, by revoker: UUID) async throws -> Bool {
         try await transaction { connection in
+            guard try await Self.lockEpoch(vaultID: vaultID, connection, logger).epoch == 0 else {
+                throw SyncServerError.rekeyRequired
+            }
             let rows = try await connection.guardedQuery("""
                 SELECT device_id, revoked_at IS NULL FROM devices
                 WHERE vault_id = \(vaultID) AND device_id IN (\(deviceID), \(revoker)) ORDER BY device_id FOR UPDATE
@@ -236,11 +250,14 @@ struct SyncStore: Sendable {
     /// The vault's keyring.
     func keyring(vaultID: UUID) async throws -> SyncKeyringBlob? {
         try await withConnection { connection in
-            let rows = try await connection.guardedQuery(
-                "SELECT generation, keyring FROM keyrings WHERE vault_id = \(vaultID)", logger: logger)
+            let rows = try await connection.guardedQuery("""
+                SELECT k.generation, k.keyring, v.epoch FROM keyrings k JOIN vaults v ON v.vault_id = k.vault_id
+                WHERE k.vault_id = \(vaultID)
+                """, logger: logger)
             var blob: SyncKeyringBlob?
-            for try await (generation, keyring) in rows.decode((Int64, Data).self) {
-                blob = try SyncKeyringBlob(generation: generation, keyring: keyring)
+            for try await (generation, keyring, epoch) in rows.decode((Int64, Data, Int64).self) {
+                blob = try SyncKeyringBlob(generation: generation, keyring: keyring,
+                                           epoch: epoch > 0 ? UInt32(clamping: epoch) : nil)
             }
             return blob
         }

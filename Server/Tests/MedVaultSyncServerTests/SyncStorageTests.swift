@@ -73,7 +73,7 @@ struct SyncStorageTests {
             }
             try await SyncMigrator.migrate(client, logger: logger)
         }
-        #expect(try await postgres.psql(database, "SELECT string_agg(name, ',') FROM schema_migrations") == "v1-core,v2-vault-bytes,v3-token-lifetime-invitations,v4-device-list")
+        #expect(try await postgres.psql(database, "SELECT string_agg(name, ',') FROM schema_migrations") == "v1-core,v2-vault-bytes,v3-token-lifetime-invitations,v4-device-list,v5-epochs")
         #expect(try await postgres.psql(database, """
             SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'
             """) == "7")

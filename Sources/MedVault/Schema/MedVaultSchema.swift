@@ -26,6 +26,7 @@ public enum MedVaultSchema {
         .init("sync secret", apply: SyncSecretSchema.addSyncSecret),
         .init("professional signatures", apply: SigningSchema.addProfessionalSignatures),
         .init("sync device sequences", apply: SyncDeviceSequenceSchema.createDeviceSequences),
+        .init("sync epochs", apply: SyncEpochSchema.createEpochs),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a

@@ -2,8 +2,8 @@ import Foundation
 import MedVaultKeys
 
 extension Vault {
-    /// Runs `body` with this vault's sync keys (derived from the vault key, see
-    /// `SyncKeys`), wiped when `body` returns or throws.
+    /// Runs `body` with this vault's sync keys of its newest epoch (derived from the vault
+    /// key and the epoch key, see `SyncKeys`), wiped when `body` returns or throws.
     ///
     /// Package API: the sync module seals and opens envelopes with it; an app never
     /// needs the keys. Keys derived before ``lock()`` stay usable until `body` returns,
@@ -11,26 +11,50 @@ extension Vault {
     ///
     /// - Throws: `MedVaultError.Code.locked` when the vault is locked; what `body` throws.
     package func withSyncKeys<Result>(_ body: (SyncKeys) throws -> Result) async throws -> Result {
-        let syncKeys = try await keys.syncKeys(vaultID: vaultID)
-        defer { syncKeys.wipe() }
+        let chain = try await syncKeyChain()
+        defer { chain.wipe() }
         try await audit.record(.sync)
-        return try body(syncKeys)
+        return try body(chain.current)
+    }
+
+    /// Runs an asynchronous `body` with the sync keys of every epoch this vault holds
+    /// (`SyncKeyChain`: the newest seals, each opens its own epoch's envelopes), wiped when
+    /// it returns or throws: for the sync engine, which seals inside a write transaction.
+    ///
+    /// - Throws: `MedVaultError.Code.locked` when the vault is locked; what `body` throws.
+    /// - Parameter adding: Keys of epochs not stored yet (an epoch this device is about to
+    ///   start), derived with the stored ones; the caller keeps and wipes them.
+    package func withSyncKeyChain<Result: Sendable>(
+        adding extra: [UInt32: SecureBytes] = [:], _ body: @Sendable (SyncKeyChain) async throws -> Result
+    ) async throws -> Result {
+        let chain = try await syncKeyChain(adding: extra)
+        defer { chain.wipe() }
+        return try await body(chain)
+    }
+
+    private func syncKeyChain(adding extra: [UInt32: SecureBytes] = [:]) async throws -> SyncKeyChain {
+        let stored = try await database.read { db in try SyncEpochRecord.epochKeys(db) }
+        defer { for key in stored.values { key.wipe() } }
+        return try await keys.syncKeyChain(vaultID: vaultID, epochKeys: stored.merging(extra) { held, _ in held })
+    }
+
+    /// Seals `epochKeys` under this vault key and `secret` for the server, which keeps them
+    /// for the recovery kit (`SealedEpochKeys`).
+    ///
+    /// - Throws: `locked`; `invalidArgument` for malformed keys.
+    package func sealEpochKeys(_ epochKeys: [UInt32: SecureBytes], secret: SyncSecret) async throws -> Data {
+        try await keys.sealEpochKeys(epochKeys, vaultID: vaultID, secret: secret)
+    }
+
+    /// Opens epoch keys the server keeps for the recovery kit.
+    ///
+    /// - Throws: `corrupted` when they do not open with this vault key and `secret`; `locked`.
+    package func openEpochKeys(_ bytes: Data, secret: SyncSecret) async throws -> [UInt32: SecureBytes] {
+        try await keys.openEpochKeys(bytes, vaultID: vaultID, secret: secret)
     }
 }
 
 extension Vault {
-    /// Runs an asynchronous `body` with this vault's sync keys, wiped when it returns or
-    /// throws: for the sync engine, which seals inside a write transaction.
-    ///
-    /// - Throws: `MedVaultError.Code.locked` when the vault is locked; what `body` throws.
-    package func withSyncKeys<Result: Sendable>(
-        _ body: @Sendable (SyncKeys) async throws -> Result
-    ) async throws -> Result {
-        let syncKeys = try await keys.syncKeys(vaultID: vaultID)
-        defer { syncKeys.wipe() }
-        return try await body(syncKeys)
-    }
-
     #if SyncKeysSPI
     /// Runs `body` with this vault's sync keys: the package's `withSyncKeys(_:)` for code outside
     /// this package that must seal like a real device, namely the sync server's

@@ -58,6 +58,33 @@ actor VaultKeySession {
         return try SyncKeys(vaultKey: vaultKey, vaultID: vaultID)
     }
 
+    /// Derives the sync keys of epoch 0 and of each epoch in `epochKeys`; the caller wipes them.
+    ///
+    /// - Throws: `locked` once ``lock()`` was asked for.
+    func syncKeyChain(vaultID: UUID, epochKeys: [UInt32: SecureBytes]) throws -> SyncKeyChain {
+        try requireUnlocked()
+        guard let vaultKey else { throw Vault.lockedError }
+        return try SyncKeyChain(vaultKey: vaultKey, vaultID: vaultID, epochKeys: epochKeys)
+    }
+
+    /// Seals epoch keys for the recovery kit (`SealedEpochKeys`).
+    ///
+    /// - Throws: `locked` once ``lock()`` was asked for.
+    func sealEpochKeys(_ keys: [UInt32: SecureBytes], vaultID: UUID, secret: SyncSecret) throws -> Data {
+        try requireUnlocked()
+        guard let vaultKey else { throw Vault.lockedError }
+        return try SealedEpochKeys.seal(keys, vaultID: vaultID, vaultKey: vaultKey, secret: secret)
+    }
+
+    /// Opens epoch keys sealed for the recovery kit (`SealedEpochKeys`).
+    ///
+    /// - Throws: `corrupted` when they do not open; `locked` once ``lock()`` was asked for.
+    func openEpochKeys(_ bytes: Data, vaultID: UUID, secret: SyncSecret) throws -> [UInt32: SecureBytes] {
+        try requireUnlocked()
+        guard let vaultKey else { throw Vault.lockedError }
+        return try SealedEpochKeys.open(bytes, vaultID: vaultID, vaultKey: vaultKey, secret: secret)
+    }
+
     /// `keyring` without this device's audit record (format version 1), re-tagged under
     /// the vault key: what sync publishes.
     ///

@@ -37,10 +37,18 @@ public struct SyncKeys: Sendable {
         static let envelope = Array("MedVault sync envelope key v1".utf8)
         static let recordKey = Array("MedVault sync record key v1".utf8)
         static let deviceSigning = Array("MedVault sync device signing key v1".utf8)
+        static let epochEnvelope = Array("MedVault sync epoch envelope key v2".utf8)
+        static let epochAuthority = Array("MedVault sync epoch authority key v2".utf8)
     }
+
+    /// Length of an epoch key (``init(vaultKey:vaultID:epoch:epochKey:)``).
+    public static let epochKeyLength = 32
 
     /// The vault whose keys these are.
     public let vaultID: UUID
+    /// The sync epoch these keys belong to: 0 for the keys derived from the vault key
+    /// alone, 1 and later for those of an epoch key (docs/sync.md, "Epochs").
+    public let epoch: UInt32
     private let envelopeKey: SecureBytes
     private let recordKeyKey: SecureBytes
     private let deviceSigningSeed: SecureBytes
@@ -64,9 +72,49 @@ public struct SyncKeys: Sendable {
              SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt.bytes, info: Label.deviceSigning))
         }
         self.vaultID = vaultID
+        self.epoch = 0
         self.envelopeKey = envelope
         self.recordKeyKey = record
         self.deviceSigningSeed = proof
+    }
+
+    /// Derives the sync keys of one epoch of a vault: the envelope key and the vault's
+    /// authority key (the Ed25519 seed whose public half the server checks proofs with)
+    /// come from the epoch key, with the vault id and the epoch as salt; the record-key key
+    /// still comes from the vault key, so a record keeps its server key across epochs.
+    ///
+    /// Epoch 0 has no epoch key: it is ``init(vaultKey:vaultID:)``.
+    ///
+    /// - Parameters:
+    ///   - vaultKey: The vault key (32 bytes).
+    ///   - vaultID: The vault's id.
+    ///   - epoch: The epoch, 1 or later.
+    ///   - epochKey: The epoch's random key (32 bytes), which a device that starts an epoch
+    ///     sends to the others sealed to their device keys.
+    /// - Throws: `invalidArgument` for a key that is not 32 bytes or epoch 0; `locked` when a
+    ///   key was wiped.
+    public init(vaultKey: SecureBytes, vaultID: UUID, epoch: UInt32, epochKey: SecureBytes) throws {
+        guard epoch > 0 else { throw MedVaultError(.invalidArgument, reason: "epoch 0 has no epoch key") }
+        guard vaultKey.count == SecureHKDF.outputLength, epochKey.count == Self.epochKeyLength else {
+            throw MedVaultError(.invalidArgument, reason: "vault and epoch keys are 32 bytes")
+        }
+        var salt = ByteWriter()
+        salt.append(vaultID)
+        salt.append(epoch)
+        var vaultSalt = ByteWriter()
+        vaultSalt.append(vaultID)
+        let record = try vaultKey.withUnsafeBytes { ikm in
+            SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: vaultSalt.bytes, info: Label.recordKey)
+        }
+        let (envelope, authority) = try epochKey.withUnsafeBytes { ikm in
+            (SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt.bytes, info: Label.epochEnvelope),
+             SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt.bytes, info: Label.epochAuthority))
+        }
+        self.vaultID = vaultID
+        self.epoch = epoch
+        self.envelopeKey = envelope
+        self.recordKeyKey = record
+        self.deviceSigningSeed = authority
     }
 
     /// Zeroes the three keys. Every method then throws `MedVaultError.Code.locked`.

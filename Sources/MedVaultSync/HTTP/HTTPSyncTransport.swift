@@ -181,11 +181,11 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
     // MARK: - Exchange
 
     /// An answer with no body (204).
-    private struct Empty: Decodable {}
+    struct Empty: Decodable {}
 
-    private struct NoBody: Encodable {}
+    struct NoBody: Encodable {}
 
-    private func call<Answer: Decodable>(_ method: String, _ path: String, query: String? = nil,
+    func call<Answer: Decodable>(_ method: String, _ path: String, query: String? = nil,
                                          credentials: SyncCredentials? = nil,
                                          idempotent: Bool) async throws -> Answer {
         try await call(method, path, query: query, body: NoBody?.none, credentials: credentials, idempotent: idempotent)
@@ -196,7 +196,7 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
     /// A request that `spendsChallenge` (register, join, renew) is not retried after a
     /// 503 either: the server spends the challenge before the database work that failed,
     /// so the same request would only be refused.
-    private func call<Body: Encodable, Answer: Decodable>(
+    func call<Body: Encodable, Answer: Decodable>(
         _ method: String, _ path: String, query: String? = nil, body: Body?,
         credentials: SyncCredentials? = nil, headers: [String: String] = [:], idempotent: Bool,
         spendsChallenge: Bool = false

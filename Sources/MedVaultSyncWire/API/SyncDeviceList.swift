@@ -18,26 +18,34 @@ public struct SyncDeviceInfo: Sendable, Hashable, Codable {
     public let revoked: Bool
     /// The name the device gave itself, sealed by it (see ``SyncDeviceNameUpdate``).
     public let sealedName: Data?
+    /// The device's certificate of the vault's current epoch, or `nil` (a device of an
+    /// earlier build, or one revoked).
+    public let certificate: SyncDeviceCertificate?
 
     /// Creates a device value.
-    public init(deviceID: UUID, registeredAt: Int64, lastSeenAt: Int64?, revoked: Bool, sealedName: Data?) {
+    public init(deviceID: UUID, registeredAt: Int64, lastSeenAt: Int64?, revoked: Bool, sealedName: Data?,
+                certificate: SyncDeviceCertificate? = nil) {
         self.deviceID = deviceID
         self.registeredAt = registeredAt
         self.lastSeenAt = lastSeenAt
         self.revoked = revoked
         self.sealedName = sealedName
+        self.certificate = certificate
     }
 }
 
 /// The answer to `GET /v1/vaults/{vaultId}/devices`: every device of the vault, revoked
-/// ones included, in the order they enrolled.
+/// ones included, in the order they enrolled, and the vault's sync epoch.
 public struct SyncDeviceList: Sendable, Hashable, Codable {
     /// The devices.
     public let devices: [SyncDeviceInfo]
+    /// The vault's current epoch (`nil` from a server before epochs: 0).
+    public let epoch: UInt32?
 
     /// Creates a list.
-    public init(devices: [SyncDeviceInfo]) {
+    public init(devices: [SyncDeviceInfo], epoch: UInt32? = nil) {
         self.devices = devices
+        self.epoch = epoch
     }
 }
 

@@ -70,6 +70,11 @@ public struct SyncErrorCode: RawRepresentable, Sendable, Hashable, Codable, Cust
     public static let tokenRenewed = SyncErrorCode(rawValue: "token_renewed")
     /// 409: the keyring's generation is no longer the expected one.
     public static let staleGeneration = SyncErrorCode(rawValue: "stale_generation")
+    /// 409: the vault moved to a newer sync epoch; the device adopts it (its package of the
+    /// new epoch's keys waits at `GET …/epochs/{epoch}/package`), re-seals and pushes again.
+    public static let staleEpoch = SyncErrorCode(rawValue: "stale_epoch")
+    /// 409: a new epoch must follow the vault's current one, whose key authorises it.
+    public static let epochConflict = SyncErrorCode(rawValue: "epoch_conflict")
     /// 413: the body, the batch or the keyring is larger than the server allows.
     public static let payloadTooLarge = SyncErrorCode(rawValue: "payload_too_large")
     /// 429: the device (or address) sent too many requests; see `Retry-After`.

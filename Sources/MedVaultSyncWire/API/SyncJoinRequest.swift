@@ -17,15 +17,23 @@ public struct SyncJoinRequest: Sendable, Hashable, Codable {
     /// (``SyncDeviceProof/message(_:challenge:vaultID:deviceID:origin:)``), or `nil` for a
     /// signature of the unbound message of earlier builds.
     public let origin: String?
+    /// The joining device's certificate of the vault's current epoch, signed with the
+    /// epoch's authority key like the proof; required by a vault at epoch 1 or later.
+    public let certificate: SyncDeviceCertificate?
 
     /// Creates a request.
     ///
-    /// - Throws: `MedVaultError.Code.validation` when a size is wrong or the origin is
-    ///   not 1…255 visible ASCII characters.
-    public init(deviceID: UUID, challenge: Data, signature: Data, origin: String? = nil) throws {
+    /// - Throws: `MedVaultError.Code.validation` when a size is wrong, the origin is
+    ///   not 1…255 visible ASCII characters, or the certificate is another device's.
+    public init(deviceID: UUID, challenge: Data, signature: Data, origin: String? = nil,
+                certificate: SyncDeviceCertificate? = nil) throws {
         try SyncDeviceProof.require(challenge, length: SyncDeviceProof.challengeLength, field: "challenge")
         try SyncDeviceProof.require(signature, length: SyncDeviceProof.signatureLength, field: "signature")
         try SyncDeviceProof.requireOrigin(origin)
+        guard certificate.map({ $0.deviceID == deviceID }) ?? true else {
+            throw MedVaultError(.validation, field: "certificate", reason: "must be the joining device's")
+        }
+        self.certificate = certificate
         self.deviceID = deviceID
         self.challenge = challenge
         self.signature = signature
@@ -33,7 +41,7 @@ public struct SyncJoinRequest: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case deviceID = "deviceId", challenge, signature, origin
+        case deviceID = "deviceId", challenge, signature, origin, certificate
     }
 
     /// Decodes and validates a request.
@@ -42,7 +50,8 @@ public struct SyncJoinRequest: Sendable, Hashable, Codable {
         try self.init(deviceID: try c.decode(UUID.self, forKey: .deviceID),
                       challenge: try c.decode(Data.self, forKey: .challenge),
                       signature: try c.decode(Data.self, forKey: .signature),
-                      origin: try c.decodeIfPresent(String.self, forKey: .origin))
+                      origin: try c.decodeIfPresent(String.self, forKey: .origin),
+                      certificate: try c.decodeIfPresent(SyncDeviceCertificate.self, forKey: .certificate))
     }
 }
 

@@ -16,12 +16,16 @@ public struct SyncKeyringBlob: Sendable, Hashable, Codable {
     public let generation: Int64
     /// The keyring's bytes.
     public let keyring: Data
+    /// The vault's sync epoch when the server answered (`GET …/keyring`), so each sync
+    /// learns of a new epoch without another request; `nil` in requests and from servers
+    /// before epochs.
+    public let epoch: UInt32?
 
     /// Creates a keyring value.
     ///
     /// - Throws: `MedVaultError.Code.validation` when `generation` is negative or
     ///   `keyring` is empty or longer than ``maximumLength``.
-    public init(generation: Int64, keyring: Data) throws {
+    public init(generation: Int64, keyring: Data, epoch: UInt32? = nil) throws {
         guard generation >= 0 else {
             throw MedVaultError(.validation, field: "generation", reason: "must not be negative")
         }
@@ -30,17 +34,19 @@ public struct SyncKeyringBlob: Sendable, Hashable, Codable {
         }
         self.generation = generation
         self.keyring = keyring
+        self.epoch = epoch
     }
 
     private enum CodingKeys: String, CodingKey {
-        case generation, keyring
+        case generation, keyring, epoch
     }
 
     /// Decodes and validates a keyring value.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         try self.init(generation: try container.decode(Int64.self, forKey: .generation),
-                      keyring: try container.decode(Data.self, forKey: .keyring))
+                      keyring: try container.decode(Data.self, forKey: .keyring),
+                      epoch: try container.decodeIfPresent(UInt32.self, forKey: .epoch))
     }
 }
 

@@ -23,18 +23,38 @@ public struct SyncRegisterRequest: Sendable, Hashable, Codable {
     /// (``SyncDeviceProof/message(_:challenge:vaultID:deviceID:origin:)``), or `nil` for a
     /// signature of the unbound message of earlier builds.
     public let origin: String?
+    /// The vault's first sync epoch: 1 for a vault registered by a build with epochs (its
+    /// ``verificationKey`` is then the epoch's authority key), `nil` (epoch 0) before.
+    public let epoch: UInt32?
+    /// The epoch keys sealed for the recovery kit (`SealedEpochKeys`), with ``epoch``.
+    public let epochKeys: Data?
+    /// The first device's certificate of ``epoch``, with it.
+    public let certificate: SyncDeviceCertificate?
 
     /// Creates a request.
     ///
-    /// - Throws: `MedVaultError.Code.validation` when a size is wrong or the origin is
-    ///   not 1…255 visible ASCII characters.
+    /// - Throws: `MedVaultError.Code.validation` when a size is wrong, the origin is
+    ///   not 1…255 visible ASCII characters, or `epoch`, `epochKeys` and `certificate` are
+    ///   not given together (epoch at least 1, for this device, of that epoch).
     public init(vaultID: UUID, deviceID: UUID, verificationKey: Data, keyring: SyncKeyringBlob,
-                challenge: Data, signature: Data, origin: String? = nil) throws {
+                challenge: Data, signature: Data, origin: String? = nil, epoch: UInt32? = nil,
+                epochKeys: Data? = nil, certificate: SyncDeviceCertificate? = nil) throws {
         try SyncDeviceProof.require(verificationKey, length: SyncDeviceProof.verificationKeyLength,
                                     field: "verificationKey")
         try SyncDeviceProof.require(challenge, length: SyncDeviceProof.challengeLength, field: "challenge")
         try SyncDeviceProof.require(signature, length: SyncDeviceProof.signatureLength, field: "signature")
         try SyncDeviceProof.requireOrigin(origin)
+        if epoch != nil || epochKeys != nil || certificate != nil {
+            guard let epoch, epoch > 0, let epochKeys, !epochKeys.isEmpty,
+                  epochKeys.count <= SyncRekeyRequest.maximumEpochKeysLength,
+                  let certificate, certificate.epoch == epoch, certificate.deviceID == deviceID else {
+                throw MedVaultError(.validation, field: "epoch",
+                                    reason: "epoch, epoch keys and this device's certificate of it go together")
+            }
+        }
+        self.epoch = epoch
+        self.epochKeys = epochKeys
+        self.certificate = certificate
         self.vaultID = vaultID
         self.deviceID = deviceID
         self.verificationKey = verificationKey
@@ -46,6 +66,7 @@ public struct SyncRegisterRequest: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case vaultID = "vaultId", deviceID = "deviceId", verificationKey, keyring, challenge, signature, origin
+        case epoch, epochKeys, certificate
     }
 
     /// Decodes and validates a request.
@@ -57,6 +78,9 @@ public struct SyncRegisterRequest: Sendable, Hashable, Codable {
                       keyring: try c.decode(SyncKeyringBlob.self, forKey: .keyring),
                       challenge: try c.decode(Data.self, forKey: .challenge),
                       signature: try c.decode(Data.self, forKey: .signature),
-                      origin: try c.decodeIfPresent(String.self, forKey: .origin))
+                      origin: try c.decodeIfPresent(String.self, forKey: .origin),
+                      epoch: try c.decodeIfPresent(UInt32.self, forKey: .epoch),
+                      epochKeys: try c.decodeIfPresent(Data.self, forKey: .epochKeys),
+                      certificate: try c.decodeIfPresent(SyncDeviceCertificate.self, forKey: .certificate))
     }
 }

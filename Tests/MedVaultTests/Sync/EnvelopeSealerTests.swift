@@ -79,15 +79,15 @@ struct EnvelopeSealerTests {
         let id = UUID()
         // Sealed correctly, but under the associated data of another record's key.
         let plaintext = try JSONEncoder().encode(record)
-        let sealed = try sealer.keys.seal(Array(plaintext), associatedData: sealer.associatedData(envelopeID: id,
+        let sealed = try sealer.keys.seal(Array(plaintext), associatedData: EnvelopeSealer.associatedData(vaultID: sealer.keys.vaultID, epoch: 0, envelopeID: id,
                                                                                                    recordKey: victimKey))
         let forged = try SyncEnvelope(id: id, recordKey: Data(victimKey), ciphertext: Data(sealed))
         let error = await expectMedVaultError(.corrupted) { try sealer.open(forged) }
         #expect(error?.reason.contains("record key") == true)
 
         // Sealed content that is not a record is refused too.
-        let junk = try sealer.keys.seal(Array("not json".utf8), associatedData: sealer.associatedData(
-            envelopeID: id, recordKey: victimKey))
+        let junk = try sealer.keys.seal(Array("not json".utf8), associatedData: EnvelopeSealer.associatedData(
+            vaultID: sealer.keys.vaultID, epoch: 0, envelopeID: id, recordKey: victimKey))
         await expectMedVaultError(.corrupted) {
             try sealer.open(try SyncEnvelope(id: id, recordKey: Data(victimKey), ciphertext: Data(junk)))
         }

@@ -28,9 +28,9 @@ struct SyncOutboxAcknowledgementTests {
             #expect(try await Self.outbox(vault).isEmpty)
             // …and a new change is sealed, but not pushed yet (its push would fail).
             let second = try await vault.patients.create(ClinicalFixtures.patient("Segunda", "Ruiz"))
-            _ = try await vault.withSyncKeys { @Sendable (keys: SyncKeys) async throws -> Int in
+            _ = try await vault.withSyncKeyChain { @Sendable (chain: SyncKeyChain) async throws -> Int in
                 try await vault.database.write(duration: .long) { db in
-                    try PendingChangeSealer.sealPending(keys: keys, localDevice: credentials.deviceID, db)
+                    try PendingChangeSealer.sealPending(keys: chain.current, localDevice: credentials.deviceID, db)
                 }
             }
             let sealed = try await Self.outbox(vault)

@@ -113,12 +113,15 @@ struct SyncStatusTests {
             #expect(listed.map(\.isCurrent) == [false, true, false])
             #expect(listed.map(\.isRevoked) == [false, false, true])
             #expect(listed[1].lastSeenAt != nil)
+            // The list adopted the epoch the revocation started: the remaining devices'
+            // certificates of it verify, the revoked one has none.
+            #expect(listed.map(\.isCertified) == [true, true, false])
             // The server holds sealed names only.
             let raw = try await devices.server.devices(as: try #require(try await devices.engines[1].credentials()))
             for info in raw.devices {
                 if let sealed = info.sealedName {
                     #expect(sealed.firstRange(of: Data("Consulta".utf8)) == nil && sealed.firstRange(of: Data("Ana".utf8)) == nil)
-                    #expect(sealed.count % 128 == 28, "padded to 128 bytes, with nonce and tag")
+                    #expect(sealed.count % 128 == 32, "the epoch, then padded to 128 bytes, with nonce and tag")
                 }
             }
             // A sealed name moved to another device does not open there.
@@ -126,8 +129,9 @@ struct SyncStatusTests {
                 SyncDeviceInfo(deviceID: info.deviceID, registeredAt: info.registeredAt, lastSeenAt: info.lastSeenAt,
                                revoked: info.revoked, sealedName: raw.devices[0].sealedName)
             })
-            let keysOpen = try await devices.vaults[1].withSyncKeys { keys in
-                moved.devices.map { SyncEngine.openName($0.sealedName!, device: $0.deviceID, vaultID: devices.vaults[1].vaultID, keys) }
+            let vaultID = devices.vaults[1].vaultID
+            let keysOpen = try await devices.vaults[1].withSyncKeyChain { chain in
+                moved.devices.map { SyncEngine.openName($0.sealedName!, device: $0.deviceID, vaultID: vaultID, chain) }
             }
             #expect(keysOpen == ["Consulta — iPad", nil, nil])
         }

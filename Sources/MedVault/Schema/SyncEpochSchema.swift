@@ -1,0 +1,28 @@
+/// Migration "sync epochs" (issue #31): the keys of the vault's sync epochs and this
+/// device's own key (docs/sync.md, "Epochs").
+///
+/// - `sync_epoch_key`: each epoch's random key this device holds (epochs from 1; epoch 0's
+///   keys derive from the vault key and are not stored). A device started an epoch, or
+///   was given its key sealed to its device key by the device that did, or opened it with
+///   the recovery kit.
+/// - `sync_state.device_key`: the 32-byte seed of this device's signing and box keys
+///   (`SyncDeviceKey`), made at its first sync of this version; never sent.
+/// - `sync_outbox.epoch`: the epoch an outbox envelope was sealed in (0 for those sealed
+///   before this migration).
+/// - `sync_state.certified_epoch`: the epoch whose certificate of this device's keys the
+///   server holds; `NULL` before one was accepted.
+///
+/// Not change-logged, not synced. Frozen: its SQL is a literal.
+enum SyncEpochSchema {
+    static func createEpochs(_ db: DatabaseConnection) throws {
+        try db.executeScript("""
+            CREATE TABLE sync_epoch_key (
+                epoch INTEGER PRIMARY KEY CHECK (epoch > 0),
+                key BLOB NOT NULL CHECK (length(key) = 32)
+            );
+            ALTER TABLE sync_state ADD COLUMN device_key BLOB CHECK (device_key IS NULL OR length(device_key) = 32);
+            ALTER TABLE sync_outbox ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0 CHECK (epoch >= 0);
+            ALTER TABLE sync_state ADD COLUMN certified_epoch INTEGER CHECK (certified_epoch IS NULL OR certified_epoch >= 0);
+            """)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import MedVaultCore
+import MedVaultKeys
+import MedVaultSyncWire
+
+/// Sync epochs, as the server keeps them (docs/sync-server.md, "Epochs").
+extension InMemorySyncTransport {
+    public func certify(_ certificate: SyncDeviceCertificate, as credentials: SyncCredentials) async throws {
+        try enter(certificate)
+        var vault = try authenticate(credentials)
+        guard certificate.deviceID == credentials.deviceID else {
+            throw MedVaultError(.notFound, reason: "a device certifies only itself")
+        }
+        try Self.check(certificate, vaultID: credentials.vaultID, epoch: vault.epoch ?? 0, key: vault.verificationKey)
+        vault.devices[credentials.deviceID]?.certificate = certificate
+        vaults[credentials.vaultID] = vault
+        try save()
+    }
+
+    public func startEpoch(_ request: SyncRekeyRequest, as credentials: SyncCredentials) async throws {
+        try enter(request)
+        var vault = try authenticate(credentials)
+        let current = vault.epoch ?? 0
+        guard current < .max, request.epoch == current + 1 else {
+            throw MedVaultError(.conflict, reason: "a new epoch follows the current one")
+        }
+        let message = SyncRekeyRequest.authorizationMessage(
+            vaultID: credentials.vaultID, epoch: request.epoch, verificationKey: request.verificationKey,
+            revoked: request.revoked, signer: credentials.deviceID)
+        guard SyncDeviceKey.verify(Array(request.authorization), of: Array(message), by: Array(vault.verificationKey)),
+              request.signerCertificate.deviceID == credentials.deviceID else {
+            throw Self.forbidden
+        }
+        try Self.check(request.signerCertificate, vaultID: credentials.vaultID, epoch: current, key: vault.verificationKey)
+        let active = Set(vault.devices.filter { !$0.value.revoked }.keys)
+        let revoked = Set(request.revoked)
+        let remaining = active.subtracting(revoked)
+        guard revoked.isSubset(of: active), !revoked.contains(credentials.deviceID),
+              Set(request.certificates.map(\.deviceID)) == remaining,
+              Set(request.packages.map(\.deviceID)) == remaining else {
+            throw MedVaultError(.conflict, reason: "a new epoch names exactly the remaining devices")
+        }
+        for certificate in request.certificates {
+            try Self.check(certificate, vaultID: credentials.vaultID, epoch: request.epoch, key: request.verificationKey)
+        }
+        guard vault.keyring.generation == request.keyring.expectedGeneration else {
+            throw MedVaultError(.conflict, reason: "the keyring's generation moved; read it again")
+        }
+        for id in revoked {
+            vault.devices[id]?.revoked = true
+            vault.devices[id]?.certificate = nil
+        }
+        for certificate in request.certificates { vault.devices[certificate.deviceID]?.certificate = certificate }
+        vault.verificationKey = request.verificationKey
+        vault.epoch = request.epoch
+        vault.epochKeys = request.epochKeys
+        vault.keyring = request.keyring.keyring
+        vault.packages = (vault.packages ?? [:]).merging(
+            [request.epoch: Dictionary(uniqueKeysWithValues: request.packages.map { ($0.deviceID, $0) })]) { $1 }
+        vault.signers = (vault.signers ?? [:]).merging([request.epoch: request.signerCertificate]) { $1 }
+        vaults[credentials.vaultID] = vault
+        try save()
+    }
+
+    public func epochPackage(epoch: UInt32, as credentials: SyncCredentials) async throws -> SyncEpochPackage {
+        try enter(nil)
+        let vault = try authenticate(credentials)
+        guard let package = vault.packages?[epoch]?[credentials.deviceID], let signer = vault.signers?[epoch] else {
+            throw MedVaultError(.notFound, reason: "no package of this epoch for this device")
+        }
+        return SyncEpochPackage(epoch: epoch, package: package, signerCertificate: signer)
+    }
+
+    public func recovery(vaultID: UUID) async throws -> SyncRecoveryBundle {
+        try enter(nil)
+        guard let vault = vaults[vaultID] else { throw MedVaultError(.notFound, reason: "no such vault") }
+        return SyncRecoveryBundle(keyring: vault.keyring, epoch: vault.epoch ?? 0, epochKeys: vault.epochKeys)
+    }
+
+    /// Throws `unauthorized` (the server's 403) unless `certificate` is of `epoch` and
+    /// signed by `key`.
+    static func check(_ certificate: SyncDeviceCertificate, vaultID: UUID, epoch: UInt32, key: Data) throws {
+        guard certificate.epoch == epoch,
+              SyncDeviceKey.verify(Array(certificate.signature), of: Array(certificate.message(vaultID: vaultID)),
+                                   by: Array(key)) else {
+            throw forbidden
+        }
+    }
+}
