@@ -62,8 +62,8 @@ struct SyncFreshnessTests {
             let vault = a.vault.vaultID
             _ = try await server.sql("""
                 ALTER TABLE envelopes DROP CONSTRAINT envelopes_vault_id_envelope_id_key;
-                INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext)
-                    SELECT vault_id, sequence + 7, envelope_id, record_key, device_id, ciphertext
+                INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext, epoch)
+                    SELECT vault_id, sequence + 7, envelope_id, record_key, device_id, ciphertext, epoch
                     FROM envelopes WHERE vault_id = '\(vault)' AND sequence = 1;
                 UPDATE vaults SET last_sequence = last_sequence + 1 WHERE vault_id = '\(vault)'
                 """)
@@ -122,9 +122,11 @@ struct SyncFreshnessTests {
             let original = try #require(try await transport.pull(after: 0, limit: 1, as: bCredentials).envelopes.first)
             #expect(original.deviceID == (try await a.credentials()).deviceID)
             let forged = try await b.vault.withSyncKeysSPI { keys -> SyncEnvelope in
+                // docs/sync.md, "Envelopes": the v2 label and the epoch from epoch 1.
                 func ad(_ id: UUID, _ recordKey: Data) -> [UInt8] {
-                    var bytes = Array("MedVault sync envelope v1".utf8)
+                    var bytes = Array("MedVault sync envelope v2".utf8)
                     withUnsafeBytes(of: vaultID.uuid) { bytes += $0 }
+                    withUnsafeBytes(of: keys.epoch.bigEndian) { bytes += $0 }
                     withUnsafeBytes(of: id.uuid) { bytes += $0 }
                     return bytes + recordKey
                 }
@@ -149,7 +151,8 @@ struct SyncFreshnessTests {
                 let id = UUID()
                 let sealed = try keys.seal(Array(try JSONSerialization.data(withJSONObject: record)),
                                            associatedData: ad(id, original.envelope.recordKey))
-                return try SyncEnvelope(id: id, recordKey: original.envelope.recordKey, ciphertext: Data(sealed))
+                return try SyncEnvelope(id: id, recordKey: original.envelope.recordKey, ciphertext: Data(sealed),
+                                        epoch: keys.epoch)
             }
             _ = try await transport.push(SyncPushRequest(envelopes: [forged]), as: bCredentials)
             let result = try await c.engine.sync()

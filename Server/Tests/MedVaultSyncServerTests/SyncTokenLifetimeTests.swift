@@ -202,7 +202,7 @@ struct SyncTokenLifetimeTests {
                 let device = try await devices.register(transport)
                 let held = try await device.credentials()
                 // The renewal the device sent, as the server saw it; its answer never arrived.
-                let signingSeed = try await KeyMaterial.of(device.vault)[4]
+                let signingSeed = try await KeyMaterial.authoritySeed(of: device.vault)
                 let vault = TestVault(id: held.vaultID,
                                       signingKey: try Curve25519.Signing.PrivateKey(rawRepresentation: signingSeed))
                 let lost = try await Self.renewed(TestDevice(vault: vault, id: held.deviceID, token: held.deviceToken,

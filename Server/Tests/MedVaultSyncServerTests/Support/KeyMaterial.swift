@@ -23,7 +23,36 @@ enum KeyMaterial {
                     .withUnsafeBytes { Array($0) }
             }
             return [vaultKey, try databaseKey.withUnsafeBytes { Array($0) }] + derived
+        } + (try await epochMaterial(of: vault))
+    }
+
+    /// Each epoch key the vault holds with the envelope and authority keys derived from it
+    /// (salt: vault id ‖ epoch, big-endian), then its device key's seed.
+    static func epochMaterial(of vault: Vault) async throws -> [[UInt8]] {
+        let (epochs, deviceKey) = try await vault.database.read { db in
+            (try db.fetchAll("SELECT epoch, key FROM sync_epoch_key ORDER BY epoch") { row in
+                (UInt32(row.int64(at: 0)), Array(row.blob(at: 1)))
+            }, try db.fetchOne("SELECT device_key FROM sync_state WHERE device_key IS NOT NULL") { Array($0.blob(at: 0)) })
         }
+        var material: [[UInt8]] = []
+        for (epoch, key) in epochs {
+            let salt = withUnsafeBytes(of: vault.vaultID.uuid) { Array($0) } + withUnsafeBytes(of: epoch.bigEndian) { Array($0) }
+            material.append(key)
+            for label in ["MedVault sync epoch envelope key v2", "MedVault sync epoch authority key v2"] {
+                material.append(HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: key), salt: salt,
+                                                       info: Array(label.utf8), outputByteCount: 32).withUnsafeBytes { Array($0) })
+            }
+        }
+        return material + (deviceKey.map { [$0] } ?? [])
+    }
+
+    /// The Ed25519 seed of the authority key of the vault's newest epoch: what signs its
+    /// join and renewal proofs.
+    static func authoritySeed(of vault: Vault) async throws -> [UInt8] {
+        let material = try await epochMaterial(of: vault)
+        let epochs = material.count / 3
+        guard epochs > 0 else { return try await of(vault)[4] }
+        return material[(epochs - 1) * 3 + 2]
     }
 
     /// How a key could appear in a dump: raw, hex (PostgreSQL's `bytea` output), base64
