@@ -2,8 +2,8 @@ import Foundation
 @testable import MedVaultSync
 import MedVaultSyncWire
 
-/// A test transport that hands every call but `pull` to an `InMemorySyncTransport`:
-/// conformers write only the pull they change.
+/// A test transport that hands every call to an `InMemorySyncTransport`: conformers write
+/// only the calls they change.
 protocol ForwardingSyncTransport: SyncTransport {
     var inner: InMemorySyncTransport { get }
 }
@@ -24,4 +24,18 @@ extension ForwardingSyncTransport {
     func revoke(device: UUID, as credentials: SyncCredentials) async throws {
         try await inner.revoke(device: device, as: credentials)
     }
+    func devices(as credentials: SyncCredentials) async throws -> SyncDeviceList { try await inner.devices(as: credentials) }
+    func setName(_ update: SyncDeviceNameUpdate, as credentials: SyncCredentials) async throws {
+        try await inner.setName(update, as: credentials)
+    }
+    func certify(_ certificate: SyncDeviceCertificate, as credentials: SyncCredentials) async throws {
+        try await inner.certify(certificate, as: credentials)
+    }
+    func startEpoch(_ request: SyncRekeyRequest, as credentials: SyncCredentials) async throws {
+        try await inner.startEpoch(request, as: credentials)
+    }
+    func epochPackage(epoch: UInt32, as credentials: SyncCredentials) async throws -> SyncEpochPackage {
+        try await inner.epochPackage(epoch: epoch, as: credentials)
+    }
+    func recovery(vaultID: UUID) async throws -> SyncRecoveryBundle { try await inner.recovery(vaultID: vaultID) }
 }
