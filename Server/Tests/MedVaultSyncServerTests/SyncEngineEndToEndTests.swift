@@ -195,7 +195,8 @@ struct SyncEngineEndToEndTests {
             for device in [a, b] { keys.formUnion(try await KeyMaterial.of(device.vault)) }
             // One vault key and its four derived keys, each device's own database key, the
             // first epoch's key with its envelope and authority keys, each device's own key.
-            #expect(keys.count == 5 + 2 + 3 + 2)
+            let expected: Int = 5 + 2 + 3 + 2
+            #expect(keys.count == expected)
             for key in keys {
                 for needle in KeyMaterial.encodings(of: key) { #expect(dump.range(of: needle) == nil) }
             }

@@ -92,6 +92,26 @@ struct SyncFixtureUpgradeTests {
                 #expect(try await vault.patients.count() == a.patients.count)
                 #expect(try await vault.audit.verify().isIntact)
             }
+
+            // Sync epochs on the upgraded vault (still epoch 0: its proofs derive from the
+            // vault key): both devices certified their keys at that sync, a third joins
+            // with the recovery kit, and a revocation of B re-keys to epoch 1 without it.
+            let devices = try await engines[0].devices()
+            #expect(devices.map(\.isCertified) == [true, true])
+            let joined = try await Vault.join(at: dir.file("device-c"), keyring: try await server.keyring(as: credentials).keyring,
+                                              syncSecret: secret, password: password, options: VaultFixtures.options)
+            defer { Task { await joined.lock() } }
+            let engineC = SyncEngine(vault: joined, transport: server)
+            try await engineC.join()
+            _ = try await engineC.sync()
+            #expect(try await joined.patients.count() == a.patients.count)
+            try await engines[0].revoke(device: try #require(try await engines[1].credentials()).deviceID)
+            #expect(try await server.keyring(as: credentials).epoch == 1)
+            let after = try await vaultA.patients.create(ClinicalFixtures.patient("Despues", "Ruiz"))
+            _ = try await engines[0].sync()
+            _ = try await engineC.sync()
+            #expect(try await joined.patients.get(after.id).lastName == "Ruiz")
+            await expectMedVaultError(.unauthorized) { try await engines[1].sync() }
         }
     }
 }
