@@ -77,6 +77,28 @@ extension InMemorySyncTransport {
         return SyncRecoveryBundle(keyring: vault.keyring, epoch: vault.epoch ?? 0, epochKeys: vault.epochKeys)
     }
 
+    public func createPairing(_ request: SyncPairingRequest) async throws {
+        try enter(request)
+        guard pairings[request.pairingID] == nil else {
+            throw MedVaultError(.conflict, reason: "a pairing with this id exists")
+        }
+        pairings[request.pairingID] = SyncPairingState(request: request, approval: nil)
+    }
+
+    public func pairing(id: UUID) async throws -> SyncPairingState {
+        try enter(nil)
+        guard let state = pairings[id] else { throw MedVaultError(.notFound, reason: "no such pairing") }
+        return state
+    }
+
+    public func answerPairing(id: UUID, _ approval: SyncPairingApproval, as credentials: SyncCredentials) async throws {
+        try enter(approval)
+        _ = try authenticate(credentials)
+        guard let state = pairings[id] else { throw MedVaultError(.notFound, reason: "no such pairing") }
+        guard state.approval == nil else { throw MedVaultError(.conflict, reason: "the pairing was answered already") }
+        pairings[id] = SyncPairingState(request: state.request, approval: approval)
+    }
+
     /// Throws `unauthorized` (the server's 403) unless `certificate` is of `epoch` and
     /// signed by `key`.
     static func check(_ certificate: SyncDeviceCertificate, vaultID: UUID, epoch: UInt32, key: Data) throws {

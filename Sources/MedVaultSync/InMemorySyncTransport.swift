@@ -95,6 +95,8 @@ public actor InMemorySyncTransport: SyncTransport {
 
     var vaults: [UUID: VaultState] = [:]
     private var challenges: [Data: Binding] = [:]
+    /// Pairings by id (kept in memory only, as short-lived as the server's).
+    var pairings: [UUID: SyncPairingState] = [:]
     /// Where the state is saved after every change, if anywhere.
     private let file: URL?
     private var failuresLeft = 0

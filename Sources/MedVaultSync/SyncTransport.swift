@@ -127,6 +127,19 @@ public protocol SyncTransport: Sendable {
     /// keys. The default implementation throws `invalidArgument`.
     func recovery(vaultID: UUID) async throws -> SyncRecoveryBundle
 
+    /// Posts a new device's pairing request, without a token (`POST /v1/pairings`);
+    /// `conflict` when the id is taken. The default implementation throws `invalidArgument`.
+    func createPairing(_ request: SyncPairingRequest) async throws
+
+    /// A pairing's request and answer, without a token (`GET /v1/pairings/{id}`);
+    /// `notFound` when it does not exist or expired. The default implementation throws
+    /// `invalidArgument`.
+    func pairing(id: UUID) async throws -> SyncPairingState
+
+    /// Answers a pairing (`PUT …/pairings/{id}/approval`), once; `conflict` when it was
+    /// answered already. The default implementation throws `invalidArgument`.
+    func answerPairing(id: UUID, _ approval: SyncPairingApproval, as credentials: SyncCredentials) async throws
+
     /// The origin of the server this transport reaches, which the engine binds register
     /// and join proofs to (`SyncDeviceProof.message(_:challenge:vaultID:deviceID:origin:)`),
     /// so that a server relaying another server's challenge gets a proof the other one
@@ -176,6 +189,17 @@ extension SyncTransport {
 
     /// A transport without sync epochs: `invalidArgument`.
     public func recovery(vaultID: UUID) async throws -> SyncRecoveryBundle {
+        throw Self.withoutEpochs
+    }
+
+    /// A transport without pairing: `invalidArgument`.
+    public func createPairing(_ request: SyncPairingRequest) async throws { throw Self.withoutEpochs }
+
+    /// A transport without pairing: `invalidArgument`.
+    public func pairing(id: UUID) async throws -> SyncPairingState { throw Self.withoutEpochs }
+
+    /// A transport without pairing: `invalidArgument`.
+    public func answerPairing(id: UUID, _ approval: SyncPairingApproval, as credentials: SyncCredentials) async throws {
         throw Self.withoutEpochs
     }
 

@@ -29,4 +29,21 @@ extension HTTPSyncTransport {
     public func recovery(vaultID: UUID) async throws -> SyncRecoveryBundle {
         try await call("GET", "v1/vaults/\(vaultID.uuidString)/recovery", idempotent: true)
     }
+
+    /// `POST /v1/pairings`, without a token.
+    public func createPairing(_ request: SyncPairingRequest) async throws {
+        let _: Empty = try await call("POST", "v1/pairings", body: request, idempotent: false)
+    }
+
+    /// `GET /v1/pairings/{id}`, without a token.
+    public func pairing(id: UUID) async throws -> SyncPairingState {
+        try await call("GET", "v1/pairings/\(id.uuidString)", idempotent: true)
+    }
+
+    /// `PUT /v1/vaults/{vault}/pairings/{id}/approval`: answered once; a retry after a lost
+    /// answer fails `conflict`.
+    public func answerPairing(id: UUID, _ approval: SyncPairingApproval, as credentials: SyncCredentials) async throws {
+        let _: Empty = try await call("PUT", "v1/vaults/\(credentials.vaultID.uuidString)/pairings/\(id.uuidString)/approval",
+                                      body: approval, credentials: credentials, idempotent: true)
+    }
 }

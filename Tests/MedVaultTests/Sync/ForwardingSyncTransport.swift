@@ -38,4 +38,9 @@ extension ForwardingSyncTransport {
         try await inner.epochPackage(epoch: epoch, as: credentials)
     }
     func recovery(vaultID: UUID) async throws -> SyncRecoveryBundle { try await inner.recovery(vaultID: vaultID) }
+    func createPairing(_ request: SyncPairingRequest) async throws { try await inner.createPairing(request) }
+    func pairing(id: UUID) async throws -> SyncPairingState { try await inner.pairing(id: id) }
+    func answerPairing(id: UUID, _ approval: SyncPairingApproval, as credentials: SyncCredentials) async throws {
+        try await inner.answerPairing(id: id, approval, as: credentials)
+    }
 }
