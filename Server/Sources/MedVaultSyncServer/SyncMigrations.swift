@@ -161,6 +161,20 @@ public enum SyncMigrator {
                 FOREIGN KEY (vault_id, epoch) REFERENCES epochs (vault_id, epoch) ON DELETE CASCADE
             )
             """,
+            // Pairings (a new device asking an enrolled one to approve it): the request as
+            // posted, then the answer of a device of the vault; kept 10 minutes.
+            """
+            CREATE TABLE pairings (
+                pairing_id uuid PRIMARY KEY,
+                box_key bytea NOT NULL CHECK (octet_length(box_key) = 32),
+                mac bytea NOT NULL CHECK (octet_length(mac) = 32),
+                vault_id uuid REFERENCES vaults (vault_id) ON DELETE CASCADE,
+                sealed bytea CHECK (sealed IS NULL OR octet_length(sealed) BETWEEN 1 AND 1024),
+                answer_mac bytea CHECK (answer_mac IS NULL OR octet_length(answer_mac) = 32),
+                expires_at timestamptz NOT NULL
+            )
+            """,
+            "CREATE INDEX pairings_by_expiry ON pairings (expires_at)",
         ]),
     ]
 

@@ -46,6 +46,8 @@ struct SyncRoutes: Sendable {
         anonymous.post("/v1/vaults") { request, context in try await self.register(request, context) }
         anonymous.post("/v1/vaults/:vaultId/devices") { request, context in try await self.join(request, context) }
         anonymous.get("/v1/vaults/:vaultId/recovery") { request, context in try await self.recovery(request, context) }
+        anonymous.post("/v1/pairings") { request, context in try await self.createPairing(request, context) }
+        anonymous.get("/v1/pairings/:pairingId") { request, context in try await self.pairing(request, context) }
 
         let authentication = DeviceAuthenticationMiddleware(store: store, limiter: limiter, addressLimit: addressLimit,
                                                             tokenLifetimeSeconds: limits.tokenLifetimeSeconds)
@@ -56,6 +58,7 @@ struct SyncRoutes: Sendable {
         device.put("devices/:deviceId/certificate") { request, context in try await self.certify(request, context) }
         device.post("epochs") { request, context in try await self.startEpoch(request, context) }
         device.get("epochs/:epoch/package") { request, context in try await self.epochPackage(request, context) }
+        device.put("pairings/:pairingId/approval") { request, context in try await self.answerPairing(request, context) }
         device.post("envelopes") { request, context in try await self.push(request, context) }
         device.get("envelopes") { request, context in try await self.pull(request, context) }
         device.get("keyring") { request, context in try await self.getKeyring(request, context) }
@@ -261,6 +264,31 @@ struct SyncRoutes: Sendable {
             throw SyncServerError.notFound
         }
         return try json(package)
+    }
+
+    /// A new device's pairing request (anonymous: it has no token yet).
+    func createPairing(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let body = try await decode(SyncPairingRequest.self, request, limit: limits.maximumOtherBodyBytes)
+        try await store.createPairing(body)
+        return Response(status: .created)
+    }
+
+    /// A pairing's request and answer, to whoever knows its id (derived from a code the
+    /// server never sees; the answer opens only with the new device's key).
+    func pairing(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let id = try context.parameters.require("pairingId", as: UUID.self)
+        guard let state = try await store.pairing(id: id) else { throw SyncServerError.notFound }
+        return try json(state)
+    }
+
+    /// A device of the vault answers a pairing, once.
+    func answerPairing(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let device = try context.requireDevice()
+        let id = try context.parameters.require("pairingId", as: UUID.self)
+        let body = try await decode(SyncPairingApproval.self, request, limit: limits.maximumOtherBodyBytes)
+        try await store.answerPairing(id: id, body, vaultID: device.vaultID, deviceID: device.deviceID)
+        context.logger.info("pairing answered", metadata: ["approved": "\(body.sealed != nil)"])
+        return Response(status: .noContent)
     }
 
     /// The keyring and sealed epoch keys, for a device joining with the recovery kit:

@@ -81,6 +81,8 @@ extension SyncServerError {
     static let rekeyRequired = SyncServerError(
         .forbidden, .forbidden,
         "In a vault with sync epochs a device is revoked by starting a new epoch (POST /v1/vaults/{vaultId}/epochs).")
+    static let pairingExists = SyncServerError(.conflict, .conflict, "A pairing with this id exists; start another.")
+    static let pairingAnswered = SyncServerError(.conflict, .conflict, "This pairing was answered already.")
     static let tooLarge = SyncServerError(.contentTooLarge, .payloadTooLarge,
                                           "The request body is larger than this route accepts.")
     static let tooManyEnvelopes = SyncServerError(.contentTooLarge, .payloadTooLarge,

@@ -41,6 +41,7 @@ enum HTTPSyncErrors {
     static let staleGeneration = MedVaultError(
         .conflict, reason: "the keyring's generation moved; read it again, merge and retry")
     static let conflict = MedVaultError(.conflict, reason: "the sync server reported a conflict")
+    static let staleEpoch = MedVaultError(.conflict, reason: "the vault moved to a newer sync epoch; adopt it and push again")
     static let tokenRenewed = MedVaultError(
         .conflict, reason: "the device token was replaced by a renewal moments ago; use the newest one, or renew later")
     static let registrationClosed = MedVaultError(
@@ -122,6 +123,7 @@ enum HTTPSyncErrors {
             case .envelopeConflict?: error = envelopeConflict
             case .staleGeneration?: error = staleGeneration
             case .tokenRenewed?: error = tokenRenewed
+            case .staleEpoch?: error = staleEpoch
             default: error = conflict
             }
             return HTTPSyncFailure(error: error, retry: .never)

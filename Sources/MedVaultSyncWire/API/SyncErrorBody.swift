@@ -75,6 +75,8 @@ public struct SyncErrorCode: RawRepresentable, Sendable, Hashable, Codable, Cust
     public static let staleEpoch = SyncErrorCode(rawValue: "stale_epoch")
     /// 409: a new epoch must follow the vault's current one, whose key authorises it.
     public static let epochConflict = SyncErrorCode(rawValue: "epoch_conflict")
+    /// 409: a pairing with this id exists, or was answered already.
+    public static let conflict = SyncErrorCode(rawValue: "conflict")
     /// 413: the body, the batch or the keyring is larger than the server allows.
     public static let payloadTooLarge = SyncErrorCode(rawValue: "payload_too_large")
     /// 429: the device (or address) sent too many requests; see `Retry-After`.
