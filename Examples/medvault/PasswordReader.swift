@@ -113,7 +113,7 @@ final class PasswordReader {
         var chunk = [UInt8](repeating: 0, count: 4096)
         defer { LineReader.wipe(&chunk) }
         while true {
-            let count = read(descriptor, &chunk, chunk.count)
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw CLIError(status: ExitCodes.failure, message: "\(path): cannot read the password file")

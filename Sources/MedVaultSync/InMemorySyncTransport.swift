@@ -54,6 +54,8 @@ public actor InMemorySyncTransport: SyncTransport {
         let sequence: Int64
         let deviceID: UUID
         let envelope: SyncEnvelope
+        /// The signed push that stored it: an index into ``VaultState/signatures``.
+        var signature: Int?
     }
 
     struct Device: Codable {
@@ -86,6 +88,8 @@ public actor InMemorySyncTransport: SyncTransport {
         var epochKeys: Data?
         var packages: [UInt32: [UUID: SyncRekeyPackage]]?
         var signers: [UInt32: SyncDeviceCertificate]?
+        /// The signatures of signed pushes, in arrival order.
+        var signatures: [SyncPushSignature]?
     }
 
     private struct Snapshot: Codable {
@@ -197,7 +201,8 @@ public actor InMemorySyncTransport: SyncTransport {
         vault.envelopes[index] = StoredEnvelope(
             sequence: stored.sequence, deviceID: stored.deviceID,
             envelope: try SyncEnvelope(id: stored.envelope.id, recordKey: stored.envelope.recordKey,
-                                       ciphertext: transform(stored.envelope.ciphertext)))
+                                       ciphertext: transform(stored.envelope.ciphertext), epoch: stored.envelope.epoch),
+            signature: stored.signature)
         vaults[vaultID] = vault
         try save()
     }
@@ -266,7 +271,13 @@ public actor InMemorySyncTransport: SyncTransport {
         guard size <= maximumPushBytes else {
             throw MedVaultError(.limitExceeded, reason: "a push body is larger than the server accepts")
         }
-        let (sequences, added, batchIDs) = try plan(request, as: credentials)
+        var (sequences, added, batchIDs) = try plan(request, as: credentials)
+        if let signature = request.signature, !added.isEmpty {
+            // Read, then written: one statement doing both would access `vaults` twice at once.
+            let signatures = (vaults[credentials.vaultID]?.signatures ?? []) + [signature]
+            vaults[credentials.vaultID]?.signatures = signatures
+            for position in added.indices { added[position].signature = signatures.count - 1 }
+        }
         // Appended in place: a copy of the vault's state alive here would make every
         // push copy all the envelopes stored so far.
         vaults[credentials.vaultID]?.envelopes += added
@@ -325,17 +336,28 @@ public actor InMemorySyncTransport: SyncTransport {
         let start = Int(min(after, Int64(vault.envelopes.count)))
         var envelopes: [SyncPulledEnvelope] = []
         var bytes = 0
+        var signatures: [SyncPushSignature] = []
+        var signatureIndex: [Int: Int] = [:]
         // As the server: the page stops at `limit` envelopes or once the next would
         // take its ciphertexts past the byte limit (at least one envelope).
         for stored in vault.envelopes[start...] {
             let size = stored.envelope.ciphertext.count
             if envelopes.count == limit || (!envelopes.isEmpty && bytes + size > maximumPullBytes) { break }
             bytes += size
+            var index: Int?
+            if let stored = stored.signature, let signature = vault.signatures?[stored] {
+                index = signatureIndex[stored] ?? signatures.count
+                if signatureIndex[stored] == nil {
+                    signatureIndex[stored] = signatures.count
+                    signatures.append(signature)
+                }
+            }
             envelopes.append(SyncPulledEnvelope(sequence: stored.sequence, deviceID: stored.deviceID,
-                                                envelope: stored.envelope))
+                                                envelope: stored.envelope, signature: index))
         }
         return SyncPullResponse(envelopes: envelopes, lastSequence: envelopes.last?.sequence ?? after,
-                                hasMore: start + envelopes.count < vault.envelopes.count)
+                                hasMore: start + envelopes.count < vault.envelopes.count,
+                                signatures: signatures.isEmpty ? nil : signatures)
     }
 
     public func keyring(as credentials: SyncCredentials) async throws -> SyncKeyringBlob {

@@ -45,10 +45,12 @@ extension SyncEngine {
     }
 
     private func startEpoch(revoking targets: Set<UUID>, _ credentials: SyncCredentials) async throws {
-        // An epoch another device started first is adopted before this one follows it.
-        let server = try await transport.keyring(as: credentials)
-        _ = try await adoptEpochs(credentials, through: server.epoch ?? 0)
+        // The keyring and any epoch another device started are brought in line first: a
+        // password change published elsewhere is not overwritten, and this epoch follows
+        // the newest.
+        try await syncKeyring(credentials)
         try await ensureCertified(credentials)
+        let server = try await transport.keyring(as: credentials)
         let list = try await transport.devices(as: credentials)
         let vaultID = vault.vaultID
         let (epoch, counter, heldKeys, deviceKey) = try await vault.database.write { db in
@@ -64,6 +66,12 @@ extension SyncEngine {
             throw MedVaultError(.notFound, reason: "the vault has no such active device")
         }
         let remaining = active.filter { !targets.contains($0.deviceID) }
+        // Two devices with one key (a copied vault that kept the other's): a package sealed
+        // to one would open on the other, revoked or not.
+        let keys = remaining.compactMap { $0.certificate.map { [$0.signingKey, $0.boxKey] } }.flatMap { $0 }
+        guard Set(keys).count == keys.count else {
+            throw MedVaultError(.conflict, reason: "two devices of the vault share a key: revoke the copy too")
+        }
         let newEpoch = epoch + 1
         let newKey = SecureBytes.random(count: SyncKeys.epochKeyLength)
         defer { newKey.wipe() }
@@ -115,17 +123,20 @@ extension SyncEngine {
                                         certificates: certificates, packages: packages, signerCertificate: signer,
                                         keyring: keyring, epochKeys: epochKeys, authorization: Data(authorization))
         }
-        // This device's own package is on the server too: a crash (or a lost answer)
-        // before the next lines is repaired by adopting it at the next sync.
-        try await transport.startEpoch(request, as: credentials)
-        try await vault.database.write { db in
-            try SyncEpochRecord.addEpochKeys([newEpoch: newKey], db)
-            try SyncSecretRecord.setSecret(secret, confirmed: true, db)
+        // This device's own package is on the server too: a crash before the next lines is
+        // repaired by adopting it at the next sync; a lost answer, at once.
+        do {
+            try await transport.startEpoch(request, as: credentials)
+        } catch {
+            guard (try? await transport.keyring(as: credentials).epoch) == newEpoch,
+                  (try? await adoptEpochs(credentials, through: newEpoch)) == true,
+                  try await syncSecret() == secret else { throw error }
+            return
+        }
+        try await keep(epoch: newEpoch, key: newKey, secret: secret) { db in
             try SyncSecretRecord.raiseKeyringCounter(to: counter + 1, db)
             try SyncStateStore.setKeyringMark(generation: server.generation + 1, sha256: local.sharedSlotsDigest, db)
-            try SyncEpochRecord.setCertifiedEpoch(newEpoch, db)
         }
-        try await resealOutbox()
     }
 
     /// Adopts the epochs another device started, up to `target`: for each, this device's
@@ -173,16 +184,28 @@ extension SyncEngine {
                 return try Self.openPackagePayload(opened, vaultID: vaultID, epoch: epoch)
             }
             defer { key.wipe() }
-            try await vault.database.write { db in
-                try SyncEpochRecord.addEpochKeys([epoch: key], db)
-                try SyncSecretRecord.setSecret(secret, confirmed: true, db)
-                try SyncSecretRecord.setSealedKeyringSeen(db)
-                try SyncEpochRecord.setCertifiedEpoch(epoch, db)
-            }
+            try await keep(epoch: epoch, key: key, secret: secret) { db in try SyncSecretRecord.setSealedKeyringSeen(db) }
             current = epoch
         }
-        try await resealOutbox()
         return true
+    }
+
+    /// Keeps a new epoch's key and sync secret, re-seals the outbox under it and marks this
+    /// device certified in it, in one transaction — unless a later epoch is held already
+    /// (another pass adopted it meanwhile): the secret never goes back.
+    private func keep(epoch: UInt32, key: SecureBytes, secret: SyncSecret,
+                      also: @escaping @Sendable (DatabaseConnection) throws -> Void) async throws {
+        let database = vault.database
+        try await vault.withSyncKeyChain(adding: [epoch: key]) { chain in
+            try await database.write { db in
+                guard try SyncEpochRecord.currentEpoch(db) < epoch else { return }
+                try SyncEpochRecord.addEpochKeys([epoch: key], db)
+                try SyncSecretRecord.setSecret(secret, confirmed: true, db)
+                try SyncEpochRecord.setCertifiedEpoch(epoch, db)
+                try also(db)
+                try Self.reseal(chain, db)
+            }
+        }
     }
 
     /// Stores this device's certificate of the current epoch at the server when it has not
@@ -201,8 +224,10 @@ extension SyncEngine {
         }
         do {
             try await transport.certify(certificate, as: credentials)
-        } catch let error as MedVaultError where [.invalidArgument, .notFound].contains(error.code) {
-            return // a transport, or a server, before epochs
+        } catch let error as MedVaultError where [.invalidArgument, .notFound, .unauthorized].contains(error.code) {
+            // A transport or a server before epochs; or the epoch moved since it was read
+            // (the next pass adopts it and certifies again): records still sync.
+            return
         }
         try await vault.database.write { db in try SyncEpochRecord.setCertifiedEpoch(current, db) }
     }
@@ -211,21 +236,41 @@ extension SyncEngine {
     /// under a new id derived from its old one and the epoch (the server may hold the old
     /// id already, from a push whose answer was lost: the receivers then refuse the second
     /// copy as a replay of its device number).
-    func resealOutbox() async throws {
+    ///
+    /// - Returns: Whether any envelope was re-sealed.
+    @discardableResult
+    func resealOutbox() async throws -> Bool {
         let database = vault.database
+        let stale = try await database.read { db in
+            try db.fetchOne("SELECT 1 FROM sync_outbox WHERE epoch <> (SELECT coalesce(max(epoch), 0) FROM sync_epoch_key) LIMIT 1") {
+                $0.int64(at: 0)
+            } != nil
+        }
+        guard stale else { return false }
         try await vault.withSyncKeyChain { chain in
-            try await database.write { db in
-                for row in try SyncStateStore.outbox(limit: Int.max, db) where row.epoch != chain.epoch {
-                    let old = try chain.keys(epoch: row.epoch)
-                    let recordKey = Array(row.recordKey)
-                    let plaintext = try old.open(Array(row.ciphertext), associatedData: EnvelopeSealer.associatedData(
-                        vaultID: old.vaultID, epoch: row.epoch, envelopeID: row.id, recordKey: recordKey))
-                    let id = try AttachmentChunkRecord.derivedUUID(keys: chain.current,
-                                                                   label: "medvault.reseal.\(chain.epoch)", row.id)
-                    let sealed = try chain.current.seal(plaintext, associatedData: EnvelopeSealer.associatedData(
-                        vaultID: old.vaultID, epoch: chain.epoch, envelopeID: id, recordKey: recordKey))
-                    try SyncStateStore.replaceInOutbox(row, id: id, ciphertext: Data(sealed), epoch: chain.epoch, db)
-                }
+            try await database.write { db in try Self.reseal(chain, db) }
+        }
+        return true
+    }
+
+    /// Re-seals, a page of rows at a time, the outbox envelopes of another epoch than
+    /// `chain`'s current one.
+    static func reseal(_ chain: SyncKeyChain, _ db: DatabaseConnection) throws {
+        var after: Int64 = 0
+        while true {
+            let rows = try SyncStateStore.outbox(after: after, limit: 64, db)
+            guard let last = rows.last else { return }
+            after = last.position
+            for row in rows where row.epoch != chain.epoch {
+                let old = try chain.keys(epoch: row.epoch)
+                let recordKey = Array(row.recordKey)
+                let plaintext = try old.open(Array(row.ciphertext), associatedData: EnvelopeSealer.associatedData(
+                    vaultID: old.vaultID, epoch: row.epoch, envelopeID: row.id, recordKey: recordKey))
+                let id = try AttachmentChunkRecord.derivedUUID(keys: chain.current,
+                                                               label: "medvault.reseal.\(chain.epoch)", row.id)
+                let sealed = try chain.current.seal(plaintext, associatedData: EnvelopeSealer.associatedData(
+                    vaultID: old.vaultID, epoch: chain.epoch, envelopeID: id, recordKey: recordKey))
+                try SyncStateStore.replaceInOutbox(row, id: id, ciphertext: Data(sealed), epoch: chain.epoch, db)
             }
         }
     }
@@ -248,13 +293,14 @@ extension SyncEngine {
 
     /// `MVEPKG01` ‖ vault id ‖ epoch (u32) ‖ epoch key (32) ‖ sync secret (16), in secure memory.
     static func packagePayload(vaultID: UUID, epoch: UInt32, key: SecureBytes, secret: SyncSecret) throws -> SecureBytes {
-        var bytes = packageLabel
-        withUnsafeBytes(of: vaultID.uuid) { bytes += $0 }
-        withUnsafeBytes(of: epoch.bigEndian) { bytes += $0 }
-        bytes += try key.withUnsafeBytes { Array($0) }
-        bytes += try secret.storedBytes()
-        defer { for index in bytes.indices { bytes[index] = 0 } }
-        return SecureBytes(copying: bytes)
+        var header = packageLabel
+        withUnsafeBytes(of: vaultID.uuid) { header += $0 }
+        withUnsafeBytes(of: epoch.bigEndian) { header += $0 }
+        return try header.withUnsafeBytes { headerBytes in
+            try key.withUnsafeBytes { keyBytes in
+                try secret.withStoredBytes { secretBytes in SecureBytes(concatenating: [headerBytes, keyBytes, secretBytes]) }
+            }
+        }
     }
 
     /// The epoch key and sync secret of a package payload for `vaultID` and `epoch`.

@@ -18,6 +18,9 @@ extension SyncEngine {
         /// The epoch of the envelope the group stopped before, when this device holds no
         /// key of it yet (the group is then empty).
         var needsEpoch: UInt32?
+        /// The highest epoch of the group's envelopes and the epochs before it: a later
+        /// envelope of a lower epoch is refused.
+        var highestEpoch: UInt32 = 0
     }
 
     /// Pulls and applies every envelope after the vault's pull cursor.
@@ -34,30 +37,36 @@ extension SyncEngine {
     /// the group before it is committed.
     func pull(_ credentials: SyncCredentials, into result: inout SyncResult) async throws {
         let now = vault.options.clock.now()
-        var after = try await vault.database.read { db in try SyncStateStore.state(db).pulledThrough }
-        var pending = try await pullGroup(after: after, credentials)
+        var (after, floor) = try await vault.database.read { db in
+            (try SyncStateStore.state(db).pulledThrough, try SyncEpochRecord.pulledEpoch(db))
+        }
+        var pending = try await pullGroup(after: after, floor: floor, credentials)
         while let group = pending {
             if let epoch = group.needsEpoch {
                 // Adopt the new epoch; an envelope claiming one the server has not reached
                 // is then opened (and refused) like any that does not open.
                 let adopted = try await adoptEpochs(credentials, through: epoch)
-                pending = try await pullGroup(after: after, credentials, allowingUnknownEpochs: !adopted)
+                pending = try await pullGroup(after: after, floor: floor, credentials, allowingUnknownEpochs: !adopted)
                 continue
             }
             let outcome: ApplyOutcome?
             let following: PulledGroup?
             do {
-                async let ahead = group.hasMore ? pullGroup(after: group.lastSequence, credentials) : nil
+                async let ahead = group.hasMore
+                    ? pullGroup(after: group.lastSequence, floor: group.highestEpoch, credentials) : nil
                 outcome = try await apply(group, pulledAfter: after, credentials, now: now)
                 // Not awaited when the group was applied by someone else: leaving this
                 // scope cancels the pull ahead and waits for it.
                 following = outcome == nil ? nil : try await ahead
             }
             guard let outcome else {
-                after = try await vault.database.read { db in try SyncStateStore.state(db).pulledThrough }
-                pending = try await pullGroup(after: after, credentials)
+                (after, floor) = try await vault.database.read { db in
+                    (try SyncStateStore.state(db).pulledThrough, try SyncEpochRecord.pulledEpoch(db))
+                }
+                pending = try await pullGroup(after: after, floor: floor, credentials)
                 continue
             }
+            floor = group.highestEpoch
             result.downloaded += outcome.applied
             setStatus(.syncing(downloaded: result.downloaded))
             result.conflicts += outcome.conflicts
@@ -78,7 +87,7 @@ extension SyncEngine {
     /// of ``batchSize``, within ``envelopesPerApply`` and ``maximumBytesPerApply``: a
     /// clone's pages of 500 would otherwise each re-encrypt the same index pages at
     /// commit) and opens them; `nil` when there is nothing after `after`.
-    nonisolated func pullGroup(after: Int64, _ credentials: SyncCredentials,
+    nonisolated func pullGroup(after: Int64, floor: UInt32, _ credentials: SyncCredentials,
                                allowingUnknownEpochs: Bool = false) async throws -> PulledGroup? {
         var pulled = try Self.checkedPage(try await transport.pull(after: after, limit: batchSize, as: credentials),
                                           after: after)
@@ -90,11 +99,11 @@ extension SyncEngine {
                                                                      as: credentials), after: pulled.lastSequence)
             if next.envelopes.isEmpty { break }
             bytes += next.envelopes.reduce(0) { $0 + $1.envelope.ciphertext.count }
-            pulled = SyncPullResponse(envelopes: pulled.envelopes + next.envelopes, lastSequence: next.lastSequence,
-                                      hasMore: next.hasMore)
+            pulled = Self.merged(pulled, next)
         }
         try Self.checkCancellation()
         let page = pulled
+        let vaultID = vault.vaultID
         // The closure is spelled async on purpose: the synchronous overload records a
         // `sync` audit entry, a write that would wait for the group being applied.
         return try await vault.withSyncKeyChain { @Sendable (chain: SyncKeyChain) async throws -> PulledGroup in
@@ -112,20 +121,32 @@ extension SyncEngine {
                                        needsEpoch: page.envelopes[newer].envelope.epoch)
                 }
                 page = SyncPullResponse(envelopes: Array(page.envelopes.prefix(newer)),
-                                        lastSequence: page.envelopes[newer - 1].sequence, hasMore: true)
+                                        lastSequence: page.envelopes[newer - 1].sequence, hasMore: true,
+                                        signatures: page.signatures)
             }
+            var verifier = PushSignatures.Verifier(chain: chain, vaultID: vaultID)
+            var highest = floor
             for (index, pulled) in page.envelopes.enumerated() {
                 if index % 256 == 255 { try Self.checkCancellation() }
                 do {
+                    // Epochs never go down along the server's sequence (it refuses new
+                    // envelopes of an epoch the vault left): a lower one is an old key's
+                    // holder, a revoked device say, slipping something in.
+                    guard pulled.envelope.epoch >= highest else { throw Self.epochLeft }
+                    highest = pulled.envelope.epoch
+                    // A signed push names its device; its signer must be the sealed author.
+                    let signer = try verifier.signer(of: pulled, signatures: page.signatures)
                     opened.append(.init(sequence: pulled.sequence, envelopeID: pulled.envelope.id,
-                                        record: try opener.open(pulled.envelope), pusher: pulled.deviceID))
+                                        record: try opener.open(pulled.envelope), pusher: signer ?? pulled.deviceID))
                 } catch let error as MedVaultError {
+                    let reason = [Self.epochLeft, PushSignatures.Verifier.unsigned].contains(error)
+                        ? error.reason : "the envelope does not open with this vault's keys"
                     refused.append(SyncEnvelopeError(sequence: pulled.sequence, envelopeID: pulled.envelope.id,
-                                                     code: error.code,
-                                                     reason: "the envelope does not open with this vault's keys"))
+                                                     code: error.code, reason: reason))
                 }
             }
-            return PulledGroup(items: opened, refused: refused, lastSequence: page.lastSequence, hasMore: page.hasMore)
+            return PulledGroup(items: opened, refused: refused, lastSequence: page.lastSequence, hasMore: page.hasMore,
+                               highestEpoch: highest)
         }
     }
 
@@ -147,6 +168,8 @@ extension SyncEngine {
         }
         return consecutive(page)
     }
+
+    static let epochLeft = MedVaultError(.corrupted, reason: "the envelope is sealed in an epoch the vault has left")
 
     /// Throws `MedVaultError.Code.cancelled` when the task is cancelled: a group pulled
     /// ahead and no longer wanted stops between pages and every 256 envelopes opened.
@@ -176,6 +199,7 @@ extension SyncEngine {
                 // it sealed so it is never echoed back.
                 try SyncStateStore.setSealedThrough(try SyncRecordStore.latestSequence(db), db)
                 try SyncStateStore.setPulledThrough(group.lastSequence, db)
+                try SyncEpochRecord.raisePulledEpoch(to: group.highestEpoch, db)
                 // Kept with the cursor move: a later step of this sync may throw
                 // before its result, and these envelopes, reach the app.
                 let refused = (group.refused + replays + refusedByApply).sorted { $0.sequence < $1.sequence }

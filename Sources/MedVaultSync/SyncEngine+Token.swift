@@ -62,22 +62,31 @@ extension SyncEngine {
     private func renew(_ stale: SyncCredentials) async throws -> SyncCredentials {
         let stored = try await requireCredentials()
         guard stored.deviceToken == stale.deviceToken else { return stored }
+        // A certified device proves with its own key, which still works after an epoch it
+        // has not adopted yet replaced the vault's; a device of an earlier build (or one
+        // whose server predates epochs and refuses that proof) with the vault's.
+        let (certified, deviceKey) = try await vault.database.read { db in
+            (try SyncEpochRecord.certifiedEpoch(db), try SyncEpochRecord.deviceKey(db))
+        }
+        if certified != nil, let deviceKey {
+            do {
+                return try await renew(stored) { message in try deviceKey.sign(message) }
+            } catch let error as MedVaultError where error.code == .unauthorized {
+                // Tried once more below, with the vault's current key.
+            }
+        }
+        return try await renew(stored) { message in
+            try await self.vault.withSyncKeys { keys in try keys.signForDevice(message) }
+        }
+    }
+
+    private func renew(_ stored: SyncCredentials,
+                       signing: ([UInt8]) async throws -> [UInt8]) async throws -> SyncCredentials {
         let challenge = try await transport.tokenChallenge(as: stored)
         let origin = transport.proofOrigin
         let message = SyncDeviceProof.message(.renew, challenge: challenge.challenge, vaultID: stored.vaultID,
                                               deviceID: stored.deviceID, boundTo: origin)
-        // A certified device proves with its own key, which still works after an epoch it
-        // has not adopted yet replaced the vault's; a device of an earlier build, with the
-        // vault's.
-        let (certified, deviceKey) = try await vault.database.read { db in
-            (try SyncEpochRecord.certifiedEpoch(db), try SyncEpochRecord.deviceKey(db))
-        }
-        let signature: [UInt8]
-        if certified != nil, let deviceKey {
-            signature = try deviceKey.sign(Array(message))
-        } else {
-            signature = try await vault.withSyncKeys { keys in try keys.signForDevice(Array(message)) }
-        }
+        let signature = try await signing(Array(message))
         let token: SyncDeviceToken
         do {
             token = try await transport.renewToken(

@@ -207,7 +207,9 @@ public actor SyncEngine {
     private func requestJoin(as deviceID: UUID) async throws -> SyncDeviceToken {
         let vaultID = vault.vaultID
         let epochs = try await recoverEpochKeys()
-        let deviceKey = try await vault.database.write { db in try SyncEpochRecord.deviceKeyCreatingIfNeeded(db) }
+        // A new device id, a new key of its own: a copy of a vault (restored, copied by
+        // hand) never shares its key with the device it was copied from.
+        let deviceKey = try await vault.database.write { db in try SyncEpochRecord.renewDeviceKey(db) }
         let challenge = try await transport.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: deviceID))
         let origin = transport.proofOrigin
         let message = SyncDeviceProof.message(.join, challenge: challenge.challenge, vaultID: vaultID,
@@ -241,8 +243,13 @@ public actor SyncEngine {
         let (current, stored) = try await vault.database.read { db in
             (try SyncEpochRecord.currentEpoch(db), try SyncSecretRecord.secret(db))
         }
-        guard bundle.epoch != current else { return true }
-        guard bundle.epoch > 0, let sealed = bundle.epochKeys, let stored else {
+        // The server's epoch keys are the vault's: they replace any held here (a register
+        // that found the vault registered made a first epoch of its own).
+        guard bundle.epoch > 0 else {
+            if current > 0 { try await vault.database.write { db in try SyncEpochRecord.replaceEpochKeys([:], db) } }
+            return true
+        }
+        guard let sealed = bundle.epochKeys, let stored else {
             throw MedVaultError(.wrongSyncSecret, reason: "the vault's epoch keys do not open with this device's sync secret")
         }
         let keys: [UInt32: SecureBytes]
@@ -276,15 +283,20 @@ public actor SyncEngine {
 
     /// Gives this device the vault's sync secret, after checking that it opens the keyring
     /// the server holds: for a device that synced before the secret existed, once another
-    /// device created it (``SyncKeyringOutcome/syncSecretNeeded``). It replaces any secret
-    /// this device held.
+    /// device created it (``SyncKeyringOutcome/syncSecretNeeded``); or, before ``join()``,
+    /// for a vault restored from a backup taken before a revocation changed the secret (the
+    /// keyring is then read without a token). It replaces any secret this device held.
     ///
     /// - Throws: `wrongSyncSecret` when it does not open the server's keyring (nothing is
     ///   stored); `invalidArgument` when the server's keyring is still in the clear, so
-    ///   there is nothing to check the secret against (sync a device that has it first),
-    ///   or before ``register()`` or ``join()``; transport errors.
+    ///   there is nothing to check the secret against (sync a device that has it first);
+    ///   transport errors.
     public func adoptSyncSecret(_ secret: SyncSecret) async throws {
-        let server = try await authenticated { try await transport.keyring(as: $0) }
+        // Without credentials (a vault restored from a backup taken before a revocation,
+        // about to join again), the keyring anyone may read for the recovery kit.
+        let server = try await credentials() == nil
+            ? try await transport.recovery(vaultID: vault.vaultID).keyring
+            : try await authenticated { try await transport.keyring(as: $0) }
         guard SealedKeyring.isSealed(server.keyring) else {
             throw MedVaultError(.invalidArgument, field: "syncSecret", reason:
                 "the server's keyring is not sealed yet, so the secret cannot be checked; sync a device that has it first")
@@ -338,6 +350,7 @@ public actor SyncEngine {
         var result = SyncResult()
         result.keyring = try await syncKeyring(credentials)
         try await ensureCertified(credentials)
+        try await resealOutbox()
         try await sealPending(credentials)
         // A push the server refuses for size or quota (`limitExceeded`, not retried) must not
         // stop this device from receiving the others' changes: pull, then report it.
@@ -371,9 +384,14 @@ public actor SyncEngine {
         do {
             return try await pushOutbox(credentials)
         } catch let error as MedVaultError where error.code == .conflict {
+            // A new epoch elsewhere, or envelopes sealed in the epoch before by a pass that
+            // read its keys just before another adopted the next: adopt, re-seal, once more.
             let held = try await vault.database.read { db in try SyncEpochRecord.currentEpoch(db) }
             let server = try await transport.keyring(as: credentials).epoch ?? 0
-            guard server > held, try await adoptEpochs(credentials, through: server) else { throw error }
+            if server > held {
+                guard try await adoptEpochs(credentials, through: server) else { throw error }
+            }
+            guard try await resealOutbox() || server > held else { throw error }
             return try await pushOutbox(credentials)
         }
     }
@@ -389,12 +407,34 @@ public actor SyncEngine {
                 try SyncStateStore.outbox(limit: limit, maximumBodyBytes: maximumBytes, db)
             }
             guard !rows.isEmpty else { return uploaded }
-            let response = try await transport.push(SyncPushRequest(envelopes: rows.map(\.envelope)), as: credentials)
+            let envelopes = rows.map(\.envelope)
+            let response = try await transport.push(
+                SyncPushRequest(envelopes: envelopes, signature: try await pushSignature(envelopes, credentials)),
+                as: credentials)
             guard response.sequences.count == rows.count else {
                 throw MedVaultError(.badResponse, reason: "the sync server acknowledged another number of envelopes")
             }
             try await vault.database.write { db in try SyncStateStore.removeFromOutbox(rows, db) }
             uploaded += rows.count
+        }
+    }
+
+    /// This device's signature of `envelopes` (``PushSignatures``), or `nil` when it has
+    /// no certified key of their epoch (a transport without epochs) or they mix epochs
+    /// (re-sealing puts them all in one first).
+    private func pushSignature(_ envelopes: [SyncEnvelope], _ credentials: SyncCredentials) async throws
+        -> SyncPushSignature? {
+        guard let epoch = envelopes.first?.epoch, envelopes.allSatisfy({ $0.epoch == epoch }) else { return nil }
+        let (deviceKey, certified) = try await vault.database.read { db in
+            (try SyncEpochRecord.deviceKey(db), try SyncEpochRecord.certifiedEpoch(db))
+        }
+        guard let deviceKey, let certified, certified >= epoch else { return nil }
+        let vaultID = vault.vaultID
+        return try await vault.withSyncKeyChain { chain -> SyncPushSignature? in
+            guard chain.holds(epoch: epoch) else { return nil }
+            let certificate = try Self.certificate(of: deviceKey, deviceID: credentials.deviceID, vaultID: vaultID,
+                                                   keys: try chain.keys(epoch: epoch))
+            return try PushSignatures.sign(envelopes, vaultID: vaultID, deviceKey: deviceKey, certificate: certificate)
         }
     }
 
@@ -412,7 +452,21 @@ public actor SyncEngine {
         }
         guard count < page.envelopes.count else { return page }
         let kept = Array(page.envelopes.prefix(count))
-        return SyncPullResponse(envelopes: kept, lastSequence: kept[count - 1].sequence, hasMore: true)
+        return SyncPullResponse(envelopes: kept, lastSequence: kept[count - 1].sequence, hasMore: true,
+                                signatures: page.signatures)
+    }
+
+    /// Two consecutive pages as one: the second's envelopes point into its own
+    /// signatures, which follow the first's.
+    static func merged(_ first: SyncPullResponse, _ second: SyncPullResponse) -> SyncPullResponse {
+        let offset = first.signatures?.count ?? 0
+        let moved = second.envelopes.map { pulled in
+            SyncPulledEnvelope(sequence: pulled.sequence, deviceID: pulled.deviceID, envelope: pulled.envelope,
+                               signature: pulled.signature.map { $0 + offset })
+        }
+        let signatures = (first.signatures ?? []) + (second.signatures ?? [])
+        return SyncPullResponse(envelopes: first.envelopes + moved, lastSequence: second.lastSequence,
+                                hasMore: second.hasMore, signatures: signatures.isEmpty ? nil : signatures)
     }
 
     // MARK: - Conflicts

@@ -96,11 +96,11 @@ public struct SyncPairing: Sendable {
 
     /// `MVPAIR01` ‖ vault id ‖ sync secret, in secure memory.
     static func payload(vaultID: UUID, secret: SyncSecret) throws -> SecureBytes {
-        var bytes = payloadLabel
-        withUnsafeBytes(of: vaultID.uuid) { bytes += $0 }
-        bytes += try secret.storedBytes()
-        defer { for index in bytes.indices { bytes[index] = 0 } }
-        return SecureBytes(copying: bytes)
+        var header = payloadLabel
+        withUnsafeBytes(of: vaultID.uuid) { header += $0 }
+        return try header.withUnsafeBytes { headerBytes in
+            try secret.withStoredBytes { secretBytes in SecureBytes(concatenating: [headerBytes, secretBytes]) }
+        }
     }
 
     static func openPayload(_ payload: SecureBytes) throws -> (vaultID: UUID, syncSecret: SyncSecret) {

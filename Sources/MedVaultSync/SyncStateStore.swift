@@ -98,6 +98,17 @@ enum SyncStateStore {
         }
     }
 
+    /// The outbox rows after position `after`, at most `limit`, in push order.
+    static func outbox(after: Int64, limit: Int, _ db: DatabaseConnection) throws -> [SyncEnvelopeRow] {
+        try db.fetchAll("""
+            SELECT position, envelope_id, record_key, ciphertext, epoch FROM sync_outbox WHERE position > ?
+            ORDER BY position LIMIT ?
+            """, [.integer(after), .integer(Int64(limit))]) { row in
+            SyncEnvelopeRow(position: row.int64(at: 0), id: try row[1], recordKey: row.blob(at: 2), ciphertext: row.blob(at: 3),
+                            epoch: UInt32(clamping: row.int64(at: 4)))
+        }
+    }
+
     /// An outbox row ready to push.
     struct OutboxEnvelope: Sendable {
         let position: Int64
@@ -109,14 +120,15 @@ enum SyncStateStore {
     /// always at least one.
     static func outbox(limit: Int, maximumBodyBytes: Int, _ db: DatabaseConnection) throws -> [OutboxEnvelope] {
         let encoder = SyncWireJSON.encoder()
-        // `{"envelopes":[` + the envelopes joined by `,` + `]}`.
-        var bodyBytes = 16
+        // `{"envelopes":[` + the envelopes joined by `,` + `]}`, and the push's signature:
+        // its entries (48 bytes an envelope, in base64) and 2 KiB for the rest.
+        var bodyBytes = 16 + 2_048
         var found: [OutboxEnvelope] = []
         try db.forEachRow("SELECT position, envelope_id, record_key, ciphertext, epoch FROM sync_outbox ORDER BY position LIMIT ?",
                           [.integer(Int64(limit))]) { row in
             let envelope = try SyncEnvelope(id: try row[1], recordKey: row.blob(at: 2), ciphertext: row.blob(at: 3),
                                             epoch: UInt32(clamping: row.int64(at: 4)))
-            let size = try encoder.encode(envelope).count + (found.isEmpty ? 0 : 1)
+            let size = try encoder.encode(envelope).count + (found.isEmpty ? 0 : 1) + 64
             guard found.isEmpty || bodyBytes + size <= maximumBodyBytes else { return false }
             bodyBytes += size
             found.append(OutboxEnvelope(position: row.int64(at: 0), envelope: envelope))

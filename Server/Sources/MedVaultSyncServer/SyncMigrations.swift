@@ -139,7 +139,10 @@ public enum SyncMigrator {
             ALTER TABLE devices ADD COLUMN certificate bytea
                 CHECK (certificate IS NULL OR octet_length(certificate) BETWEEN 1 AND 4096)
             """,
-            "ALTER TABLE envelopes ADD COLUMN epoch bigint NOT NULL DEFAULT 0 CHECK (epoch >= 0)",
+            // A constant default adds the column without rewriting the table; the check is
+            // added NOT VALID (existing rows are 0), so no scan holds the table's lock.
+            "ALTER TABLE envelopes ADD COLUMN epoch bigint NOT NULL DEFAULT 0",
+            "ALTER TABLE envelopes ADD CONSTRAINT envelopes_epoch_check CHECK (epoch >= 0) NOT VALID",
             """
             CREATE TABLE epochs (
                 vault_id uuid NOT NULL REFERENCES vaults (vault_id) ON DELETE CASCADE,
@@ -175,6 +178,25 @@ public enum SyncMigrator {
             )
             """,
             "CREATE INDEX pairings_by_expiry ON pairings (expires_at)",
+            // Signed pushes: the pushing device's signature of the envelopes' ids and
+            // digests, with its certificate; each envelope points at the push that first
+            // stored it.
+            """
+            CREATE TABLE push_signatures (
+                id bigserial PRIMARY KEY,
+                vault_id uuid NOT NULL REFERENCES vaults (vault_id) ON DELETE CASCADE,
+                signer uuid NOT NULL,
+                epoch bigint NOT NULL CHECK (epoch >= 0),
+                entries bytea NOT NULL CHECK (octet_length(entries) BETWEEN 48 AND 24000),
+                certificate bytea NOT NULL CHECK (octet_length(certificate) BETWEEN 1 AND 4096),
+                signature bytea NOT NULL CHECK (octet_length(signature) = 64)
+            )
+            """,
+            "ALTER TABLE envelopes ADD COLUMN signature_id bigint",
+            """
+            ALTER TABLE envelopes ADD CONSTRAINT envelopes_signature_fk FOREIGN KEY (signature_id)
+                REFERENCES push_signatures (id) ON DELETE SET NULL NOT VALID
+            """,
         ]),
     ]
 

@@ -171,7 +171,7 @@ struct SyncRoutes: Sendable {
         let quota = VaultQuota(maximumEnvelopes: Int64(limits.maximumEnvelopesPerVault),
                                maximumBytes: Int64(limits.maximumStoredBytesPerVault))
         let sequences = try await store.push(body.envelopes, vaultID: device.vaultID, deviceID: device.deviceID,
-                                             quota: quota)
+                                             signature: body.signature, quota: quota)
         context.logger.debug("pushed", metadata: ["envelopes": "\(sequences.count)"])
         return try json(SyncPushResponse(sequences: sequences))
     }
@@ -229,8 +229,7 @@ struct SyncRoutes: Sendable {
 
     func listDevices(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let device = try context.requireDevice()
-        let epoch = try await store.vaultEpoch(vaultID: device.vaultID)?.epoch
-        return try json(SyncDeviceList(devices: try await store.devices(vaultID: device.vaultID), epoch: epoch))
+        return try json(try await store.devices(vaultID: device.vaultID))
     }
 
     /// Stores this device's own certificate of the vault's current epoch (a device of an

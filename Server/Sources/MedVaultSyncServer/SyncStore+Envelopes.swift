@@ -22,17 +22,18 @@ extension SyncStore {
     /// ``SyncServerError/quotaExceeded`` (a retry of stored ones still answers).
     ///
     /// - Throws: ``SyncServerError/badToken`` when the device was revoked meanwhile.
-    func push(_ envelopes: [SyncEnvelope], vaultID: UUID, deviceID: UUID,
+    func push(_ envelopes: [SyncEnvelope], vaultID: UUID, deviceID: UUID, signature: SyncPushSignature? = nil,
               quota: VaultQuota = VaultQuota()) async throws -> [Int64] {
         guard !envelopes.isEmpty else { return [] }
         return try await transaction { connection in
-            try await Self.requireActive(vaultID: vaultID, deviceID: deviceID, connection, logger)
-
+            // The vault's row first, then the device's, as every transaction that takes
+            // both (a new epoch, a revocation): no two wait for each other.
             let locked = try await connection.guardedQuery(
                 "SELECT last_sequence, stored_bytes, epoch FROM vaults WHERE vault_id = \(vaultID) FOR UPDATE", logger: logger)
             var state: (sequence: Int64, bytes: Int64, epoch: Int64)?
             for try await (sequence, bytes, epoch) in locked.decode((Int64, Int64, Int64).self) { state = (sequence, bytes, epoch) }
             guard let (lastSequence, storedBytes, epoch) = state else { throw SyncServerError.notFound }
+            try await Self.requireActive(vaultID: vaultID, deviceID: deviceID, connection, logger)
             var next = lastSequence
 
             // Envelopes already stored under these ids.
@@ -76,11 +77,27 @@ extension SyncStore {
                 throw SyncServerError.quotaExceeded
             }
 
+            // The push's signature, kept for the receivers to check (the server checks nothing
+            // of it: it cannot make one, and a wrong one only gets its envelopes refused).
+            var signatureID: Int64?
+            if let signature {
+                let rows = try await connection.guardedQuery("""
+                    INSERT INTO push_signatures (vault_id, signer, epoch, entries, certificate, signature)
+                    VALUES (\(vaultID), \(signature.signer), \(Int64(signature.epoch)), \(signature.entries),
+                            \(try Self.encode(signature.certificate)), \(signature.signature))
+                    RETURNING id
+                    """, logger: logger)
+                for try await id in rows.decode(Int64.self) { signatureID = id }
+            }
             // One multi-row INSERT: 5 parameters a row, far below PostgreSQL's 65,535.
-            var binds = PostgresBindings(capacity: fresh.count * 5 + 2)
+            var binds = PostgresBindings(capacity: fresh.count * 5 + 3)
             binds.append(vaultID)
             binds.append(epoch)
-            var sql = "INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext, epoch) VALUES "
+            binds.append(signatureID)
+            var sql = """
+                INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext, epoch, signature_id) \
+                VALUES
+                """
             for (index, item) in fresh.enumerated() {
                 let base = binds.count
                 binds.append(item.sequence)
@@ -89,7 +106,7 @@ extension SyncStore {
                 binds.append(deviceID)
                 try binds.append(item.envelope.ciphertext)
                 sql += (index == 0 ? "" : ", ")
-                    + "($1, $\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5), $2)"
+                    + "($1, $\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5), $2, $3)"
             }
             try await connection.guardedQuery(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
             try await connection.guardedQuery("""
@@ -105,15 +122,17 @@ extension SyncStore {
     func pull(vaultID: UUID, after: Int64, limit: Int, maximumBytes: Int) async throws -> SyncPullResponse {
         try await withConnection { connection in
             let rows = try await connection.guardedQuery("""
-                SELECT sequence, device_id, envelope_id, record_key, ciphertext, epoch FROM envelopes
+                SELECT sequence, device_id, envelope_id, record_key, ciphertext, epoch, signature_id FROM envelopes
                 WHERE vault_id = \(vaultID) AND sequence > \(after)
                 ORDER BY sequence LIMIT \(Int64(limit) + 1)
                 """, logger: logger)
             var page: [SyncPulledEnvelope] = []
             var bytes = 0
             var hasMore = false
-            for try await (sequence, device, id, recordKey, ciphertext, epoch)
-                in rows.decode((Int64, UUID, UUID, Data, Data, Int64).self) {
+            var signatureIDs: [Int64] = []
+            var signatureIndex: [Int64: Int] = [:]
+            for try await (sequence, device, id, recordKey, ciphertext, epoch, signatureID)
+                in rows.decode((Int64, UUID, UUID, Data, Data, Int64, Int64?).self) {
                 // Once the page is cut, every later row stays out too: a smaller envelope
                 // after a large one (an attachment's metadata after its chunks) must not
                 // slip in, or the cursor would jump over the rows left out.
@@ -122,11 +141,37 @@ extension SyncStore {
                     continue // drain the rows so the connection returns to the pool clean
                 }
                 bytes += ciphertext.count
+                let index = signatureID.map { signatureID in
+                    signatureIndex[signatureID] ?? {
+                        signatureIDs.append(signatureID)
+                        signatureIndex[signatureID] = signatureIDs.count - 1
+                        return signatureIDs.count - 1
+                    }()
+                }
                 page.append(SyncPulledEnvelope(sequence: sequence, deviceID: device,
                                                envelope: try SyncEnvelope(id: id, recordKey: recordKey, ciphertext: ciphertext,
-                                                                          epoch: UInt32(clamping: epoch))))
+                                                                          epoch: UInt32(clamping: epoch)),
+                                               signature: index))
             }
-            return SyncPullResponse(envelopes: page, lastSequence: page.last?.sequence ?? after, hasMore: hasMore)
+            var signatures: [SyncPushSignature] = []
+            if !signatureIDs.isEmpty {
+                var byID: [Int64: SyncPushSignature] = [:]
+                let rows = try await connection.guardedQuery("""
+                    SELECT id, signer, epoch, entries, certificate, signature FROM push_signatures
+                    WHERE vault_id = \(vaultID) AND id = ANY(\(signatureIDs))
+                    """, logger: logger)
+                for try await (id, signer, epoch, entries, certificate, signature)
+                    in rows.decode((Int64, UUID, Int64, Data, Data, Data).self) {
+                    byID[id] = try SyncPushSignature(signer: signer, epoch: UInt32(clamping: epoch), entries: entries,
+                                                     certificate: try Self.decodeCertificate(certificate), signature: signature)
+                }
+                signatures = try signatureIDs.map { id in
+                    guard let signature = byID[id] else { throw SyncServerError.internalError }
+                    return signature
+                }
+            }
+            return SyncPullResponse(envelopes: page, lastSequence: page.last?.sequence ?? after, hasMore: hasMore,
+                                    signatures: signatures.isEmpty ? nil : signatures)
         }
     }
 }

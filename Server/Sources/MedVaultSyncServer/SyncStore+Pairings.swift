@@ -10,12 +10,21 @@ extension SyncStore {
     /// How long a pairing is kept, in seconds.
     static let pairingLifetimeSeconds = 600
 
+    /// The most pairings pending at once on one server: anyone may start one (a new device
+    /// has no token), so the address rate limit alone would let a botnet fill the table.
+    static let maximumPendingPairings = 10_000
+
     /// Stores a new pairing request, dropping expired ones first.
     ///
-    /// - Throws: ``SyncServerError/pairingExists`` when the id is taken.
+    /// - Throws: ``SyncServerError/pairingExists`` when the id is taken; 429 when
+    ///   ``maximumPendingPairings`` are pending.
     func createPairing(_ request: SyncPairingRequest) async throws {
         try await transaction { connection in
             try await connection.guardedQuery("DELETE FROM pairings WHERE expires_at < now()", logger: logger)
+            let pending = try await connection.guardedQuery("SELECT count(*) FROM pairings", logger: logger)
+            for try await count in pending.decode(Int64.self) where count >= Self.maximumPendingPairings {
+                throw SyncServerError.rateLimited(retryAfterSeconds: 60)
+            }
             let rows = try await connection.guardedQuery("""
                 INSERT INTO pairings (pairing_id, box_key, mac, expires_at)
                 VALUES (\(request.pairingID), \(request.boxKey), \(request.mac),

@@ -176,21 +176,26 @@ struct SyncStore: Sendable {
         }
     }
 
-    /// Every device of the vault, in the order they enrolled.
-    func devices(vaultID: UUID) async throws -> [SyncDeviceInfo] {
+    /// Every device of the vault, in the order they enrolled, and the vault's epoch, read
+    /// in one statement (one snapshot: the certificates are of that epoch).
+    func devices(vaultID: UUID) async throws -> SyncDeviceList {
         try await withConnection { connection in
             let rows = try await connection.guardedQuery("""
-                SELECT device_id, floor(extract(epoch FROM created_at))::bigint,
-                       floor(extract(epoch FROM last_seen_at))::bigint, revoked_at IS NOT NULL, sealed_name, certificate
-                FROM devices WHERE vault_id = \(vaultID) ORDER BY created_at, device_id
+                SELECT d.device_id, floor(extract(epoch FROM d.created_at))::bigint,
+                       floor(extract(epoch FROM d.last_seen_at))::bigint, d.revoked_at IS NOT NULL, d.sealed_name,
+                       d.certificate, v.epoch
+                FROM devices d JOIN vaults v ON v.vault_id = d.vault_id
+                WHERE d.vault_id = \(vaultID) ORDER BY d.created_at, d.device_id
                 """, logger: logger)
             var devices: [SyncDeviceInfo] = []
-            for try await (id, registered, seen, revoked, name, certificate)
-                in rows.decode((UUID, Int64, Int64?, Bool, Data?, Data?).self) {
+            var vaultEpoch: Int64 = 0
+            for try await (id, registered, seen, revoked, name, certificate, epoch)
+                in rows.decode((UUID, Int64, Int64?, Bool, Data?, Data?, Int64).self) {
                 devices.append(SyncDeviceInfo(deviceID: id, registeredAt: registered, lastSeenAt: seen, revoked: revoked,
                                               sealedName: name, certificate: try certificate.map(Self.decodeCertificate)))
+                vaultEpoch = epoch
             }
-            return devices
+            return SyncDeviceList(devices: devices, epoch: UInt32(clamping: vaultEpoch))
         }
     }
 

@@ -9,6 +9,9 @@
 ///   (`SyncDeviceKey`), made at its first sync of this version; never sent.
 /// - `sync_outbox.epoch`: the epoch an outbox envelope was sealed in (0 for those sealed
 ///   before this migration).
+/// - `sync_state.pulled_epoch`: the highest epoch of an envelope applied here. The server
+///   refuses new envelopes of an epoch the vault has left, so along the server's
+///   sequence epochs never go down: an envelope of a lower epoch after it is refused.
 /// - `sync_state.certified_epoch`: the epoch whose certificate of this device's keys the
 ///   server holds; `NULL` before one was accepted.
 ///
@@ -22,6 +25,7 @@ enum SyncEpochSchema {
             );
             ALTER TABLE sync_state ADD COLUMN device_key BLOB CHECK (device_key IS NULL OR length(device_key) = 32);
             ALTER TABLE sync_outbox ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0 CHECK (epoch >= 0);
+            ALTER TABLE sync_state ADD COLUMN pulled_epoch INTEGER NOT NULL DEFAULT 0 CHECK (pulled_epoch >= 0);
             ALTER TABLE sync_state ADD COLUMN certified_epoch INTEGER CHECK (certified_epoch IS NULL OR certified_epoch >= 0);
             """)
     }

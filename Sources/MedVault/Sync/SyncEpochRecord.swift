@@ -63,6 +63,25 @@ package enum SyncEpochRecord {
         return key
     }
 
+    /// The highest epoch of an envelope applied here (0 before any).
+    package static func pulledEpoch(_ db: DatabaseConnection) throws -> UInt32 {
+        UInt32(clamping: try db.fetchOne("SELECT pulled_epoch FROM sync_state WHERE singleton = 1") { $0.int64(at: 0) } ?? 0)
+    }
+
+    /// Raises ``pulledEpoch(_:)`` to `epoch`; never lowers it.
+    package static func raisePulledEpoch(to epoch: UInt32, _ db: DatabaseConnection) throws {
+        try db.execute("UPDATE sync_state SET pulled_epoch = max(pulled_epoch, ?) WHERE singleton = 1",
+                       [.integer(Int64(epoch))])
+    }
+
+    /// A new key for this device, replacing any (a join under a new device id): stored,
+    /// and the certified epoch forgotten.
+    package static func renewDeviceKey(_ db: DatabaseConnection) throws -> SyncDeviceKey {
+        try db.execute("INSERT OR IGNORE INTO sync_state (singleton) VALUES (1)")
+        try db.execute("UPDATE sync_state SET device_key = NULL, certified_epoch = NULL WHERE singleton = 1")
+        return try deviceKeyCreatingIfNeeded(db)
+    }
+
     /// The epoch whose certificate of this device the server holds, or `nil`.
     package static func certifiedEpoch(_ db: DatabaseConnection) throws -> UInt32? {
         try db.fetchOne("SELECT certified_epoch FROM sync_state WHERE singleton = 1") { row in

@@ -33,7 +33,8 @@ enum SyncRestoreReset {
             """)
         try db.execute("INSERT INTO medvault_device (device_id) VALUES (?)", [UUID().vaultValue])
         try db.execute("""
-            UPDATE sync_state SET device_id = NULL, device_token = NULL, keyring_generation = 0, keyring_sha256 = NULL
+            UPDATE sync_state SET device_id = NULL, device_token = NULL, keyring_generation = 0, keyring_sha256 = NULL,
+                device_key = NULL, certified_epoch = NULL
             WHERE singleton = 1
             """)
     }

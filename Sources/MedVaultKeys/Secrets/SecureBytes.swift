@@ -75,6 +75,17 @@ public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConv
         }
     }
 
+    /// `parts` one after the other, copied straight into a new secure buffer.
+    package convenience init(concatenating parts: [UnsafeRawBufferPointer]) {
+        self.init(count: parts.reduce(0) { $0 + $1.count }) { buffer in
+            var offset = 0
+            for part in parts where part.count > 0 {
+                UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + part.count)]).copyMemory(from: part)
+                offset += part.count
+            }
+        }
+    }
+
     /// `count` bytes from the system's cryptographically secure random number generator.
     public static func random(count: Int) -> SecureBytes {
         var generator = SystemRandomNumberGenerator()

@@ -64,6 +64,13 @@ public struct SyncSecret: Sendable, Equatable, CustomStringConvertible, CustomDe
         try bytes.withUnsafeBytes { Array($0) }
     }
 
+    /// Calls `body` with the secret's bytes, for the sync engine to copy into secure memory.
+    ///
+    /// - Throws: `locked` after the secret was wiped; what `body` throws.
+    package func withStoredBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
+        try bytes.withUnsafeBytes(body)
+    }
+
     /// Parses a secret as a person typed it (the symbols and decoded bytes are wiped when
     /// this returns; `text` itself is the caller's).
     ///

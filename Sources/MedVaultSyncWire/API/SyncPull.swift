@@ -8,16 +8,20 @@ public struct SyncPulledEnvelope: Sendable, Hashable, Codable {
     public let deviceID: UUID
     /// The envelope, byte for byte as pushed.
     public let envelope: SyncEnvelope
+    /// The signed push it was first stored by: an index into the page's
+    /// ``SyncPullResponse/signatures``; `nil` for a push without a signature.
+    public let signature: Int?
 
     /// Creates a pulled envelope.
-    public init(sequence: Int64, deviceID: UUID, envelope: SyncEnvelope) {
+    public init(sequence: Int64, deviceID: UUID, envelope: SyncEnvelope, signature: Int? = nil) {
         self.sequence = sequence
         self.deviceID = deviceID
         self.envelope = envelope
+        self.signature = signature
     }
 
     private enum CodingKeys: String, CodingKey {
-        case sequence, deviceID = "deviceId", envelope
+        case sequence, deviceID = "deviceId", envelope, signature
     }
 }
 
@@ -32,11 +36,16 @@ public struct SyncPullResponse: Sendable, Hashable, Codable {
     public let lastSequence: Int64
     /// Whether envelopes past ``lastSequence`` existed when the page was read.
     public let hasMore: Bool
+    /// The signed pushes the page's envelopes came by (``SyncPulledEnvelope/signature``
+    /// indexes it); `nil` or empty when none was signed.
+    public let signatures: [SyncPushSignature]?
 
     /// Creates a page.
-    public init(envelopes: [SyncPulledEnvelope], lastSequence: Int64, hasMore: Bool) {
+    public init(envelopes: [SyncPulledEnvelope], lastSequence: Int64, hasMore: Bool,
+                signatures: [SyncPushSignature]? = nil) {
         self.envelopes = envelopes
         self.lastSequence = lastSequence
         self.hasMore = hasMore
+        self.signatures = signatures
     }
 }

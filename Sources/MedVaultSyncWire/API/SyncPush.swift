@@ -7,10 +7,14 @@ import Foundation
 public struct SyncPushRequest: Sendable, Hashable, Codable {
     /// The envelopes, in the order the device made them.
     public let envelopes: [SyncEnvelope]
+    /// The pushing device's signature of the batch (``SyncPushSignature``): what lets the
+    /// other devices check who made each envelope; `nil` from builds before it.
+    public let signature: SyncPushSignature?
 
     /// Creates a request.
-    public init(envelopes: [SyncEnvelope]) {
+    public init(envelopes: [SyncEnvelope], signature: SyncPushSignature? = nil) {
         self.envelopes = envelopes
+        self.signature = signature
     }
 }
 

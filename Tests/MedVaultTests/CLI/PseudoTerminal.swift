@@ -71,7 +71,11 @@ final class PseudoTerminal {
         var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
         while poll(&descriptor, 1, waitingMilliseconds) > 0, descriptor.revents & Int16(POLLIN) != 0 {
             var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = Foundation.read(master, &buffer, buffer.count)
+            // Through the buffer's pointer: `read(master, &buffer, buffer.count)` reads the
+            // array while it is being modified, which Swift's exclusivity checks stop with
+            // a fatal error once this is inlined into an async caller (its locals then live
+            // in the async frame, checked at run time).
+            let count = buffer.withUnsafeMutableBytes { Foundation.read(master, $0.baseAddress, $0.count) }
             guard count > 0 else { return }
             transcript += String(decoding: buffer[0..<count], as: UTF8.self)
         }

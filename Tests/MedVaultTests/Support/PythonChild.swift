@@ -42,7 +42,7 @@ struct PythonChild {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let deadline = ContinuousClock.now + timeout
         reading: while !line.contains(UInt8(ascii: "\n")) {
-            let count = read(descriptor, &buffer, buffer.count)
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             switch count {
             case 0:
                 break reading

@@ -19,10 +19,17 @@ actor GappyPullTransport: ForwardingSyncTransport {
         // Everything after `after`, then the old server's loop: skip what does not fit,
         // but keep taking later rows that do.
         var all: [SyncPulledEnvelope] = []
+        var signatures: [SyncPushSignature] = []
         var cursor = after
         while true {
             let page = try await inner.pull(after: cursor, limit: 500, as: credentials)
-            all += page.envelopes
+            // Each page's envelopes point into its own signatures: re-pointed into the sum.
+            let offset = signatures.count
+            signatures += page.signatures ?? []
+            all += page.envelopes.map {
+                SyncPulledEnvelope(sequence: $0.sequence, deviceID: $0.deviceID, envelope: $0.envelope,
+                                   signature: $0.signature.map { $0 + offset })
+            }
             cursor = page.lastSequence
             if !page.hasMore || page.envelopes.isEmpty { break }
         }
@@ -38,6 +45,7 @@ actor GappyPullTransport: ForwardingSyncTransport {
             bytes += size
             page.append(pulled)
         }
-        return SyncPullResponse(envelopes: page, lastSequence: page.last?.sequence ?? after, hasMore: hasMore)
+        return SyncPullResponse(envelopes: page, lastSequence: page.last?.sequence ?? after, hasMore: hasMore,
+                                signatures: signatures.isEmpty ? nil : signatures)
     }
 }

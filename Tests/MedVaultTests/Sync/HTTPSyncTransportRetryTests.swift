@@ -276,7 +276,7 @@ final class HangingUpServer: @unchecked Sendable {
             lock.withLock { count += 1 }
             // Read the request head (and what body came with it), then hang up.
             var buffer = [UInt8](repeating: 0, count: 65_536)
-            _ = recv(connection, &buffer, buffer.count, 0)
+            _ = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
             usleep(20_000)
             close(connection)
         }

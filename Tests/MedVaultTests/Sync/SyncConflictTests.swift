@@ -105,7 +105,7 @@ struct SyncConflictTests {
                                     state: nil, baseTimestamp: base.map { UInt64($0.timestamp) },
                                     baseDeviceID: base?.deviceID)
             let envelope = try await devices.vaults[0].withSyncKeys { keys in try EnvelopeSealer(keys: keys).seal(forged) }
-            _ = try await devices.server.push(SyncPushRequest(envelopes: [envelope]), as: credentials)
+            try await SyncFixtures.signedPush([envelope], vault: devices.vaults[0], server: devices.server, as: credentials)
             _ = try await devices.vaults[0].patients.create(ClinicalFixtures.patient("Luis", "Ruiz"))
             let result = try await devices.engines[0].sync()
             _ = result

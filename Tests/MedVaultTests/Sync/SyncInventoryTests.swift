@@ -219,7 +219,7 @@ struct SyncInventoryTests {
                                     version: 1, operation: "insert", timestamp: UInt64(Date().millisecondsSince1970) << 16,
                                     deviceID: credentials.deviceID, state: try encoder.encode(state))
             let envelope = try await devices.vaults[0].withSyncKeys { keys in try EnvelopeSealer(keys: keys).seal(forged) }
-            _ = try await devices.server.push(SyncPushRequest(envelopes: [envelope]), as: credentials)
+            try await SyncFixtures.signedPush([envelope], vault: devices.vaults[0], server: devices.server, as: credentials)
             let onB = try await devices.engines[1].sync()
             #expect(onB.conflicts == 1 && onB.errors.isEmpty)
             #expect(try await devices.engines[1].conflicts().map(\.kind) == [.refused])

@@ -13,8 +13,8 @@ struct SyncPageApplyTests {
     /// Seals `record` with the vault's keys and pushes it as device `credentials`.
     static func push(_ record: SyncRecord, from devices: SyncDevices, _ credentials: SyncCredentials) async throws -> Int64 {
         let envelope = try await devices.vaults[0].withSyncKeys { keys in try EnvelopeSealer(keys: keys).seal(record) }
-        return try #require(try await devices.server.push(SyncPushRequest(envelopes: [envelope]), as: credentials)
-            .sequences.first)
+        return try #require(try await SyncFixtures.signedPush([envelope], vault: devices.vaults[0], server: devices.server,
+                                                              as: credentials).sequences.first)
     }
 
     @Test("One page with new records, a record twice, a fast-forward, a concurrent edit, a refused deletion, a refused orphan, an unreadable state and a tampered envelope: exactly the right subset applies, each conflict is listed once, nothing is echoed")

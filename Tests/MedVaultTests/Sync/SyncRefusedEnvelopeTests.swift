@@ -160,11 +160,11 @@ actor FaultyPageTransport: ForwardingSyncTransport {
         case .claimsMoreThanItHolds where pulls == 1:
             let page = try await inner.pull(after: after, limit: limit, as: credentials)
             return SyncPullResponse(envelopes: page.envelopes, lastSequence: page.lastSequence + 10,
-                                    hasMore: page.hasMore)
+                                    hasMore: page.hasMore, signatures: page.signatures)
         case .skipsAhead where pulls == 1:
             let page = try await inner.pull(after: after, limit: limit, as: credentials)
             return SyncPullResponse(envelopes: Array(page.envelopes.dropFirst()), lastSequence: page.lastSequence,
-                                    hasMore: page.hasMore)
+                                    hasMore: page.hasMore, signatures: page.signatures)
         default:
             return try await inner.pull(after: after, limit: limit, as: credentials)
         }

@@ -96,6 +96,9 @@ struct SyncRestoreTests {
             let joined = try #require(try await copyEngine.credentials())
             #expect(joined.deviceID != original.deviceID)
             #expect(try await copy.changeLogDeviceID() == joined.deviceID)
+            // With a key of its own: a package sealed to the original never opens on the copy.
+            let keys = try await devices.server.devices(as: joined).devices.compactMap(\.certificate).map(\.boxKey)
+            #expect(keys.count == 3 && Set(keys).count == 3)
             // The original keeps its id and token.
             #expect(try await devices.server.keyring(as: original).generation >= 1)
 
