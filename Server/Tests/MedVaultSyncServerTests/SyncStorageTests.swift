@@ -76,7 +76,7 @@ struct SyncStorageTests {
         #expect(try await postgres.psql(database, "SELECT string_agg(name, ',') FROM schema_migrations") == "v1-core,v2-vault-bytes,v3-token-lifetime-invitations,v4-device-list,v5-epochs")
         #expect(try await postgres.psql(database, """
             SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'
-            """) == "10")
+            """) == "11")
     }
 
     @Test("Upgrading a v2 database: its devices' tokens count their lifetime from the upgrade, none is expired or renewable by an old token")
