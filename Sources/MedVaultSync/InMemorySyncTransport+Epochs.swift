@@ -99,6 +99,30 @@ extension InMemorySyncTransport {
         pairings[id] = SyncPairingState(request: state.request, approval: approval)
     }
 
+    /// Checks a push's signature as the server does: required from epoch 1; the pushing
+    /// device's, of the vault's epoch, listing exactly the push's envelopes, with the keys
+    /// the server holds for the device, certified by the vault's key, and verifying.
+    ///
+    /// - Throws: `validation` (the server's 400) otherwise.
+    static func check(_ signature: SyncPushSignature?, of envelopes: [SyncEnvelope], vault: VaultState, vaultID: UUID,
+                      device: UUID) throws {
+        let refused = MedVaultError(.validation, reason: "the sync server refused the request as malformed")
+        guard let signature, signature.signer == device, signature.epoch == vault.epoch ?? 0,
+              let stored = vault.devices[device]?.certificate,
+              stored.signingKey == signature.certificate.signingKey, stored.boxKey == signature.certificate.boxKey,
+              SyncDeviceKey.verify(Array(signature.certificate.signature), of: Array(signature.certificate.message(vaultID: vaultID)),
+                                   by: Array(vault.verificationKey)),
+              SyncDeviceKey.verify(Array(signature.signature), of: Array(SyncPushSignature.message(
+                  vaultID: vaultID, signer: device, epoch: signature.epoch, entries: signature.entries)),
+                                   by: Array(signature.certificate.signingKey)) else { throw refused }
+        var expected = Data()
+        for envelope in envelopes {
+            withUnsafeBytes(of: envelope.id.uuid) { expected.append(contentsOf: $0) }
+            expected.append(PushSignatures.digest(envelope))
+        }
+        guard expected == signature.entries else { throw refused }
+    }
+
     /// Throws `unauthorized` (the server's 403) unless `certificate` is of `epoch` and
     /// signed by `key`.
     static func check(_ certificate: SyncDeviceCertificate, vaultID: UUID, epoch: UInt32, key: Data) throws {

@@ -272,6 +272,10 @@ public actor InMemorySyncTransport: SyncTransport {
             throw MedVaultError(.limitExceeded, reason: "a push body is larger than the server accepts")
         }
         var (sequences, added, batchIDs) = try plan(request, as: credentials)
+        if !added.isEmpty, let vault = vaults[credentials.vaultID], (vault.epoch ?? 0) > 0 || request.signature != nil {
+            try Self.check(request.signature, of: request.envelopes, vault: vault, vaultID: credentials.vaultID,
+                           device: credentials.deviceID)
+        }
         if let signature = request.signature, !added.isEmpty {
             // Read, then written: one statement doing both would access `vaults` twice at once.
             let signatures = (vaults[credentials.vaultID]?.signatures ?? []) + [signature]
@@ -305,7 +309,7 @@ public actor InMemorySyncTransport: SyncTransport {
             if let sequence = vault.sequenceByEnvelopeID[envelope.id] ?? batchIDs[envelope.id] {
                 let stored = vault.envelopes.first { $0.sequence == sequence }?.envelope
                     ?? added.first { $0.sequence == sequence }?.envelope
-                guard stored == envelope else {
+                guard stored?.recordKey == envelope.recordKey, stored?.ciphertext == envelope.ciphertext else {
                     throw MedVaultError(.conflict, reason: "another envelope already has this id")
                 }
                 sequences.append(sequence)
@@ -315,7 +319,7 @@ public actor InMemorySyncTransport: SyncTransport {
             guard envelope.epoch == vault.epoch ?? 0 else {
                 throw envelope.epoch < vault.epoch ?? 0
                     ? MedVaultError(.conflict, reason: "the vault moved to a newer sync epoch")
-                    : MedVaultError(.validation, field: "epoch", reason: "an envelope names an epoch the vault has not reached")
+                    : MedVaultError(.validation, reason: "the sync server refused the request as malformed")
             }
             next += 1
             added.append(StoredEnvelope(sequence: next, deviceID: credentials.deviceID, envelope: envelope))

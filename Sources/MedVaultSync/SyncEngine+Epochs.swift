@@ -53,9 +53,10 @@ extension SyncEngine {
         let server = try await transport.keyring(as: credentials)
         let list = try await transport.devices(as: credentials)
         let vaultID = vault.vaultID
-        let (epoch, counter, heldKeys, deviceKey) = try await vault.database.write { db in
+        let (epoch, counter, heldKeys, deviceKey, firstEpoch) = try await vault.database.write { db in
             (try SyncEpochRecord.currentEpoch(db), try SyncSecretRecord.keyringCounter(db),
-             try SyncEpochRecord.epochKeys(db), try SyncEpochRecord.deviceKeyCreatingIfNeeded(db))
+             try SyncEpochRecord.epochKeys(db), try SyncEpochRecord.deviceKeyCreatingIfNeeded(db),
+             try SyncEpochRecord.firstEpoch(db))
         }
         defer { for key in heldKeys.values { key.wipe() } }
         guard (list.epoch ?? 0) == epoch, epoch < UInt32.max, server.generation < .max, counter < UInt64(Int64.max) else {
@@ -68,7 +69,7 @@ extension SyncEngine {
         let remaining = active.filter { !targets.contains($0.deviceID) }
         // Two devices with one key (a copied vault that kept the other's): a package sealed
         // to one would open on the other, revoked or not.
-        let keys = remaining.compactMap { $0.certificate.map { [$0.signingKey, $0.boxKey] } }.flatMap { $0 }
+        let keys = active.compactMap { $0.certificate.map { [$0.signingKey, $0.boxKey] } }.flatMap { $0 }
         guard Set(keys).count == keys.count else {
             throw MedVaultError(.conflict, reason: "two devices of the vault share a key: revoke the copy too")
         }
@@ -81,7 +82,8 @@ extension SyncEngine {
             expectedGeneration: server.generation,
             keyring: try SyncKeyringBlob(generation: server.generation + 1,
                                          keyring: try SealedKeyring.seal(local, counter: counter + 1, secret: secret)))
-        let epochKeys = try await vault.sealEpochKeys(heldKeys.merging([newEpoch: newKey]) { held, _ in held }, secret: secret)
+        let epochKeys = try await vault.sealEpochKeys(heldKeys.merging([newEpoch: newKey]) { held, _ in held },
+                                                      firstEpoch: firstEpoch, secret: secret)
         let me = credentials.deviceID
         let request = try await vault.withSyncKeyChain(adding: [newEpoch: newKey]) { chain -> SyncRekeyRequest in
             let old = try chain.keys(epoch: epoch)
@@ -197,7 +199,7 @@ extension SyncEngine {
                       also: @escaping @Sendable (DatabaseConnection) throws -> Void) async throws {
         let database = vault.database
         try await vault.withSyncKeyChain(adding: [epoch: key]) { chain in
-            try await database.write { db in
+            try await database.write(duration: .long) { db in
                 guard try SyncEpochRecord.currentEpoch(db) < epoch else { return }
                 try SyncEpochRecord.addEpochKeys([epoch: key], db)
                 try SyncSecretRecord.setSecret(secret, confirmed: true, db)
@@ -212,11 +214,12 @@ extension SyncEngine {
     /// yet (a device of an earlier build at its first sync, a device that made its key
     /// after the epoch started). A transport or server without epochs is left alone.
     func ensureCertified(_ credentials: SyncCredentials) async throws {
-        let (certified, current, deviceKey) = try await vault.database.write { db in
-            (try SyncEpochRecord.certifiedEpoch(db), try SyncEpochRecord.currentEpoch(db),
-             try SyncEpochRecord.deviceKeyCreatingIfNeeded(db))
+        // A read on every pass; the write (a key made) only when there is something to certify.
+        let (certified, current) = try await vault.database.read { db in
+            (try SyncEpochRecord.certifiedEpoch(db), try SyncEpochRecord.currentEpoch(db))
         }
         guard certified != current else { return }
+        let deviceKey = try await vault.database.write { db in try SyncEpochRecord.deviceKeyCreatingIfNeeded(db) }
         let vaultID = vault.vaultID
         let deviceID = credentials.deviceID
         let certificate = try await vault.withSyncKeyChain { chain in
@@ -241,14 +244,14 @@ extension SyncEngine {
     @discardableResult
     func resealOutbox() async throws -> Bool {
         let database = vault.database
+        // Through the index on the epoch: no ciphertext is read when nothing is stale.
         let stale = try await database.read { db in
-            try db.fetchOne("SELECT 1 FROM sync_outbox WHERE epoch <> (SELECT coalesce(max(epoch), 0) FROM sync_epoch_key) LIMIT 1") {
-                $0.int64(at: 0)
-            } != nil
+            try db.fetchOne("SELECT 1 FROM sync_outbox WHERE epoch <> ? LIMIT 1",
+                            [.integer(Int64(try SyncEpochRecord.currentEpoch(db)))]) { $0.int64(at: 0) } != nil
         }
         guard stale else { return false }
         try await vault.withSyncKeyChain { chain in
-            try await database.write { db in try Self.reseal(chain, db) }
+            try await database.write(duration: .long) { db in try Self.reseal(chain, db) }
         }
         return true
     }
@@ -258,10 +261,10 @@ extension SyncEngine {
     static func reseal(_ chain: SyncKeyChain, _ db: DatabaseConnection) throws {
         var after: Int64 = 0
         while true {
-            let rows = try SyncStateStore.outbox(after: after, limit: 64, db)
+            let rows = try SyncStateStore.outbox(after: after, notOfEpoch: chain.epoch, limit: 64, db)
             guard let last = rows.last else { return }
             after = last.position
-            for row in rows where row.epoch != chain.epoch {
+            for row in rows {
                 let old = try chain.keys(epoch: row.epoch)
                 let recordKey = Array(row.recordKey)
                 let plaintext = try old.open(Array(row.ciphertext), associatedData: EnvelopeSealer.associatedData(

@@ -133,11 +133,13 @@ extension SyncEngine {
                     // envelopes of an epoch the vault left): a lower one is an old key's
                     // holder, a revoked device say, slipping something in.
                     guard pulled.envelope.epoch >= highest else { throw Self.epochLeft }
-                    highest = pulled.envelope.epoch
                     // A signed push names its device; its signer must be the sealed author.
                     let signer = try verifier.signer(of: pulled, signatures: page.signatures)
                     opened.append(.init(sequence: pulled.sequence, envelopeID: pulled.envelope.id,
                                         record: try opener.open(pulled.envelope), pusher: signer ?? pulled.deviceID))
+                    // Only an envelope that verified and opened raises the floor (never past
+                    // an epoch this device holds): a forged epoch cannot shut out the rest.
+                    highest = min(max(highest, pulled.envelope.epoch), chain.epoch)
                 } catch let error as MedVaultError {
                     let reason = [Self.epochLeft, PushSignatures.Verifier.unsigned].contains(error)
                         ? error.reason : "the envelope does not open with this vault's keys"

@@ -129,7 +129,7 @@ public actor SyncEngine {
             return (try first.copy(), try SyncEpochRecord.deviceKeyCreatingIfNeeded(db))
         }
         defer { epochKey.wipe() }
-        let epochKeys = try await vault.sealEpochKeys([1: epochKey], secret: secret)
+        let epochKeys = try await vault.sealEpochKeys([1: epochKey], firstEpoch: 1, secret: secret)
         let counter = try await vault.database.read { db in try SyncSecretRecord.keyringCounter(db) } + 1
         let keyring = try SyncKeyringBlob(generation: 1, keyring: try SealedKeyring.seal(
             try await vault.keyringForPublication(try KeyringFile.read(at: vault.layout.keyring)),
@@ -165,6 +165,10 @@ public actor SyncEngine {
             try SyncSecretRecord.raiseKeyringCounter(to: counter, db)
             try SyncSecretRecord.setSealedKeyringSeen(db)
             try SyncEpochRecord.setCertifiedEpoch(1, db)
+            // Born at epoch 1: no envelope of epoch 0 is the vault's (one sealed with keys
+            // derived from the vault key alone is a forgery).
+            try SyncEpochRecord.raisePulledEpoch(to: 1, db)
+            try SyncEpochRecord.setFirstEpoch(1, db)
         }
         try await syncKeyring(credentials)
     }
@@ -252,17 +256,22 @@ public actor SyncEngine {
         guard let sealed = bundle.epochKeys, let stored else {
             throw MedVaultError(.wrongSyncSecret, reason: "the vault's epoch keys do not open with this device's sync secret")
         }
-        let keys: [UInt32: SecureBytes]
+        let opened: SealedEpochKeys.Opened
         do {
-            keys = try await vault.openEpochKeys(sealed, secret: stored.secret)
+            opened = try await vault.openEpochKeys(sealed, secret: stored.secret)
         } catch let error as MedVaultError where error.code == .corrupted {
             throw MedVaultError(.wrongSyncSecret, reason: "the vault's epoch keys do not open with this device's sync secret")
         }
-        defer { for key in keys.values { key.wipe() } }
-        guard keys[bundle.epoch] != nil else {
+        defer { for key in opened.keys.values { key.wipe() } }
+        guard opened.keys[bundle.epoch] != nil else {
             throw MedVaultError(.corrupted, reason: "the vault's epoch keys lack its current epoch")
         }
-        try await vault.database.write { db in try SyncEpochRecord.replaceEpochKeys(keys, db) }
+        try await vault.database.write { db in
+            try SyncEpochRecord.replaceEpochKeys(opened.keys, db)
+            // A vault born at epoch 1 has no envelope of epoch 0 (see register()).
+            try SyncEpochRecord.raisePulledEpoch(to: opened.firstEpoch, db)
+            try SyncEpochRecord.setFirstEpoch(opened.firstEpoch, db)
+        }
         return true
     }
 
@@ -419,16 +428,25 @@ public actor SyncEngine {
         }
     }
 
-    /// This device's signature of `envelopes` (``PushSignatures``), or `nil` when it has
-    /// no certified key of their epoch (a transport without epochs) or they mix epochs
-    /// (re-sealing puts them all in one first).
+    /// This device's signature of `envelopes` (``PushSignatures``); `nil` for envelopes of
+    /// epoch 0 when it has no certified key (a transport or server without epochs).
+    ///
+    /// - Throws: `conflict` for envelopes of several epochs (the next pass re-seals them
+    ///   into one); `unauthorized` when this device has no certified key of their epoch 1
+    ///   or later (an unsigned push would be refused by every device).
     private func pushSignature(_ envelopes: [SyncEnvelope], _ credentials: SyncCredentials) async throws
         -> SyncPushSignature? {
-        guard let epoch = envelopes.first?.epoch, envelopes.allSatisfy({ $0.epoch == epoch }) else { return nil }
+        guard let epoch = envelopes.first?.epoch else { return nil }
+        guard envelopes.allSatisfy({ $0.epoch == epoch }) else {
+            throw MedVaultError(.conflict, reason: "the outbox holds envelopes of two sync epochs; sync again")
+        }
         let (deviceKey, certified) = try await vault.database.read { db in
             (try SyncEpochRecord.deviceKey(db), try SyncEpochRecord.certifiedEpoch(db))
         }
-        guard let deviceKey, let certified, certified >= epoch else { return nil }
+        guard let deviceKey, let certified, certified >= epoch else {
+            guard epoch > 0 else { return nil }
+            throw MedVaultError(.unauthorized, reason: "this device's key is not certified for the vault's sync epoch")
+        }
         let vaultID = vault.vaultID
         return try await vault.withSyncKeyChain { chain -> SyncPushSignature? in
             guard chain.holds(epoch: epoch) else { return nil }

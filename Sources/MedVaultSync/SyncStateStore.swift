@@ -98,12 +98,14 @@ enum SyncStateStore {
         }
     }
 
-    /// The outbox rows after position `after`, at most `limit`, in push order.
-    static func outbox(after: Int64, limit: Int, _ db: DatabaseConnection) throws -> [SyncEnvelopeRow] {
+    /// The outbox rows after position `after` sealed in another epoch than `epoch`, at most
+    /// `limit`, in push order.
+    static func outbox(after: Int64, notOfEpoch epoch: UInt32, limit: Int, _ db: DatabaseConnection) throws
+        -> [SyncEnvelopeRow] {
         try db.fetchAll("""
-            SELECT position, envelope_id, record_key, ciphertext, epoch FROM sync_outbox WHERE position > ?
+            SELECT position, envelope_id, record_key, ciphertext, epoch FROM sync_outbox WHERE position > ? AND epoch <> ?
             ORDER BY position LIMIT ?
-            """, [.integer(after), .integer(Int64(limit))]) { row in
+            """, [.integer(after), .integer(Int64(epoch)), .integer(Int64(limit))]) { row in
             SyncEnvelopeRow(position: row.int64(at: 0), id: try row[1], recordKey: row.blob(at: 2), ciphertext: row.blob(at: 3),
                             epoch: UInt32(clamping: row.int64(at: 4)))
         }

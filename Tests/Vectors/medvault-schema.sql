@@ -129,6 +129,9 @@ CREATE INDEX session_addendum_by_session ON session_addendum(session_id, positio
 -- index sqlite_autoindex_sync_outbox_1 on sync_outbox
 (automatic)
 
+-- index sync_outbox_by_epoch on sync_outbox
+CREATE INDEX sync_outbox_by_epoch ON sync_outbox (epoch)
+
 -- table attachment on attachment
 CREATE TABLE attachment (
 id BLOB NOT NULL UNIQUE CHECK (length(id) = 16),
@@ -534,7 +537,7 @@ sealed_through INTEGER NOT NULL DEFAULT 0,
 pulled_through INTEGER NOT NULL DEFAULT 0,
 keyring_generation INTEGER NOT NULL DEFAULT 0,
 keyring_sha256 BLOB
-, sync_secret BLOB CHECK (sync_secret IS NULL OR length(sync_secret) = 16), sync_secret_confirmed INTEGER NOT NULL DEFAULT 0 CHECK (sync_secret_confirmed IN (0, 1)), keyring_counter INTEGER NOT NULL DEFAULT 0 CHECK (keyring_counter >= 0), sealed_keyring_seen INTEGER NOT NULL DEFAULT 0 CHECK (sealed_keyring_seen IN (0, 1)), numbered_from INTEGER NOT NULL DEFAULT 0, device_key BLOB CHECK (device_key IS NULL OR length(device_key) = 32), pulled_epoch INTEGER NOT NULL DEFAULT 0 CHECK (pulled_epoch >= 0), certified_epoch INTEGER CHECK (certified_epoch IS NULL OR certified_epoch >= 0))
+, sync_secret BLOB CHECK (sync_secret IS NULL OR length(sync_secret) = 16), sync_secret_confirmed INTEGER NOT NULL DEFAULT 0 CHECK (sync_secret_confirmed IN (0, 1)), keyring_counter INTEGER NOT NULL DEFAULT 0 CHECK (keyring_counter >= 0), sealed_keyring_seen INTEGER NOT NULL DEFAULT 0 CHECK (sealed_keyring_seen IN (0, 1)), numbered_from INTEGER NOT NULL DEFAULT 0, device_key BLOB CHECK (device_key IS NULL OR length(device_key) = 32), pulled_epoch INTEGER NOT NULL DEFAULT 0 CHECK (pulled_epoch >= 0), first_epoch INTEGER NOT NULL DEFAULT 0 CHECK (first_epoch IN (0, 1)), certified_epoch INTEGER CHECK (certified_epoch IS NULL OR certified_epoch >= 0))
 
 -- table sync_unsent_record on sync_unsent_record
 CREATE TABLE sync_unsent_record (

@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import Logging
 import MedVaultSyncWire
 import PostgresNIO
 
@@ -71,14 +73,25 @@ extension SyncStore {
                 throw Int64(item.envelope.epoch) < epoch
                     ? SyncServerError.staleEpoch : SyncServerError.badRequest("An envelope names an epoch the vault has not reached.")
             }
-            // Envelopes are never deleted: the last sequence is the vault's envelope count.
+            // Envelopes are never deleted: the last sequence is the vault's envelope count. A
+            // push's signature counts against the quota too.
             let freshBytes = fresh.reduce(Int64(0)) { $0 + Int64($1.envelope.ciphertext.count + $1.envelope.recordKey.count) }
+                + Int64(signature.map { $0.entries.count + SyncStore.signatureOverhead } ?? 0)
             guard next <= quota.maximumEnvelopes, storedBytes + freshBytes <= quota.maximumBytes else {
                 throw SyncServerError.quotaExceeded
             }
 
-            // The push's signature, kept for the receivers to check (the server checks nothing
-            // of it: it cannot make one, and a wrong one only gets its envelopes refused).
+            // The push's signature, kept for the receivers to check. Required from epoch 1,
+            // and checked here too so that nothing the devices would refuse is stored: the
+            // pushing device's, of the vault's epoch, listing exactly this push's envelopes,
+            // with the device's stored certificate, and verifying under it.
+            if epoch > 0 || signature != nil {
+                guard let signature else {
+                    throw SyncServerError.badRequest("A push to a vault with sync epochs is signed by its device.")
+                }
+                try await Self.check(signature, envelopes: envelopes, vaultID: vaultID, deviceID: deviceID,
+                                     epoch: epoch, connection, logger)
+            }
             var signatureID: Int64?
             if let signature {
                 let rows = try await connection.guardedQuery("""
@@ -122,25 +135,29 @@ extension SyncStore {
     func pull(vaultID: UUID, after: Int64, limit: Int, maximumBytes: Int) async throws -> SyncPullResponse {
         try await withConnection { connection in
             let rows = try await connection.guardedQuery("""
-                SELECT sequence, device_id, envelope_id, record_key, ciphertext, epoch, signature_id FROM envelopes
-                WHERE vault_id = \(vaultID) AND sequence > \(after)
-                ORDER BY sequence LIMIT \(Int64(limit) + 1)
+                SELECT e.sequence, e.device_id, e.envelope_id, e.record_key, e.ciphertext, e.epoch, e.signature_id,
+                       octet_length(s.entries)
+                FROM envelopes e LEFT JOIN push_signatures s ON s.id = e.signature_id
+                WHERE e.vault_id = \(vaultID) AND e.sequence > \(after)
+                ORDER BY e.sequence LIMIT \(Int64(limit) + 1)
                 """, logger: logger)
             var page: [SyncPulledEnvelope] = []
             var bytes = 0
             var hasMore = false
             var signatureIDs: [Int64] = []
             var signatureIndex: [Int64: Int] = [:]
-            for try await (sequence, device, id, recordKey, ciphertext, epoch, signatureID)
-                in rows.decode((Int64, UUID, UUID, Data, Data, Int64, Int64?).self) {
+            for try await (sequence, device, id, recordKey, ciphertext, epoch, signatureID, entriesLength)
+                in rows.decode((Int64, UUID, UUID, Data, Data, Int64, Int64?, Int32?).self) {
                 // Once the page is cut, every later row stays out too: a smaller envelope
                 // after a large one (an attachment's metadata after its chunks) must not
                 // slip in, or the cursor would jump over the rows left out.
-                if hasMore || page.count == limit || (!page.isEmpty && bytes + ciphertext.count > maximumBytes) {
+                // A signature the page does not carry yet counts towards its size.
+                let signatureBytes = signatureID.map { signatureIndex[$0] == nil ? Int(entriesLength ?? 0) + Self.signatureOverhead : 0 } ?? 0
+                if hasMore || page.count == limit || (!page.isEmpty && bytes + ciphertext.count + signatureBytes > maximumBytes) {
                     hasMore = true
                     continue // drain the rows so the connection returns to the pool clean
                 }
-                bytes += ciphertext.count
+                bytes += ciphertext.count + signatureBytes
                 let index = signatureID.map { signatureID in
                     signatureIndex[signatureID] ?? {
                         signatureIDs.append(signatureID)
@@ -174,4 +191,47 @@ extension SyncStore {
                                     signatures: signatures.isEmpty ? nil : signatures)
         }
     }
+
+    /// Bytes a push's signature adds besides its entries: the certificate and signature,
+    /// with room for their encoding.
+    static let signatureOverhead = 1_024
+
+    /// Checks a push's signature (see ``push(_:vaultID:deviceID:signature:quota:)``).
+    ///
+    /// - Throws: ``SyncServerError/badRequest(_:)`` for one that is not the pushing device's
+    ///   signature of exactly these envelopes in the vault's epoch.
+    static func check(_ signature: SyncPushSignature, envelopes: [SyncEnvelope], vaultID: UUID, deviceID: UUID,
+                      epoch: Int64, _ connection: PostgresConnection, _ logger: Logger) async throws {
+        let refused = SyncServerError.badRequest("The push's signature is not this device's signature of these envelopes.")
+        guard signature.signer == deviceID, Int64(signature.epoch) == epoch,
+              signature.entries.count == envelopes.count * SyncPushSignature.entryLength else { throw refused }
+        var expected = Data(capacity: signature.entries.count)
+        for envelope in envelopes {
+            expected.append(contentsOf: envelope.id.uuidBytes)
+            var hasher = SHA256()
+            for part in SyncPushSignature.digestInput(envelope) { hasher.update(data: part) }
+            expected.append(contentsOf: hasher.finalize())
+        }
+        guard expected == signature.entries else { throw refused }
+        // The device's keys as the server holds them, certified (whoever signed this copy of
+        // the certificate: Ed25519 may be randomised) by the vault's current authority key.
+        let rows = try await connection.guardedQuery("""
+            SELECT d.certificate, v.verification_key FROM devices d JOIN vaults v ON v.vault_id = d.vault_id
+            WHERE d.vault_id = \(vaultID) AND d.device_id = \(deviceID)
+            """, logger: logger)
+        var found: (certificate: Data?, key: Data)?
+        for try await (certificate, key) in rows.decode((Data?, Data).self) { found = (certificate, key) }
+        let certificate = signature.certificate
+        guard let found, let stored = try found.certificate.map(decodeCertificate),
+              stored.signingKey == certificate.signingKey, stored.boxKey == certificate.boxKey,
+              verify(certificate.signature, certificate.message(vaultID: vaultID), found.key),
+              verify(signature.signature, SyncPushSignature.message(vaultID: vaultID, signer: deviceID,
+                                                                    epoch: signature.epoch, entries: signature.entries),
+                     certificate.signingKey) else { throw refused }
+    }
+}
+
+extension UUID {
+    /// The UUID's 16 bytes.
+    var uuidBytes: [UInt8] { withUnsafeBytes(of: uuid) { Array($0) } }
 }

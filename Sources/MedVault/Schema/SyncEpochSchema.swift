@@ -12,6 +12,11 @@
 /// - `sync_state.pulled_epoch`: the highest epoch of an envelope applied here. The server
 ///   refuses new envelopes of an epoch the vault has left, so along the server's
 ///   sequence epochs never go down: an envelope of a lower epoch after it is refused.
+/// - `sync_state.first_epoch`: 1 for a vault born with epochs (registered by this version):
+///   no envelope of epoch 0 is its (one sealed with keys derived from the vault key alone is
+///   forged, and refused); 0 for a vault registered before epochs.
+/// - `sync_outbox_by_epoch`: finds envelopes of an earlier epoch to re-seal without reading
+///   their ciphertexts.
 /// - `sync_state.certified_epoch`: the epoch whose certificate of this device's keys the
 ///   server holds; `NULL` before one was accepted.
 ///
@@ -26,6 +31,8 @@ enum SyncEpochSchema {
             ALTER TABLE sync_state ADD COLUMN device_key BLOB CHECK (device_key IS NULL OR length(device_key) = 32);
             ALTER TABLE sync_outbox ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0 CHECK (epoch >= 0);
             ALTER TABLE sync_state ADD COLUMN pulled_epoch INTEGER NOT NULL DEFAULT 0 CHECK (pulled_epoch >= 0);
+            ALTER TABLE sync_state ADD COLUMN first_epoch INTEGER NOT NULL DEFAULT 0 CHECK (first_epoch IN (0, 1));
+            CREATE INDEX sync_outbox_by_epoch ON sync_outbox (epoch);
             ALTER TABLE sync_state ADD COLUMN certified_epoch INTEGER CHECK (certified_epoch IS NULL OR certified_epoch >= 0);
             """)
     }

@@ -82,6 +82,17 @@ package enum SyncEpochRecord {
         return try deviceKeyCreatingIfNeeded(db)
     }
 
+    /// The vault's first epoch: 1 when it was born with epochs, 0 otherwise.
+    package static func firstEpoch(_ db: DatabaseConnection) throws -> UInt32 {
+        UInt32(clamping: try db.fetchOne("SELECT first_epoch FROM sync_state WHERE singleton = 1") { $0.int64(at: 0) } ?? 0)
+    }
+
+    /// Records the vault's first epoch (at register, or from the epoch keys at a join).
+    package static func setFirstEpoch(_ epoch: UInt32, _ db: DatabaseConnection) throws {
+        try db.execute("INSERT OR IGNORE INTO sync_state (singleton) VALUES (1)")
+        try db.execute("UPDATE sync_state SET first_epoch = ? WHERE singleton = 1", [.integer(Int64(epoch))])
+    }
+
     /// The epoch whose certificate of this device the server holds, or `nil`.
     package static func certifiedEpoch(_ db: DatabaseConnection) throws -> UInt32? {
         try db.fetchOne("SELECT certified_epoch FROM sync_state WHERE singleton = 1") { row in

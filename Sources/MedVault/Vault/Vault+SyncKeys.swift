@@ -42,14 +42,15 @@ extension Vault {
     /// for the recovery kit (`SealedEpochKeys`).
     ///
     /// - Throws: `locked`; `invalidArgument` for malformed keys.
-    package func sealEpochKeys(_ epochKeys: [UInt32: SecureBytes], secret: SyncSecret) async throws -> Data {
-        try await keys.sealEpochKeys(epochKeys, vaultID: vaultID, secret: secret)
+    package func sealEpochKeys(_ epochKeys: [UInt32: SecureBytes], firstEpoch: UInt32,
+                               secret: SyncSecret) async throws -> Data {
+        try await keys.sealEpochKeys(epochKeys, firstEpoch: firstEpoch, vaultID: vaultID, secret: secret)
     }
 
     /// Opens epoch keys the server keeps for the recovery kit.
     ///
     /// - Throws: `corrupted` when they do not open with this vault key and `secret`; `locked`.
-    package func openEpochKeys(_ bytes: Data, secret: SyncSecret) async throws -> [UInt32: SecureBytes] {
+    package func openEpochKeys(_ bytes: Data, secret: SyncSecret) async throws -> SealedEpochKeys.Opened {
         try await keys.openEpochKeys(bytes, vaultID: vaultID, secret: secret)
     }
 }

@@ -70,16 +70,16 @@ actor VaultKeySession {
     /// Seals epoch keys for the recovery kit (`SealedEpochKeys`).
     ///
     /// - Throws: `locked` once ``lock()`` was asked for.
-    func sealEpochKeys(_ keys: [UInt32: SecureBytes], vaultID: UUID, secret: SyncSecret) throws -> Data {
+    func sealEpochKeys(_ keys: [UInt32: SecureBytes], firstEpoch: UInt32, vaultID: UUID, secret: SyncSecret) throws -> Data {
         try requireUnlocked()
         guard let vaultKey else { throw Vault.lockedError }
-        return try SealedEpochKeys.seal(keys, vaultID: vaultID, vaultKey: vaultKey, secret: secret)
+        return try SealedEpochKeys.seal(keys, firstEpoch: firstEpoch, vaultID: vaultID, vaultKey: vaultKey, secret: secret)
     }
 
     /// Opens epoch keys sealed for the recovery kit (`SealedEpochKeys`).
     ///
     /// - Throws: `corrupted` when they do not open; `locked` once ``lock()`` was asked for.
-    func openEpochKeys(_ bytes: Data, vaultID: UUID, secret: SyncSecret) throws -> [UInt32: SecureBytes] {
+    func openEpochKeys(_ bytes: Data, vaultID: UUID, secret: SyncSecret) throws -> SealedEpochKeys.Opened {
         try requireUnlocked()
         guard let vaultKey else { throw Vault.lockedError }
         return try SealedEpochKeys.open(bytes, vaultID: vaultID, vaultKey: vaultKey, secret: secret)

@@ -8,7 +8,8 @@ import MedVaultCore
 /// revoked at the epoch that sealed them cannot either, since that epoch came with a new
 /// sync secret it was never given (docs/sync.md, "Epochs").
 ///
-/// Layout: `MVEPOCHS` ‖ version u16 (1) ‖ vault id (16) ‖ newest epoch u32 ‖ nonce (12) ‖
+/// Layout: `MVEPOCHS` ‖ version u16 (1) ‖ vault id (16) ‖ newest epoch u32 ‖ first epoch
+/// u32 (0 for a vault registered before epochs, 1 for one born with them) ‖ nonce (12) ‖
 /// ChaCha20-Poly1305 of (epoch u32 ‖ key (32))* ‖ tag (16), integers big-endian; the
 /// associated data is everything before the nonce. The key is
 /// HKDF-SHA256(vault key ‖ sync secret, salt = vault id, `MedVault sync epoch keys v1`).
@@ -16,22 +17,31 @@ public enum SealedEpochKeys {
     static let magic = Array("MVEPOCHS".utf8)
     static let formatVersion: UInt16 = 1
     private static let keyInfo = Array("MedVault sync epoch keys v1".utf8)
-    private static let headerLength = 8 + 2 + 16 + 4
+    private static let headerLength = 8 + 2 + 16 + 4 + 4
     private static let entryLength = 4 + SyncKeys.epochKeyLength
     /// The most epochs one sealed list holds: a vault re-keyed this often is refused.
     public static let maximumEpochs = 4_096
 
-    /// Seals `keys` (epoch → key; epochs from 1) for `vaultID`.
+    /// What ``open(_:vaultID:vaultKey:secret:)`` finds.
+    public struct Opened: Sendable {
+        /// Epoch → key, in secure memory.
+        public let keys: [UInt32: SecureBytes]
+        /// The vault's first epoch: 0 when it was registered before epochs (its epoch-0
+        /// envelopes are genuine), 1 when it was born with them (an epoch-0 envelope is forged).
+        public let firstEpoch: UInt32
+    }
+
+    /// Seals `keys` (epoch → key; epochs from 1) for `vaultID`, whose first epoch is `firstEpoch`.
     ///
     /// - Throws: `invalidArgument` for an empty list, epoch 0, a key that is not 32 bytes or
     ///   more than ``maximumEpochs``; `locked` when a key or the secret was wiped.
-    public static func seal(_ keys: [UInt32: SecureBytes], vaultID: UUID, vaultKey: SecureBytes,
+    public static func seal(_ keys: [UInt32: SecureBytes], firstEpoch: UInt32, vaultID: UUID, vaultKey: SecureBytes,
                             secret: SyncSecret) throws -> Data {
-        guard let newest = keys.keys.max(), keys.count <= maximumEpochs, keys[0] == nil,
+        guard let newest = keys.keys.max(), keys.count <= maximumEpochs, keys[0] == nil, firstEpoch <= 1,
               keys.values.allSatisfy({ $0.count == SyncKeys.epochKeyLength }) else {
             throw MedVaultError(.invalidArgument, reason: "epoch keys are 32 bytes, for epochs from 1")
         }
-        let header = header(vaultID: vaultID, newest: newest)
+        let header = header(vaultID: vaultID, newest: newest, firstEpoch: firstEpoch)
         let plaintext = SecureBytes(count: keys.count * entryLength) { _ in }
         defer { plaintext.wipe() }
         try plaintext.withFreshMutableBytes { output in
@@ -68,7 +78,7 @@ public enum SealedEpochKeys {
     ///   do not open (changed, or sealed under another vault key or secret: a revoked device
     ///   holds an earlier secret); `schemaTooNew` for a later format; `locked`.
     public static func open(_ bytes: Data, vaultID: UUID, vaultKey: SecureBytes,
-                            secret: SyncSecret) throws -> [UInt32: SecureBytes] {
+                            secret: SyncSecret) throws -> Opened {
         let bytes = Array(bytes)
         let overhead = headerLength + SecureChaChaPoly.nonceLength + SecureChaChaPoly.tagLength
         guard bytes.count >= overhead + entryLength, Array(bytes.prefix(magic.count)) == magic else {
@@ -82,6 +92,8 @@ public enum SealedEpochKeys {
             throw MedVaultError(.corrupted, reason: "the sealed epoch keys belong to another vault")
         }
         let newest = try reader.uint32()
+        let firstEpoch = try reader.uint32()
+        guard firstEpoch <= 1 else { throw MedVaultError(.corrupted, reason: "the sealed epoch keys name a first epoch past 1") }
         let length = bytes.count - overhead
         guard length % entryLength == 0, length / entryLength <= maximumEpochs else {
             throw MedVaultError(.corrupted, reason: "the sealed epoch keys have a wrong length")
@@ -117,16 +129,17 @@ public enum SealedEpochKeys {
             guard keys[newest] != nil else {
                 throw MedVaultError(.corrupted, reason: "the sealed epoch keys lack their newest epoch")
             }
-            return keys
+            return Opened(keys: keys, firstEpoch: firstEpoch)
         }
     }
 
-    private static func header(vaultID: UUID, newest: UInt32) -> [UInt8] {
+    private static func header(vaultID: UUID, newest: UInt32, firstEpoch: UInt32) -> [UInt8] {
         var writer = ByteWriter()
         writer.append(raw: magic)
         writer.append(formatVersion)
         writer.append(vaultID)
         writer.append(newest)
+        writer.append(firstEpoch)
         return writer.bytes
     }
 

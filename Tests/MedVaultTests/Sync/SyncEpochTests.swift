@@ -58,7 +58,7 @@ struct SyncEpochTests {
             #expect(throws: MedVaultError.self) { try SealedKeyring(opening: newKeyring.keyring, secret: oldSecret) }
             let bundle = try await devices.server.recovery(vaultID: vaultID)
             await expectMedVaultError(.corrupted) {
-                try await devices.vaults[1].openEpochKeys(try #require(bundle.epochKeys), secret: oldSecret)
+                _ = try await devices.vaults[1].openEpochKeys(try #require(bundle.epochKeys), secret: oldSecret)
             }
 
             // A and C keep syncing: C adopts the new epoch and its secret.

@@ -22,7 +22,7 @@ struct SyncSignedPushTests {
         return try EnvelopeSealer(keys: keys).seal(record)
     }
 
-    @Test("B seals a change in A's name: pushed unsigned, or signed as A with B's key, or signed by B, C refuses it and keeps A's version")
+    @Test("B seals a change in A's name: the server refuses it unsigned or signed as A with B's key; stored anyway by the operator, or signed by B, C refuses it and keeps A's version")
     func forgedAuthorIsRefused() async throws {
         try await withTemporaryDirectory { dir in
             let devices = try await SyncDevices.make(3, in: dir)
@@ -49,9 +49,15 @@ struct SyncSignedPushTests {
                 return [(unsigned, nil), (asA, asASignature),
                         (byB, try PushSignatures.sign([byB], vaultID: vaultID, deviceKey: bKey, certificate: bCertificate))]
             }
-            for (envelope, signature) in attempts {
-                _ = try await devices.server.push(SyncPushRequest(envelopes: [envelope], signature: signature), as: bCredentials)
+            // The honest server stores neither of the first two; a hostile one does.
+            for (envelope, signature) in attempts.prefix(2) {
+                await expectMedVaultError(.validation) {
+                    try await devices.server.push(SyncPushRequest(envelopes: [envelope], signature: signature), as: bCredentials)
+                }
+                await devices.server.inject(envelope, signature: signature, from: aID, vaultID: vaultID)
             }
+            _ = try await devices.server.push(SyncPushRequest(envelopes: [attempts[2].0], signature: attempts[2].1),
+                                              as: bCredentials)
             let result = try await devices.engines[2].sync()
             #expect(result.errors.count == 3)
             #expect(result.errors.allSatisfy { $0.code == .corrupted })
@@ -160,6 +166,53 @@ struct SyncSignedPushTests {
             try await engine.adoptSyncSecret(newSecret)
             try await engine.join()
             #expect(try await engine.sync().errors.isEmpty)
+        }
+    }
+
+    @Test("In a vault born with epochs, an envelope of epoch 0 (keys from the vault key alone, which a revoked device holds) served to a device that just joined is refused")
+    func epochZeroIsForgedInAVaultBornWithEpochs() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let ana = try await devices.vaults[0].patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
+            try await devices.syncAll()
+            let aID = try #require(try await devices.engines[0].credentials()).deviceID
+            let bVault = devices.vaults[1]
+            let forged = try await bVault.withSyncKeyChain { chain in
+                try await Self.forged(ana, author: aID, keys: try chain.keys(epoch: 0), vault: bVault)
+            }
+            await devices.server.inject(forged, signature: nil, from: aID, vaultID: bVault.vaultID)
+            // A third device joins with the recovery kit and clones: the forgery is refused.
+            let blob = try await devices.server.recovery(vaultID: bVault.vaultID)
+            let joined = try await Vault.join(at: dir.file("late"), keyring: blob.keyring.keyring,
+                                              syncSecret: try #require(try await devices.engines[0].syncSecret()),
+                                              password: try VaultFixtures.password(), options: VaultFixtures.options)
+            defer { Task { await joined.lock() } }
+            let engine = SyncEngine(vault: joined, transport: devices.server)
+            try await engine.join()
+            let result = try await engine.sync()
+            #expect(result.errors.map(\.code) == [.corrupted])
+            #expect(try await joined.patients.get(ana.id).firstName == "Ana")
+        }
+    }
+
+    @Test("An envelope naming an epoch far ahead (forged by the operator) is refused and does not raise the floor: the genuine envelopes after it apply")
+    func forgedEpochDoesNotPoisonTheFloor() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            try await devices.syncAll()
+            let aID = try #require(try await devices.engines[0].credentials()).deviceID
+            let vaultID = devices.vaults[0].vaultID
+            let bogus = try SyncEnvelope(id: UUID(), recordKey: Data(repeating: 1, count: 32),
+                                         ciphertext: Data(repeating: 2, count: 300), epoch: .max)
+            await devices.server.inject(bogus, signature: nil, from: aID, vaultID: vaultID)
+            _ = try await devices.vaults[0].patients.create(ClinicalFixtures.patient("Despues", "Ruiz"))
+            _ = try await devices.engines[0].sync()
+            let result = try await devices.engines[1].sync()
+            #expect(result.errors.count == 1)
+            #expect(try await devices.vaults[1].patients.list().patients.contains { $0.firstName == "Despues" })
+            #expect(try await devices.vaults[1].database.read { db in try SyncEpochRecord.pulledEpoch(db) } == 1)
         }
     }
 }
