@@ -71,7 +71,7 @@ public enum SealedEpochKeys {
         return Data(header + nonce + ciphertext + tag)
     }
 
-    /// Opens what ``seal(_:vaultID:vaultKey:secret:)`` made.
+    /// Opens what ``seal(_:firstEpoch:vaultID:vaultKey:secret:)`` made.
     ///
     /// - Returns: Epoch → key, in secure memory.
     /// - Throws: `corrupted` for bytes that are not sealed epoch keys of `vaultID`, or that
