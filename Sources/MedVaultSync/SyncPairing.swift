@@ -26,7 +26,7 @@ import MedVaultSyncWire
 /// in the request, nor forge the answer. Without an approval, or a refusal, nothing is
 /// enrolled.
 public struct SyncPairing: Sendable {
-    /// The code to show: its ``SyncPairingCode/formatted`` text, or that text in a QR code.
+    /// The code to show: its `SyncPairingCode.formatted` text, or that text in a QR code.
     public let code: SyncPairingCode
     /// The 6 digits to show beside it, which the approving device shows too.
     public let authenticationString: String
