@@ -61,6 +61,8 @@ struct SyncPairingTests {
                 try await onScreen.join(at: dir.file("screen"), password: try VaultFixtures.password(), options: VaultFixtures.options)
             }
             #expect(try await devices.engines[0].devices().count == 1)
+            // A code no device showed (mistyped past its checksum, or expired): not found.
+            await expectMedVaultError(.notFound) { try await devices.engines[0].pairingRequest(code: SyncPairingCode.generate()) }
         }
     }
 
