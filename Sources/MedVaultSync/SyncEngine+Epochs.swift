@@ -71,7 +71,9 @@ extension SyncEngine {
         // to one would open on the other, revoked or not.
         let keys = active.compactMap { $0.certificate.map { [$0.signingKey, $0.boxKey] } }.flatMap { $0 }
         guard Set(keys).count == keys.count else {
-            throw MedVaultError(.conflict, reason: "two devices of the vault share a key: revoke the copy too")
+            throw MedVaultError(.conflict, reason: """
+                two devices of the vault are listed with one key (a copy, or a forged list): nothing is re-keyed
+                """)
         }
         let newEpoch = epoch + 1
         let newKey = SecureBytes.random(count: SyncKeys.epochKeyLength)

@@ -150,7 +150,8 @@ extension SyncEngine {
     /// the code. The new device then joins with the vault's password.
     ///
     /// - Throws: `invalidArgument` before this device knows the vault's secret (see
-    ///   ``syncSecret()``); `conflict` when the pairing was answered already; transport errors.
+    ///   ``syncSecret()``); `conflict` when the pairing was answered already (by another
+    ///   answer: a retry that finds its own stored succeeds); transport errors.
     public func approve(_ request: SyncPairingPending) async throws {
         guard let secret = try await syncSecret() else {
             throw MedVaultError(.invalidArgument, reason: "this device does not hold the vault's sync secret yet")
@@ -172,6 +173,12 @@ extension SyncEngine {
         let mac = try request.code.authenticate(Array(SyncPairingApproval.message(boxKey: request.boxKey, sealed: sealed)))
         let approval = try SyncPairingApproval(sealed: sealed, mac: Data(mac))
         let id = try request.code.pairingID()
-        try await authenticated { try await transport.answerPairing(id: id, approval, as: $0) }
+        do {
+            try await authenticated { try await transport.answerPairing(id: id, approval, as: $0) }
+        } catch let error as MedVaultError where error.code == .conflict {
+            // A retry whose first attempt was stored (its answer lost) meets its own answer:
+            // done. Any other answer stored first is a conflict.
+            guard try await transport.pairing(id: id).approval == approval else { throw error }
+        }
     }
 }

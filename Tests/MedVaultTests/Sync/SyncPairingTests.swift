@@ -86,6 +86,21 @@ struct SyncPairingTests {
         }
     }
 
+    @Test("An approval whose answer was lost and is sent again finds its own answer stored: approved, and the new device joins")
+    func retriedApprovalSucceeds() async throws {
+        try await withTemporaryDirectory { dir in
+            let server = InMemorySyncTransport()
+            let devices = try await SyncDevices.make(1, in: dir, server: server)
+            defer { Task { await devices.lockAll() } }
+            let pairing = try await SyncPairing.begin(transport: server)
+            let approver = SyncEngine(vault: devices.vaults[0], transport: RetriedAnswerTransport(inner: server))
+            try await approver.approve(try await approver.pairingRequest(code: pairing.code))
+            let vault = try await pairing.join(at: dir.file("new"), password: try VaultFixtures.password(),
+                                               options: VaultFixtures.options)
+            await vault.lock()
+        }
+    }
+
     @Test("A pairing code is not a sync secret: one typed where the other is asked for fails its checksum")
     func codesAreNotSecrets() async throws {
         let code = SyncPairingCode.generate()
@@ -134,5 +149,22 @@ extension InMemorySyncTransport {
     /// Sets a pairing's state as a hostile operator would.
     func setPairing(_ state: SyncPairingState) {
         pairings[state.request.pairingID] = state
+    }
+}
+
+/// A connection that stores an answer and loses the reply: the transport's retry then
+/// meets the stored answer (`conflict`).
+actor RetriedAnswerTransport: ForwardingSyncTransport {
+    let inner: InMemorySyncTransport
+
+    init(inner: InMemorySyncTransport) { self.inner = inner }
+
+    func pull(after: Int64, limit: Int, as credentials: SyncCredentials) async throws -> SyncPullResponse {
+        try await inner.pull(after: after, limit: limit, as: credentials)
+    }
+
+    func answerPairing(id: UUID, _ approval: SyncPairingApproval, as credentials: SyncCredentials) async throws {
+        try await inner.answerPairing(id: id, approval, as: credentials)
+        try await inner.answerPairing(id: id, approval, as: credentials)
     }
 }
