@@ -156,6 +156,24 @@ struct SyncEpochTests {
         }
     }
 
+    @Test("A revocation whose reply is lost (or whose device is killed before keeping its keys) is completed from its own package on the server")
+    func lostRevocationReplyIsRepaired() async throws {
+        try await withTemporaryDirectory { dir in
+            let server = InMemorySyncTransport()
+            let devices = try await SyncDevices.make(3, in: dir, server: server)
+            defer { Task { await devices.lockAll() } }
+            let a = SyncEngine(vault: devices.vaults[0], transport: LostEpochReplyTransport(inner: server))
+            let before = try await a.syncSecret()
+            try await a.revoke(device: try #require(try await devices.engines[1].credentials()).deviceID)
+            #expect(try await devices.vaults[0].database.read { db in try SyncEpochRecord.currentEpoch(db) } == 2)
+            #expect(try await a.syncSecret() != before)
+            _ = try await devices.vaults[0].patients.create(ClinicalFixtures.patient("Despues", "Ruiz"))
+            _ = try await devices.engines[0].sync()
+            _ = try await devices.engines[2].sync()
+            #expect(try await devices.vaults[2].patients.list().patients.contains { $0.firstName == "Despues" })
+        }
+    }
+
     @Test("Bad revocations change nothing: none named, this device, a device the vault lacks")
     func badRevocations() async throws {
         try await withTemporaryDirectory { dir in
@@ -237,5 +255,21 @@ actor CertificateForgingTransport: ForwardingSyncTransport {
         return SyncEpochPackage(epoch: epoch, package: try SyncRekeyPackage(
             deviceID: credentials.deviceID, sealed: sealed, signature: genuine.package.signature),
                                 signerCertificate: genuine.signerCertificate)
+    }
+}
+
+/// A connection that delivers a new epoch to the server and loses the reply.
+actor LostEpochReplyTransport: ForwardingSyncTransport {
+    let inner: InMemorySyncTransport
+
+    init(inner: InMemorySyncTransport) { self.inner = inner }
+
+    func pull(after: Int64, limit: Int, as credentials: SyncCredentials) async throws -> SyncPullResponse {
+        try await inner.pull(after: after, limit: limit, as: credentials)
+    }
+
+    func startEpoch(_ request: SyncRekeyRequest, as credentials: SyncCredentials) async throws {
+        try await inner.startEpoch(request, as: credentials)
+        throw MedVaultError(.offline, reason: "the connection to the sync server was lost")
     }
 }
