@@ -5,6 +5,7 @@ import MedVaultSyncWire
 
 /// Sync epochs, as the server keeps them (docs/sync-server.md, "Epochs").
 extension InMemorySyncTransport {
+    /// Stores this device's certificate of the current epoch, checked as the server checks it.
     public func certify(_ certificate: SyncDeviceCertificate, as credentials: SyncCredentials) async throws {
         try enter(certificate)
         var vault = try authenticate(credentials)
@@ -17,6 +18,7 @@ extension InMemorySyncTransport {
         try save()
     }
 
+    /// Starts the next epoch, with the server's checks, all or nothing.
     public func startEpoch(_ request: SyncRekeyRequest, as credentials: SyncCredentials) async throws {
         try enter(request)
         var vault = try authenticate(credentials)
@@ -62,6 +64,7 @@ extension InMemorySyncTransport {
         try save()
     }
 
+    /// This device's package of `epoch`; `notFound` when it has none.
     public func epochPackage(epoch: UInt32, as credentials: SyncCredentials) async throws -> SyncEpochPackage {
         try enter(nil)
         let vault = try authenticate(credentials)
@@ -71,12 +74,15 @@ extension InMemorySyncTransport {
         return SyncEpochPackage(epoch: epoch, package: package, signerCertificate: signer)
     }
 
+    /// The keyring, epoch and sealed epoch keys of `vaultID`, without a token.
     public func recovery(vaultID: UUID) async throws -> SyncRecoveryBundle {
         try enter(nil)
         guard let vault = vaults[vaultID] else { throw MedVaultError(.notFound, reason: "no such vault") }
         return SyncRecoveryBundle(keyring: vault.keyring, epoch: vault.epoch ?? 0, epochKeys: vault.epochKeys)
     }
 
+    /// Stores a pairing request; `conflict` when the id is taken. Pairings are kept in
+    /// memory only and never expire here (the server keeps them 10 minutes).
     public func createPairing(_ request: SyncPairingRequest) async throws {
         try enter(request)
         guard pairings[request.pairingID] == nil else {
@@ -85,12 +91,14 @@ extension InMemorySyncTransport {
         pairings[request.pairingID] = SyncPairingState(request: request, approval: nil)
     }
 
+    /// A pairing's request and answer; `notFound` when unknown.
     public func pairing(id: UUID) async throws -> SyncPairingState {
         try enter(nil)
         guard let state = pairings[id] else { throw MedVaultError(.notFound, reason: "no such pairing") }
         return state
     }
 
+    /// Answers a pairing once; `conflict` after.
     public func answerPairing(id: UUID, _ approval: SyncPairingApproval, as credentials: SyncCredentials) async throws {
         try enter(approval)
         _ = try authenticate(credentials)
