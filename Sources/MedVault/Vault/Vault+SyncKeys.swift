@@ -3,23 +3,23 @@ import MedVaultKeys
 
 extension Vault {
     /// Runs `body` with this vault's sync keys of its newest epoch (derived from the vault
-    /// key and the epoch key, see `SyncKeys`), wiped when `body` returns or throws.
+    /// key and the epoch key, see `SyncKeys`; derived once and kept while the vault is
+    /// unlocked and its epoch keys unchanged).
     ///
     /// Package API: the sync module seals and opens envelopes with it; an app never
-    /// needs the keys. Keys derived before ``lock()`` stay usable until `body` returns,
-    /// so keep `body` short (seal or open one batch).
+    /// needs the keys. ``lock()`` wipes them: a `body` still running then fails with
+    /// `locked`, like any operation racing a lock.
     ///
     /// - Throws: `MedVaultError.Code.locked` when the vault is locked; what `body` throws.
     package func withSyncKeys<Result>(_ body: (SyncKeys) throws -> Result) async throws -> Result {
         let chain = try await syncKeyChain()
-        defer { chain.wipe() }
         try await audit.record(.sync)
         return try body(chain.current)
     }
 
     /// Runs an asynchronous `body` with the sync keys of every epoch this vault holds
-    /// (`SyncKeyChain`: the newest seals, each opens its own epoch's envelopes), wiped when
-    /// it returns or throws: for the sync engine, which seals inside a write transaction.
+    /// (`SyncKeyChain`: the newest seals, each opens its own epoch's envelopes; kept as
+    /// ``withSyncKeys(_:)`` says): for the sync engine, which seals inside a write transaction.
     ///
     /// - Throws: `MedVaultError.Code.locked` when the vault is locked; what `body` throws.
     /// - Parameter adding: Keys of epochs not stored yet (an epoch this device is about to
@@ -28,7 +28,6 @@ extension Vault {
         adding extra: [UInt32: SecureBytes] = [:], _ body: @Sendable (SyncKeyChain) async throws -> Result
     ) async throws -> Result {
         let chain = try await syncKeyChain(adding: extra)
-        defer { chain.wipe() }
         return try await body(chain)
     }
 

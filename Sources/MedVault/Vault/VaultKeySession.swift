@@ -22,6 +22,8 @@ import MedVaultKeys
 actor VaultKeySession {
     private(set) var keyring: Keyring
     private var vaultKey: SecureBytes?
+    /// The sync keys last derived (``syncKeyChain(vaultID:epochKeys:)``).
+    private var chainCache = SyncKeyChainCache()
     private var operationInFlight = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
     /// Set by ``lock()``; read from other threads by a rotation's progress callback.
@@ -58,13 +60,18 @@ actor VaultKeySession {
         return try SyncKeys(vaultKey: vaultKey, vaultID: vaultID)
     }
 
-    /// Derives the sync keys of epoch 0 and of each epoch in `epochKeys`; the caller wipes them.
+    /// The sync keys of epoch 0 and of each epoch in `epochKeys`, derived once and kept
+    /// while the epoch keys stay the same (see ``SyncKeyChainCache``). The caller does
+    /// not wipe them: ``lock()`` does.
     ///
     /// - Throws: `locked` once ``lock()`` was asked for.
     func syncKeyChain(vaultID: UUID, epochKeys: [UInt32: SecureBytes]) throws -> SyncKeyChain {
         try requireUnlocked()
         guard let vaultKey else { throw Vault.lockedError }
-        return try SyncKeyChain(vaultKey: vaultKey, vaultID: vaultID, epochKeys: epochKeys)
+        if let chain = chainCache.chain(for: epochKeys, vaultID: vaultID) { return chain }
+        let chain = try SyncKeyChain(vaultKey: vaultKey, vaultID: vaultID, epochKeys: epochKeys)
+        try chainCache.keep(chain, for: epochKeys, vaultID: vaultID)
+        return chain
     }
 
     /// Seals epoch keys for the recovery kit (`SealedEpochKeys`).
@@ -194,6 +201,7 @@ actor VaultKeySession {
         }
         vaultKey?.wipe()
         vaultKey = nil
+        chainCache.wipe()
     }
 }
 

@@ -117,7 +117,7 @@ struct SyncKeysTests {
         await expectMedVaultError(.locked) { try SyncKeys(vaultKey: wipedVaultKey, vaultID: Self.vaultID) }
     }
 
-    @Test("a vault hands out its sync keys for one call, wipes them after, and refuses once locked")
+    @Test("a vault derives its sync keys once, keeps them while unlocked, and wipes them at lock")
     func fromVault() async throws {
         try await withTemporaryDirectory { dir in
             let password = try VaultFixtures.password()
@@ -131,9 +131,12 @@ struct SyncKeysTests {
             try await vault.rotateDatabaseKey()
             #expect(try await vault.withSyncKeys { try $0.recordKey(table: "patient", recordID: Self.recordID) }
                     == first)
-            let escaped = try await vault.withSyncKeys { $0 }
-            await expectMedVaultError(.locked) { try escaped.recordKey(table: "patient", recordID: Self.recordID) }
+            // Kept between calls, and wiped by lock(): keys a caller still holds stop
+            // working the moment the vault locks.
+            let held = try await vault.withSyncKeys { $0 }
+            #expect(try held.recordKey(table: "patient", recordID: Self.recordID) == first)
             await vault.lock()
+            await expectMedVaultError(.locked) { try held.recordKey(table: "patient", recordID: Self.recordID) }
             await expectMedVaultError(.locked) { try await vault.withSyncKeys { _ in 1 } }
 
             // The same vault reopened derives the same keys.
