@@ -74,7 +74,7 @@ extension RemoteChangeApplier {
         let stock = try stockMedications(of: preparedRecords, db)
 
         var seen = Set<RecordKey>()
-        var pendingLog: [(table: VaultTable, id: UUID, version: Int64?)] = []
+        var pendingLog: [(table: VaultTable, id: UUID, version: Int64?, origin: UUID)] = []
         var pendingClocks: [(clock: SyncStateStore.Clock, table: VaultTable, id: UUID)] = []
         func flush() throws {
             guard !pendingLog.isEmpty || !pendingClocks.isEmpty else { return }
@@ -117,7 +117,7 @@ extension RemoteChangeApplier {
                 outcome.applied += 1
                 do {
                     try SyncRecordStore.insertNew(state, table: record.table, id: id, columns: tableColumns, db)
-                    pendingLog.append((record.table, id, state.version))
+                    pendingLog.append((record.table, id, state.version, record.record.deviceID))
                     pendingClocks.append((record.remote, record.table, id))
                 } catch let error as MedVaultError where refusals.contains(error.code) {
                     if try SyncStateStore.addConflict(kind: .refused, table: record.table, id: id, loser: record.remote,
@@ -160,7 +160,8 @@ extension RemoteChangeApplier {
             return false
         }
         do {
-            if try SyncAttachmentStore.stage(chunk.attachmentID, seq: chunk.seq, data: chunk.data, db) == .corrupted {
+            if try SyncAttachmentStore.stage(chunk.attachmentID, seq: chunk.seq, data: chunk.data,
+                                             origin: item.record.deviceID, db) == .corrupted {
                 refuse(item, attachmentMismatch)
             }
             return true

@@ -126,7 +126,8 @@ enum RemoteChangeApplier {
                               remote: SyncStateStore.Clock, refusedAgainst winner: SyncStateStore.Clock, now: Date,
                               columns: [String], _ db: DatabaseConnection, _ outcome: inout Outcome) throws -> Bool {
         do {
-            try SyncRecordStore.write(state, table: table, id: record.recordID, operation: operation, columns: columns, db)
+            try SyncRecordStore.write(state, table: table, id: record.recordID, operation: operation, columns: columns,
+                                      origin: record.deviceID, db)
         } catch let error as MedVaultError where refusals.contains(error.code) {
             if try SyncStateStore.addConflict(kind: .refused, table: table, id: record.recordID, loser: remote,
                                               loserIsLocal: false, loserState: record.state, winner: winner, now: now, db) {

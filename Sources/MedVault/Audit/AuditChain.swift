@@ -7,7 +7,8 @@ import MedVaultKeys
 ///
 /// ```
 /// mac_0 = HMAC(auditKey, "MedVault audit chain v1")
-/// mac_n = HMAC(auditKey, mac_{n-1} ‖ bytes(seq, time, device, actor, action, entity_table, entity_id))
+/// mac_n = HMAC(auditKey, mac_{n-1} ‖ bytes(seq, time, device, actor, action, entity_table, entity_id)
+///                        [‖ bytes(origin), only when origin is not NULL])
 /// ```
 ///
 /// `bytes` encodes each column as stored, with its type: `NULL` as `0x00`; an integer as
@@ -16,6 +17,11 @@ import MedVaultKeys
 /// IEEE bits. So every column, including a change of type, is covered and no two
 /// entries encode alike. The sequence is inside: an entry moved to another position
 /// no longer verifies.
+///
+/// `origin` (migration "audit origin": the device a synced change came from) is appended
+/// only when set: every entry written before the column existed keeps its MAC, and since
+/// each column's encoding says where it ends, an entry with an origin never encodes like
+/// one without. Clearing or setting it afterwards breaks the MAC.
 enum AuditChain {
     static let genesisLabel = Array("MedVault audit chain v1".utf8)
 
@@ -33,6 +39,8 @@ enum AuditChain {
         var action: VaultValue
         var table: VaultValue
         var entityID: VaultValue
+        /// `NULL` for a change made on this device and for events.
+        var origin: VaultValue = .null
     }
 
     /// The MAC of `entry` following `previous`.
@@ -50,6 +58,7 @@ enum AuditChain {
         append(entry.action, to: &out)
         append(entry.table, to: &out)
         append(entry.entityID, to: &out)
+        if entry.origin != .null { append(entry.origin, to: &out) }
     }
 
     /// The message of one MAC, `mac_{n-1} ‖ bytes(entry)`, in a buffer reused from entry

@@ -17,10 +17,15 @@ public struct AuditEntry: Hashable, Sendable, Codable {
     public let table: VaultTable?
     /// The record's id (for an export: the patient's); `nil` for a vault-wide event.
     public let entityID: UUID?
+    /// The device that made the change, when it arrived through sync: its change-log
+    /// device id, the id sync lists it under (`SyncDevice.id`). `nil` for a change made on
+    /// this device (``deviceID``) and for events. Only a change whose envelope was signed
+    /// by that device's certified key is applied, so the name is the signer's.
+    public let syncedFrom: UUID?
 
     /// Creates an entry (the trail creates them; this is for tests).
     public init(sequence: Int64, time: Date, deviceID: UUID?, actor: UUID?, action: AuditAction,
-                table: VaultTable?, entityID: UUID?) {
+                table: VaultTable?, entityID: UUID?, syncedFrom: UUID? = nil) {
         self.sequence = sequence
         self.time = time
         self.deviceID = deviceID
@@ -28,5 +33,6 @@ public struct AuditEntry: Hashable, Sendable, Codable {
         self.action = action
         self.table = table
         self.entityID = entityID
+        self.syncedFrom = syncedFrom
     }
 }

@@ -28,7 +28,7 @@ enum AuditTrailReader {
         }
         let limitParameter = parameter(.integer(Int64(limit)))
         let sql = """
-            SELECT a.seq, a.time, d.device_id, a.actor, a.action, a.entity_table, a.entity_id
+            SELECT a.seq, a.time, d.device_id, a.actor, a.action, a.entity_table, a.entity_id, a.origin
             FROM medvault_audit a LEFT JOIN medvault_device d ON d.id = a.device
             WHERE \(conditions.joined(separator: " AND ")) ORDER BY a.seq LIMIT \(limitParameter)
             """
@@ -39,7 +39,8 @@ enum AuditTrailReader {
                 actor: row.isNull(at: 3) ? nil : try UUID(row: row, column: 3),
                 action: AuditCodes.action(row.text(at: 4)),
                 table: row.isNull(at: 5) ? nil : ChangeLogCodes.table(row.text(at: 5)),
-                entityID: row.isNull(at: 6) ? nil : try UUID(row: row, column: 6))
+                entityID: row.isNull(at: 6) ? nil : try UUID(row: row, column: 6),
+                syncedFrom: row.isNull(at: 7) ? nil : try UUID(row: row, column: 7))
         }
     }
 
@@ -87,7 +88,7 @@ enum AuditTrailReader {
     }
 
     static let selectForVerify = """
-        SELECT seq, time, device, actor, action, entity_table, entity_id, mac FROM medvault_audit \
+        SELECT seq, time, device, actor, action, entity_table, entity_id, mac, origin FROM medvault_audit \
         WHERE seq > ? ORDER BY seq
         """
 
@@ -95,7 +96,8 @@ enum AuditTrailReader {
         let columns = AuditChain.Columns(
             seq: row.int64(at: 0), time: AuditChain.storedValue(row, 1), device: AuditChain.storedValue(row, 2),
             actor: AuditChain.storedValue(row, 3), action: AuditChain.storedValue(row, 4),
-            table: AuditChain.storedValue(row, 5), entityID: AuditChain.storedValue(row, 6))
+            table: AuditChain.storedValue(row, 5), entityID: AuditChain.storedValue(row, 6),
+            origin: AuditChain.storedValue(row, 8))
         let mac: [UInt8] = row.isNull(at: 7) ? [] : [UInt8](row.blob(at: 7))
         return (columns, mac)
     }

@@ -38,7 +38,8 @@ final class AuditTrailWriter {
     }
 
     /// Appends one entry per change, in order, with multi-row `INSERT`s of up to 64 rows.
-    func append(_ changes: [(table: VaultTable, id: UUID, operation: ChangeOperation)],
+    /// A change's `origin` is the device it came from through sync (`nil`: made here).
+    func append(_ changes: [(table: VaultTable, id: UUID, operation: ChangeOperation, origin: UUID?)],
                 now: Int64, device: VaultValue) throws {
         guard !isDisabled, let key = keys?.key else { return }
         try load(key)
@@ -50,7 +51,7 @@ final class AuditTrailWriter {
             while (1 << level) > changes.count - start { level -= 1 }
             let size = 1 << level
             var values: [VaultValue] = []
-            values.reserveCapacity(size * 8)
+            values.reserveCapacity(size * 9)
             var sequence = headSequence
             var mac = headMAC
             for change in changes[start..<(start + size)] {
@@ -66,7 +67,8 @@ final class AuditTrailWriter {
                 }
                 let columns = AuditChain.Columns(
                     seq: sequence, time: .integer(now), device: device, actor: actor,
-                    action: operationCode, table: tableCode, entityID: change.id.vaultValue)
+                    action: operationCode, table: tableCode, entityID: change.id.vaultValue,
+                    origin: change.origin?.vaultValue ?? .null)
                 mac = try message.mac(key, previous: mac, columns)
                 Self.appendRow(columns, mac: mac, to: &values)
             }
@@ -88,14 +90,14 @@ final class AuditTrailWriter {
             entityID: id?.vaultValue ?? .null)
         let mac = try message.mac(key, previous: headMAC, columns)
         var values: [VaultValue] = []
-        values.reserveCapacity(8)
+        values.reserveCapacity(9)
         Self.appendRow(columns, mac: mac, to: &values)
         try connection.execute(Self.insertSQL[0], values)
         headSequence = columns.seq
         headMAC = mac
     }
 
-    /// Appends the 8 arguments of one row (no array per entry).
+    /// Appends the 9 arguments of one row (no array per entry).
     private static func appendRow(_ columns: AuditChain.Columns, mac: Data, to values: inout [VaultValue]) {
         values.append(.integer(columns.seq))
         values.append(columns.time)
@@ -104,6 +106,7 @@ final class AuditTrailWriter {
         values.append(columns.action)
         values.append(columns.table)
         values.append(columns.entityID)
+        values.append(columns.origin)
         values.append(.blob(mac))
     }
 
@@ -137,7 +140,8 @@ final class AuditTrailWriter {
 
     /// `INSERT` statements of 1, 2, 4, … 64 rows.
     static let insertSQL: [String] = (0...6).map { level in
-        let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: 1 << level).joined(separator: ", ")
-        return "INSERT INTO medvault_audit (seq, time, device, actor, action, entity_table, entity_id, mac) VALUES \(rows)"
+        let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?)", count: 1 << level).joined(separator: ", ")
+        return "INSERT INTO medvault_audit (seq, time, device, actor, action, entity_table, entity_id, origin, mac) "
+            + "VALUES \(rows)"
     }
 }

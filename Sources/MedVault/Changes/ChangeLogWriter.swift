@@ -68,21 +68,22 @@ final class ChangeLogWriter {
 
     // MARK: - Appending
 
-    /// Appends one entry.
-    func append(table: VaultTable, id: UUID, operation: ChangeOperation, version: Int64?) throws {
+    /// Appends one entry; `origin` is the device the change came from through sync (its
+    /// audit entry names it), `nil` for a change made here.
+    func append(table: VaultTable, id: UUID, operation: ChangeOperation, version: Int64?, origin: UUID? = nil) throws {
         if isDisabled { return }
         try load()
         let now = wallMilliseconds()
         try connection.execute(Self.insertSQL[0], arguments(table, id, operation, version, now: now))
         touchedTables.insert(table)
-        try audit.append([(table, id, operation)], now: now, device: deviceID)
+        try audit.append([(table, id, operation, origin)], now: now, device: deviceID)
     }
 
     #if BenchmarkSwitches
     /// Appends `count` audit entries for random patient ids and no record (benchmarks only).
     func appendSyntheticAuditEntries(_ count: Int) throws {
         try load()
-        try audit.append((0..<count).map { _ in (VaultTable.patient, UUID(), ChangeOperation.update) },
+        try audit.append((0..<count).map { _ in (VaultTable.patient, UUID(), ChangeOperation.update, nil) },
                          now: wallMilliseconds(), device: deviceID)
     }
     #endif
@@ -120,7 +121,7 @@ final class ChangeLogWriter {
             try connection.execute(Self.insertSQL[level], values)
             start += size
         }
-        try audit.append(records.map { ($0.table, $0.id, $0.operation) }, now: now, device: deviceID)
+        try audit.append(records.map { ($0.table, $0.id, $0.operation, $0.origin) }, now: now, device: deviceID)
     }
 
     private func arguments(_ table: VaultTable, _ id: UUID, _ operation: ChangeOperation,

@@ -8,6 +8,8 @@ struct ChangeRecord {
     let id: UUID
     let operation: ChangeOperation
     let version: Int64?
+    /// The device the change came from through sync; `nil` for a change made here.
+    var origin: UUID? = nil
 }
 
 /// A MedVault record type whose writes the change log records, and its table.

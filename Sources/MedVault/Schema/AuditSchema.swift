@@ -37,4 +37,12 @@ enum AuditSchema {
             BEGIN SELECT RAISE(ABORT, 'medvault_audit is append-only'); END;
             """)
     }
+
+    /// Migration "audit origin" (issue #31): `origin`, the 16-byte change-log device id of
+    /// the device whose change an entry records when it arrived through sync, `NULL` for a
+    /// change made on this device and for every event. The chain covers it when it is set
+    /// (`AuditChain`), so entries written before keep their MACs. Frozen.
+    static func addOrigin(_ db: DatabaseConnection) throws {
+        try db.executeScript("ALTER TABLE medvault_audit ADD COLUMN origin BLOB;")
+    }
 }

@@ -27,6 +27,7 @@ public enum MedVaultSchema {
         .init("professional signatures", apply: SigningSchema.addProfessionalSignatures),
         .init("sync device sequences", apply: SyncDeviceSequenceSchema.createDeviceSequences),
         .init("sync epochs", apply: SyncEpochSchema.createEpochs),
+        .init("audit origin", apply: AuditSchema.addOrigin),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a

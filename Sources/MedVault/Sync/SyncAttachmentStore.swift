@@ -55,10 +55,12 @@ package enum SyncAttachmentStore {
 
     /// Stages a received chunk of attachment `id`, unless that attachment is complete
     /// here already (a chunk sent again), then completes the attachment when it can.
+    /// The completion's audit entry names `origin`, the device the chunk came from.
     ///
     /// - Throws: `validation` for an index below 0 or data over 64 KiB (nothing is
     ///   written); storage errors.
-    package static func stage(_ id: UUID, seq: Int64, data: Data, _ db: DatabaseConnection) throws -> Completion {
+    package static func stage(_ id: UUID, seq: Int64, data: Data, origin: UUID?,
+                              _ db: DatabaseConnection) throws -> Completion {
         guard seq >= 0, !data.isEmpty, data.count <= SQLCipherAttachmentRepository.chunkByteCount else {
             throw MedVaultError(.validation, field: "chunk", reason: "an attachment chunk is out of range")
         }
@@ -75,7 +77,7 @@ package enum SyncAttachmentStore {
             let version = try db.fetchOne("SELECT version FROM attachment WHERE id = ?", [id.vaultValue]) {
                 $0.int64(at: 0)
             }
-            try db.changeLog.append(table: .attachment, id: id, operation: .update, version: version)
+            try db.changeLog.append(table: .attachment, id: id, operation: .update, version: version, origin: origin)
         }
         return completion
     }

@@ -66,19 +66,21 @@ package enum SyncRecordStore {
     ///   - operation: The change-log operation to record for an update (a remote
     ///     `deactivate`, `cancel`…); an insert logs `insert`, a removal `delete`.
     ///   - columns: The table's synced columns, when the caller read them already.
+    ///   - origin: The device the change came from through sync, which its audit entry
+    ///     names; `nil` for a change this device's user made (a conflict resolved here).
     /// - Throws: `invalidArgument` when the state names a column this vault's table
     ///   does not have or another record's id; `immutable` when a medical-record rule
     ///   refuses the change; constraint errors. Nothing is written on error.
     @discardableResult
     package static func write(_ state: SyncRowState?, table: VaultTable, id: UUID, operation: ChangeOperation,
-                              columns: [String]? = nil, _ db: DatabaseConnection) throws -> WriteOutcome {
+                              columns: [String]? = nil, origin: UUID? = nil, _ db: DatabaseConnection) throws -> WriteOutcome {
         let names = try columns ?? Self.columns(of: table, db)
         let key = keyColumn(table)
         let current = try read(table, id: id, columns: names, db)
         guard let state else {
             guard let current else { return .unchanged }
             try db.execute("DELETE FROM \(table.rawValue) WHERE \(key) = ?", [id.vaultValue])
-            try db.changeLog.append(table: table, id: id, operation: .delete, version: current.version)
+            try db.changeLog.append(table: table, id: id, operation: .delete, version: current.version, origin: origin)
             return .deleted
         }
         let known = Set(names)
@@ -97,12 +99,12 @@ package enum SyncRecordStore {
             try db.execute("UPDATE \(table.rawValue) SET \(assignments) WHERE \(key) = ?",
                            changed.map { state.columns[$0]!.vaultValue } + [id.vaultValue])
             try db.changeLog.append(table: table, id: id, operation: operation == .insert ? .update : operation,
-                                    version: state.version)
+                                    version: state.version, origin: origin)
             outcome = .updated
         } else {
             let present = names.filter { state.columns[$0] != nil }
             try insertRow(table, columns: present, values: present.map { state.columns[$0]!.vaultValue }, db)
-            try db.changeLog.append(table: table, id: id, operation: .insert, version: state.version)
+            try db.changeLog.append(table: table, id: id, operation: .insert, version: state.version, origin: origin)
             outcome = .inserted
         }
         if table == .patient { try reindexPatient(id, db) }
@@ -116,7 +118,7 @@ package enum SyncRecordStore {
     /// it: the caller logs a run of inserts at once with ``logInserts(_:_:)``, before
     /// any other change, in the same transaction.
     ///
-    /// The same checks and the same `INSERT` as ``write(_:table:id:operation:columns:_:)``
+    /// The same checks and the same `INSERT` as ``write(_:table:id:operation:columns:origin:_:)``
     /// for a new record; a patient gets its search-index rows.
     ///
     /// - Throws: `invalidArgument` for a column this schema lacks or another record's
@@ -147,10 +149,13 @@ package enum SyncRecordStore {
     }
 
     /// Logs records inserted by ``insertNew(_:table:id:columns:_:)``, in order, with the
-    /// change log's multi-row appends (one `insert` entry each, as ``write(_:table:id:operation:columns:_:)``).
-    package static func logInserts(_ inserted: [(table: VaultTable, id: UUID, version: Int64?)],
+    /// change log's multi-row appends (one `insert` entry each, as ``write(_:table:id:operation:columns:origin:_:)``,
+    /// its audit entry naming `origin`, the device it came from).
+    package static func logInserts(_ inserted: [(table: VaultTable, id: UUID, version: Int64?, origin: UUID)],
                                    _ db: DatabaseConnection) throws {
-        try db.changeLog.append(inserted.map { ChangeRecord(table: $0.table, id: $0.id, operation: .insert, version: $0.version) })
+        try db.changeLog.append(inserted.map {
+            ChangeRecord(table: $0.table, id: $0.id, operation: .insert, version: $0.version, origin: $0.origin)
+        })
     }
 
     /// Which of `ids` have a row in `table`: one indexed lookup per 64 ids.

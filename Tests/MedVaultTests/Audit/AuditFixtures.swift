@@ -31,8 +31,9 @@ enum AuditFixtures {
     /// A second connection to the vault's database with its key: what an attacker
     /// holding the database key (not the vault key) can do with raw SQL. The triggers
     /// that keep the trail append-only are dropped first, as such an attacker would.
-    static func tamper(_ vault: Vault, _ sql: String, _ arguments: [VaultValue] = []) async throws {
-        let key = try VaultFixtures.databaseKey(in: vault.layout.folder, password: try Password("probe"))
+    static func tamper(_ vault: Vault, _ sql: String, _ arguments: [VaultValue] = [],
+                       password: Password? = nil) async throws {
+        let key = try VaultFixtures.databaseKey(in: vault.layout.folder, password: try password ?? Password("probe"))
         defer { key.wipe() }
         let pool = try await VaultDatabase.open(at: vault.layout.database, key: key, mode: .openExisting,
                                                   migrator: MedVaultSchema.migrator)

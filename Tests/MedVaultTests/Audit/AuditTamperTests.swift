@@ -21,6 +21,7 @@ struct AuditTamperTests {
     @Test("Editing any column of entry k is reported as edited at k", arguments: [
         "time = time + 1", "device = device + 1", "actor = randomblob(16)", "action = 2",
         "entity_table = 3", "entity_id = randomblob(16)", "mac = randomblob(32)", "time = CAST(time AS TEXT) || 'x'",
+        "origin = randomblob(16)",
     ])
     func editedColumn(change: String) async throws {
         try await withTemporaryDirectory { directory in

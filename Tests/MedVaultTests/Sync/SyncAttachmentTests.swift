@@ -356,7 +356,7 @@ struct SyncAttachmentTests {
             let vault = devices.vaults[0]
             for (seq, data) in [(Int64(-1), Data([1])), (0, Data()), (0, F.content(Self.chunk + 1, seed: 16))] {
                 let code = await SyncFixtures.errorCode {
-                    try await vault.database.write { db in _ = try SyncAttachmentStore.stage(id, seq: seq, data: data, db) }
+                    try await vault.database.write { db in _ = try SyncAttachmentStore.stage(id, seq: seq, data: data, origin: nil, db) }
                 }
                 #expect(code == .validation)
             }
