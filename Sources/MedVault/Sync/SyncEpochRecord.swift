@@ -6,24 +6,34 @@ import MedVaultKeys
 /// the encrypted database. Package API for the sync engine and ``Vault``; every function
 /// runs inside the caller's transaction. Keys go from the row straight into secure memory.
 package enum SyncEpochRecord {
-    /// Every epoch key this device holds, by epoch (from 1).
+    /// Calls `body` with each stored epoch and its key's bytes, in place (valid during the
+    /// call only; nothing is copied), in epoch order.
     ///
-    /// - Throws: `corrupted` for a stored key of the wrong length; storage errors.
-    package static func epochKeys(_ db: DatabaseConnection) throws -> [UInt32: SecureBytes] {
-        let rows = try db.fetchAll("SELECT epoch, key FROM sync_epoch_key ORDER BY epoch") { row -> (UInt32, SecureBytes) in
+    /// - Throws: `corrupted` for an epoch out of range or a key of the wrong length.
+    static func forEachEpochKey(_ db: DatabaseConnection,
+                                _ body: (UInt32, UnsafeRawBufferPointer) throws -> Void) throws {
+        try db.forEachRow("SELECT epoch, key FROM sync_epoch_key ORDER BY epoch", []) { row in
             let epoch = row.int64(at: 0)
             guard epoch > 0, epoch <= Int64(UInt32.max) else {
                 throw MedVaultError(.corrupted, reason: "a stored sync epoch is out of range")
             }
-            let key = try row.withBlob(at: 1) { bytes -> SecureBytes in
+            try row.withBlob(at: 1) { bytes in
                 guard bytes.count == SyncKeys.epochKeyLength else {
                     throw MedVaultError(.corrupted, reason: "a stored sync epoch key has the wrong length")
                 }
-                return SecureBytes(copying: bytes)
+                try body(UInt32(epoch), bytes)
             }
-            return (UInt32(epoch), key)
+            return true
         }
-        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Every epoch key this device holds, by epoch (from 1).
+    ///
+    /// - Throws: `corrupted` for a stored key of the wrong length; storage errors.
+    package static func epochKeys(_ db: DatabaseConnection) throws -> [UInt32: SecureBytes] {
+        var keys: [UInt32: SecureBytes] = [:]
+        try forEachEpochKey(db) { epoch, bytes in keys[epoch] = SecureBytes(copying: bytes) }
+        return keys
     }
 
     /// The newest epoch this device holds a key of; 0 with none.

@@ -32,6 +32,12 @@ extension Vault {
     }
 
     private func syncKeyChain(adding extra: [UInt32: SecureBytes] = [:]) async throws -> SyncKeyChain {
+        let cache = keys.chainCache
+        let vaultID = vaultID
+        if extra.isEmpty, !keys.lockRequest.isSet,
+           let chain = try await database.read({ db in try cache.chain(matching: vaultID, db) }) {
+            return chain
+        }
         let stored = try await database.read { db in try SyncEpochRecord.epochKeys(db) }
         defer { for key in stored.values { key.wipe() } }
         return try await keys.syncKeyChain(vaultID: vaultID, epochKeys: stored.merging(extra) { held, _ in held })

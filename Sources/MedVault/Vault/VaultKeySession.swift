@@ -22,8 +22,9 @@ import MedVaultKeys
 actor VaultKeySession {
     private(set) var keyring: Keyring
     private var vaultKey: SecureBytes?
-    /// The sync keys last derived (``syncKeyChain(vaultID:epochKeys:)``).
-    private var chainCache = SyncKeyChainCache()
+    /// The sync keys last derived (``syncKeyChain(vaultID:epochKeys:)``), also looked up
+    /// from a database read without a hop to this actor.
+    nonisolated let chainCache = SyncKeyChainCache()
     private var operationInFlight = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
     /// Set by ``lock()``; read from other threads by a rotation's progress callback.

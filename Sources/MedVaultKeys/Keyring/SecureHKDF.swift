@@ -57,8 +57,9 @@ enum SecureHKDF {
         }
     }
 
-    /// RFC 5869 extract, then the first expand block, into `okm` (32 bytes).
-    private static func derive(inputKeyMaterial: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8],
+    /// RFC 5869 extract, then the first expand block, into `okm` (32 bytes): for a key that
+    /// lives for one call, in a buffer of ``SecureMemory/withScratch(byteCount:_:)``.
+    static func derive(inputKeyMaterial: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8],
                                into okm: UnsafeMutableRawBufferPointer) {
         SecureMemory.withScratch(byteCount: outputLength) { prkBytes in
             salt.withUnsafeBytes { saltBytes in hmac(key: saltBytes, [inputKeyMaterial], into: prkBytes) }

@@ -167,23 +167,22 @@ public struct SyncDeviceKey: Sendable {
     }
 
     /// Derives the pair's own seed from the device seed (HKDF, one label per key), then the
-    /// pair, both in secure memory wiped on return.
+    /// pair, both in scratch buffers zeroed on return (`SecureMemory.withScratch`: they live
+    /// for this call only, so no guarded allocation, whose `mmap` and `mprotect`s a sync
+    /// pass would pay at each signature).
     private func withPair<Result>(
         label: [UInt8], secretLength: Int, _ body: ([UInt8], UnsafePointer<UInt8>) throws -> Result,
         derive: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafePointer<UInt8>) -> Int32
     ) throws -> Result {
         guard SecureMemory.sodiumReady else { throw MedVaultError(.storage, reason: "libsodium is not initialised") }
-        let pairSeed = try seed.withUnsafeBytes { ikm in
-            SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: [], info: label)
-        }
-        defer { pairSeed.wipe() }
-        let secretKey = SecureBytes(count: secretLength) { _ in }
-        defer { secretKey.wipe() }
-        var publicKey = [UInt8](repeating: 0, count: Self.publicKeyLength)
-        return try pairSeed.withUnsafeBytes { seedBytes in
-            try secretKey.withFreshMutableBytes { secret in
+        return try SecureMemory.withScratch(byteCount: SecureHKDF.outputLength) { pairSeed in
+            try seed.withUnsafeBytes { ikm in
+                SecureHKDF.derive(inputKeyMaterial: ikm, salt: [], info: label, into: pairSeed)
+            }
+            return try SecureMemory.withScratch(byteCount: secretLength) { secret in
+                var publicKey = [UInt8](repeating: 0, count: Self.publicKeyLength)
                 let secretPointer = secret.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                _ = derive(&publicKey, secretPointer, seedBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                _ = derive(&publicKey, secretPointer, pairSeed.baseAddress!.assumingMemoryBound(to: UInt8.self))
                 return try body(publicKey, UnsafePointer(secretPointer))
             }
         }

@@ -158,6 +158,16 @@ public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConv
         }
     }
 
+    /// Whether these bytes equal `bytes`, in time that depends only on the lengths; `false`
+    /// once wiped. For comparing with bytes that are not held in a buffer of this type (a
+    /// database row's) without copying them.
+    package func constantTimeEquals(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        lock.withLock {
+            guard !isWiped, count == bytes.count else { return false }
+            return SecureMemory.constantTimeEqual(UnsafeRawBufferPointer(rebasing: region.bytes[0..<count]), bytes)
+        }
+    }
+
     /// Never shows the bytes.
     public var description: String { "SecureBytes(\(count) bytes, redacted)" }
     /// Never shows the bytes.

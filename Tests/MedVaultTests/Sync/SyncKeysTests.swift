@@ -147,4 +147,30 @@ struct SyncKeysTests {
             await reopened.lock()
         }
     }
+
+    @Test("Kept sync keys follow the stored epoch keys: a new epoch, or another key for the same epoch, is derived at the next request")
+    func keptKeysFollowStoredEpochKeys() async throws {
+        try await withTemporaryDirectory { dir in
+            let vault = try await Vault.create(at: dir.url, password: try VaultFixtures.password(),
+                                               options: VaultFixtures.options).vault
+            func authority() async throws -> (epoch: UInt32, key: [UInt8]) {
+                try await vault.withSyncKeyChain { chain in (chain.epoch, try chain.current.deviceSigningPublicKey()) }
+            }
+            let epochZero = try await authority()
+            #expect(epochZero.epoch == 0)
+            #expect(try await authority() == epochZero)
+
+            let first = SecureBytes(copying: [UInt8](repeating: 1, count: SyncKeys.epochKeyLength))
+            let second = SecureBytes(copying: [UInt8](repeating: 2, count: SyncKeys.epochKeyLength))
+            try await vault.database.write { db in try SyncEpochRecord.addEpochKeys([1: first], db) }
+            let epochOne = try await authority()
+            #expect(epochOne.epoch == 1 && epochOne.key != epochZero.key)
+            #expect(try await authority() == epochOne)
+            // The same epoch with another key (a reset vault registered again): not the kept chain.
+            try await vault.database.write { db in try SyncEpochRecord.replaceEpochKeys([1: second], db) }
+            let replaced = try await authority()
+            #expect(replaced.epoch == 1 && replaced.key != epochOne.key)
+            await vault.lock()
+        }
+    }
 }
