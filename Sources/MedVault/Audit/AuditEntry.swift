@@ -19,8 +19,10 @@ public struct AuditEntry: Hashable, Sendable, Codable {
     public let entityID: UUID?
     /// The device that made the change, when it arrived through sync: its change-log
     /// device id, the id sync lists it under (`SyncDevice.id`). `nil` for a change made on
-    /// this device (``deviceID``) and for events. Only a change whose envelope was signed
-    /// by that device's certified key is applied, so the name is the signer's.
+    /// this device (``deviceID``) and for events. From sync epoch 1 only a change whose
+    /// push was signed by that device's certified key is applied, so the name is the
+    /// signer's; at epoch 0 (a vault registered before epochs) it is the author the sealed
+    /// envelope claims, which any device holding the vault key could have sealed.
     public let syncedFrom: UUID?
 
     /// Creates an entry (the trail creates them; this is for tests).

@@ -12,7 +12,8 @@ import MedVaultCore
 /// cannot substitute its own (docs/sync.md, "Epochs").
 ///
 /// The seed lives in secure pages; each operation derives the key pair it needs for that
-/// call in secure memory and wipes it. Call ``wipe()`` when done.
+/// call in a scratch buffer (`SecureMemory.withScratch`: zeroed on return, but not
+/// `mlock`ed, as HKDF's intermediate keys) and zeroes it. Call ``wipe()`` when done.
 public struct SyncDeviceKey: Sendable {
     /// Length of the seed.
     public static let seedLength = 32

@@ -5,7 +5,9 @@ import MedVaultCore
 /// each opens the envelopes sealed in its epoch (docs/sync.md, "Epochs").
 ///
 /// Epoch 0's keys derive from the vault key alone; a vault registered by this version
-/// starts at epoch 1, and each revocation starts the next. Call ``wipe()`` when done.
+/// starts at epoch 1, and each revocation starts the next. Whoever derived a chain wipes
+/// it (``wipe()``); one a vault hands out (`Vault.withSyncKeyChain`) is the vault's, kept
+/// while it is unlocked and wiped by its `lock()`: never wipe that one.
 public struct SyncKeyChain: Sendable {
     /// The keys of the newest epoch held.
     public let current: SyncKeys
@@ -40,6 +42,9 @@ public struct SyncKeyChain: Sendable {
 
     /// Whether this device holds the keys of `epoch`.
     public func holds(epoch: UInt32) -> Bool { byEpoch[epoch] != nil }
+
+    /// Whether any epoch's keys were wiped.
+    public var wasWiped: Bool { byEpoch.values.contains { $0.wasWiped } }
 
     /// Wipes every epoch's keys.
     public func wipe() {

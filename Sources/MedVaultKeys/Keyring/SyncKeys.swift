@@ -117,6 +117,9 @@ public struct SyncKeys: Sendable {
         self.deviceSigningSeed = authority
     }
 
+    /// Whether any of the three keys was wiped.
+    public var wasWiped: Bool { envelopeKey.wasWiped || recordKeyKey.wasWiped || deviceSigningSeed.wasWiped }
+
     /// Zeroes the three keys. Every method then throws `MedVaultError.Code.locked`.
     public func wipe() {
         envelopeKey.wipe()

@@ -172,6 +172,10 @@ struct SyncAttachmentTests {
             #expect(entries.map(\.table) == [.attachment])
             #expect(entries.map(\.recordID) == [attachment.id])
             #expect(entries.map(\.operation) == [.update])
+            // Its audit entry names the device the chunks came from (issue #31, item 4).
+            let audited = try await b.audit.entries(limit: 100).filter { $0.entityID == attachment.id }
+            #expect(audited.map(\.action) == [.create, .update])
+            #expect(audited.allSatisfy { $0.syncedFrom == credentials.deviceID })
         }
     }
 

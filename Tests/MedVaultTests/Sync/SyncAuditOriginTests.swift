@@ -51,8 +51,10 @@ struct SyncAuditOriginTests {
         }
     }
 
-    @Test("Clearing or changing the device a synced entry names is reported as an edit")
-    func originIsCovered() async throws {
+    @Test("Clearing or changing the device a synced entry names is reported as an edit", arguments: [
+        "origin = NULL", "origin = randomblob(16)",
+    ])
+    func originIsCovered(change: String) async throws {
         try await withTemporaryDirectory { dir in
             let devices = try await SyncDevices.make(2, in: dir)
             defer { Task { await devices.lockAll() } }
@@ -65,11 +67,27 @@ struct SyncAuditOriginTests {
                 Issue.record("the untouched trail does not verify")
                 return
             }
-            for change in ["origin = NULL", "origin = randomblob(16)"] {
-                try await AuditFixtures.tamper(b, "UPDATE medvault_audit SET \(change) WHERE seq = ?",
-                                               [.integer(entry.sequence)], password: try VaultFixtures.password())
-                #expect(try await b.audit.verify() == .tampered(sequence: entry.sequence, problem: .edited))
-            }
+            try await AuditFixtures.tamper(b, "UPDATE medvault_audit SET \(change) WHERE seq = ?",
+                                           [.integer(entry.sequence)], password: try VaultFixtures.password())
+            #expect(try await b.audit.verify() == .tampered(sequence: entry.sequence, problem: .edited))
+        }
+    }
+
+    @Test("A synced deletion is audited as the deleting device's")
+    func deletionNamesItsDevice() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let (a, b) = (devices.vaults[0], devices.vaults[1])
+            let aID = try #require(try await devices.engines[0].credentials()).deviceID
+            let session = try await SyncAttachmentFixtures.session(on: a)
+            let attachment = try await SyncAttachmentFixtures.attach(Data("informe".utf8), to: session, on: a)
+            try await devices.syncAll()
+            try await a.attachments.delete(attachment.id)
+            try await devices.syncAll()
+            let onB = try await Self.entries(b, about: attachment.id)
+            #expect(onB.map(\.action) == [.create, .delete])
+            #expect(onB.allSatisfy { $0.syncedFrom == aID })
         }
     }
 }
