@@ -92,9 +92,10 @@ struct AuditListCommand: VaultCommand {
     }
 
     /// One entry: ids and codes only, nothing a record holds; a change that came through
-    /// sync ends with the device that made it (`from` and its id's first 8 characters). The action and table are
-    /// stored text that someone holding the database key can rewrite: escaped, so a
-    /// stored newline cannot forge a line nor an escape sequence reach the terminal.
+    /// sync ends with the device that made it (`from` and its id's first 8 characters).
+    /// The action and table are stored text that someone holding the database key can
+    /// rewrite: escaped, so a stored newline cannot forge a line nor an escape sequence
+    /// reach the terminal.
     static func line(_ entry: AuditEntry) -> String {
         [String(entry.sequence), PatientTable.dayAndTime(entry.time), TextSafety.escaped(entry.action.rawValue),
          entry.table.map { TextSafety.escaped($0.rawValue) } ?? "-", entry.entityID?.uuidString.lowercased() ?? "-",
