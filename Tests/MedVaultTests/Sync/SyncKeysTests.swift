@@ -170,7 +170,17 @@ struct SyncKeysTests {
             try await vault.database.write { db in try SyncEpochRecord.replaceEpochKeys([1: second], db) }
             let replaced = try await authority()
             #expect(replaced.epoch == 1 && replaced.key != epochOne.key)
+
+            // A kept chain someone wiped is derived again, not handed out broken.
+            try await vault.withSyncKeyChain { chain in chain.wipe() }
+            #expect(try await authority() == replaced)
+            // lock() wipes the kept chain and every one it replaced, still held or not.
+            let current = try await vault.withSyncKeyChain { $0 }
+            try await vault.database.write { db in try SyncEpochRecord.replaceEpochKeys([1: first], db) }
+            let newer = try await vault.withSyncKeyChain { $0 }
+            #expect(!current.wasWiped && !newer.wasWiped)
             await vault.lock()
+            #expect(current.wasWiped && newer.wasWiped)
         }
     }
 }
