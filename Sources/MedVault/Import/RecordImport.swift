@@ -31,6 +31,7 @@ enum RecordImport {
                 try inserting("session") {
                     try db.execute(ClinicalRows.insertSession, ClinicalRows.insertArguments(entry.session))
                 }
+                try SessionNoteIndex.indexSession(entry.session.id, in: db)
                 report.sessions += 1
                 logged.append(entry.session.change(.insert))
                 for diagnosis in entry.diagnoses {
@@ -51,6 +52,7 @@ enum RecordImport {
                     try inserting("addendum") {
                         try db.execute(SigningRows.insertAddendum, SigningRows.AddendumColumn.arguments(addendum))
                     }
+                    try SessionNoteIndex.reindexSession(ofAddendum: addendum.id, in: db)
                     report.addenda += 1
                     logged.append(addendum.change(.insert))
                 }

@@ -28,6 +28,7 @@ public enum MedVaultSchema {
         .init("sync device sequences", apply: SyncDeviceSequenceSchema.createDeviceSequences),
         .init("sync epochs", apply: SyncEpochSchema.createEpochs),
         .init("audit origin", apply: AuditSchema.addOrigin),
+        .init("session note search", apply: SessionNoteSearchSchema.createNoteSearch),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a

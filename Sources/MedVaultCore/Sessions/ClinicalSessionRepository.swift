@@ -72,6 +72,34 @@ public protocol ClinicalSessionRepository: Sendable {
     func history(of patientID: UUID, after cursor: SessionHistoryCursor?, limit: Int) async throws
         -> SessionHistoryPage
 
+    /// The sessions whose clinical text matches `query`, newest first (history order),
+    /// a page at a time.
+    ///
+    /// A session's clinical text is its chief complaint, notes and treatment plan and
+    /// its addenda's reasons and texts. It matches when every word of `query` starts a
+    /// word of that text, case- and accent-insensitively (``SearchText``): "insom"
+    /// finds "Insomnio", "ansiedad" finds "Ansiedad". A query without a letter or digit
+    /// matches nothing.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// var page = try await vault.sessions.searchNotes("insomnio", patientID: patient.id, after: nil, limit: 20)
+    /// while let next = page.nextCursor {
+    ///     page = try await vault.sessions.searchNotes("insomnio", patientID: patient.id, after: next, limit: 20)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - query: What the user typed.
+    ///   - patientID: Search this patient's sessions only (active or not); `nil` for
+    ///     every patient of the practice.
+    ///   - cursor: Start after this position; `nil` for the newest.
+    ///   - limit: The page size, at least 1.
+    /// - Throws: ``MedVaultError/Code/notFound`` (field `patientID`) for an unknown
+    ///   patient; ``MedVaultError/Code/invalidArgument`` when `limit` < 1.
+    func searchNotes(_ query: String, patientID: UUID?, after cursor: SessionHistoryCursor?, limit: Int) async throws
+        -> SessionSearchPage
     /// The sessions of every patient starting in `[start, end)`, by date then id.
     ///
     /// - Throws: ``MedVaultError/Code/invalidArgument`` when `end` < `start`.

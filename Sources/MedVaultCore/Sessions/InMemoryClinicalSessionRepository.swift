@@ -38,6 +38,12 @@ public struct InMemoryClinicalSessionRepository: ClinicalSessionRepository {
         try await store.history(of: patientID, after: cursor, limit: limit)
     }
 
+    public func searchNotes(_ query: String, patientID: UUID?, after cursor: SessionHistoryCursor?, limit: Int)
+        async throws -> SessionSearchPage
+    {
+        try await store.searchNotes(query, patientID: patientID, after: cursor, limit: limit)
+    }
+
     public func agenda(from start: Date, to end: Date) async throws -> [ClinicalSession] {
         try await store.agenda(from: start, to: end)
     }

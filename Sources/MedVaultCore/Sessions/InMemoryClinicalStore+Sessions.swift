@@ -100,6 +100,29 @@ extension InMemoryClinicalStore {
         return SessionHistoryPage(entries: entries, nextCursor: next)
     }
 
+    func searchNotes(_ query: String, patientID: UUID?, after cursor: SessionHistoryCursor?, limit: Int) throws
+        -> SessionSearchPage
+    {
+        try Self.checkLimit(limit)
+        if let patientID, patients[patientID] == nil { throw Self.notFound("patientID") }
+        let queryTokens = SearchText.tokens(of: query)
+        guard !queryTokens.isEmpty else { return SessionSearchPage(sessions: [], nextCursor: nil) }
+        let scope = patientID.map { sessionIDsByPatient[$0, default: []].compactMap { sessions[$0] } }
+            ?? Array(sessions.values)
+        var candidates = scope.filter { session in
+            let addendumTexts: [String] = addenda[session.id, default: []].flatMap { [$0.reason, $0.text] }
+            let texts = [session.chiefComplaint, session.notes, session.treatmentPlan].compactMap { $0 } + addendumTexts
+            return SearchText.matches(queryTokens: queryTokens, recordTokens: texts.flatMap(SearchText.tokens(of:)))
+        }
+        if let cursor { candidates = candidates.filter(cursor.precedes) }
+        candidates.sort {
+            ClinicalSession.newer($0.date.millisecondsSince1970, $0.id, than: $1.date.millisecondsSince1970, $1.id)
+        }
+        let page = Array(candidates.prefix(limit))
+        let next = candidates.count > limit ? page.last.map(SessionHistoryCursor.init(after:)) : nil
+        return SessionSearchPage(sessions: page, nextCursor: next)
+    }
+
     func agenda(from start: Date, to end: Date) throws -> [ClinicalSession] {
         let startMS = start.millisecondsSince1970
         let endMS = end.millisecondsSince1970

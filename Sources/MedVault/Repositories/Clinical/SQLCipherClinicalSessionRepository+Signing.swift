@@ -91,6 +91,7 @@ extension SQLCipherClinicalSessionRepository {
             to: sessionID, signed: try isSigned(sessionID, in: db), reason: reason, text: text,
             by: try SQLCipherProfessionalRepository.get(in: db), at: clock.now())
         try db.execute(SigningRows.insertAddendum, SigningRows.AddendumColumn.arguments(addendum))
+        try SessionNoteIndex.reindexSession(ofAddendum: addendum.id, in: db)
         try db.changeLog.append(addendum, .insert)
         return addendum
     }

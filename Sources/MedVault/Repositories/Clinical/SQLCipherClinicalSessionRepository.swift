@@ -119,6 +119,7 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         try ClinicalSQL.inserting(parentField: "patientID") {
             try db.execute(ClinicalRows.insertSession, ClinicalRows.insertArguments(session))
         }
+        try SessionNoteIndex.indexSession(session.id, in: db)
     }
 
     static func fetch(_ id: UUID, _ db: DatabaseConnection) throws -> ClinicalSession {
@@ -217,6 +218,17 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
 
     static func count(in db: DatabaseConnection) throws -> Int {
         try db.fetchOne("SELECT count(*) FROM clinical_session") { try $0[0] as Int } ?? 0
+    }
+
+    /// Sessions whose clinical text matches `query`, newest first, through the
+    /// `session_note_search` full-text index (`SessionNoteIndex`).
+    public func searchNotes(_ query: String, patientID: UUID?, after cursor: SessionHistoryCursor?, limit: Int)
+        async throws -> SessionSearchPage
+    {
+        try ClinicalSQL.checkLimit(limit)
+        return try await pool.read { db in
+            try SessionNoteIndex.search(query, patientID: patientID, after: cursor, limit: limit, in: db)
+        }
     }
 
     public func agenda(from start: Date, to end: Date) async throws -> [ClinicalSession] {

@@ -97,7 +97,7 @@ public struct SQLCipherMedicationStore: MedicationStore {
     /// Medications whose name or generic name has, for every token of `query`, a
     /// token starting with it, case- and accent-insensitively (the FTS4 index).
     public func search(_ query: String, patientID: UUID?) async throws -> [Medication] {
-        guard let match = Self.matchExpression(query) else { return [] }
+        guard let match = FullTextQuery.matchExpression(query) else { return [] }
         return try await pool.read { db in try Self.search(match: match, patientID: patientID, in: db) }
     }
 
@@ -166,16 +166,6 @@ public struct SQLCipherMedicationStore: MedicationStore {
         }
         return try db.fetchAll(sql, [patientID.vaultValue]) { try MedicationRow.decode($0).medication }
             .sorted(by: Medication.listOrder)
-    }
-
-    /// The FTS4 expression of `query`: for every token, a prefix term; `nil` when the
-    /// query has no token, and so finds nothing.
-    static func matchExpression(_ query: String) -> String? {
-        let tokens = SearchText.tokens(of: query)
-        guard !tokens.isEmpty else { return nil }
-        // Tokens hold only letters and digits, so `token*` is always a plain prefix
-        // term, never FTS syntax; the string is bound, not interpolated.
-        return tokens.map { $0 + "*" }.joined(separator: " ")
     }
 
     static func search(match: String, patientID: UUID?, in db: DatabaseConnection) throws -> [Medication] {

@@ -40,7 +40,7 @@ struct SQLCipherTransactionalMedicationStore: TransactionalMedicationStore {
 
     func search(_ query: String, patientID: UUID?) throws -> [Medication] {
         try unit.read { db in
-            guard let match = SQL.matchExpression(query) else { return [] }
+            guard let match = FullTextQuery.matchExpression(query) else { return [] }
             return try SQL.search(match: match, patientID: patientID, in: db)
         }
     }

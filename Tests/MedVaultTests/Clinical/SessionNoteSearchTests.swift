@@ -1,0 +1,149 @@
+import Foundation
+@testable import MedVault
+import MedVaultCore
+import MedVaultKeys
+import Testing
+
+/// The note index inside a vault (issue #38, item 4): encrypted on disk, kept by every
+/// path that writes sessions (sync, import, backup and restore, the migration).
+@Suite("Session note search in the vault", .timeLimit(.minutes(2)))
+struct SessionNoteSearchTests {
+    static let day: TimeInterval = 86_400
+
+    static func search(_ vault: Vault, _ query: String, patient: UUID? = nil) async throws -> [UUID] {
+        try await vault.sessions.searchNotes(query, patientID: patient, after: nil, limit: 100).sessions.map(\.id)
+    }
+
+    @Test("The index is encrypted: neither the note nor its folded words appear in any file, with the WAL or after lock")
+    func noPlaintextOnDisk() async throws {
+        try await withTemporaryDirectory { dir in
+            let vault = try await Vault.create(at: dir.file("vault"), password: try VaultFixtures.password(),
+                                               options: VaultFixtures.options).vault
+            let patient = try await vault.patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
+            // The index stores folded words: scan for the note and for its folding.
+            let note = "Insomnio ZZNÓTEMÁRKER persistente"
+            let session = try await vault.sessions.create(ClinicalSession(patientID: patient.id, date: Date(), notes: note))
+            #expect(try await Self.search(vault, "zznotemarker") == [session.id])
+            #expect(try await Self.search(vault, "insomnio", patient: patient.id) == [session.id])
+            let markers = ["ZZNÓTEMÁRKER", "zznotemarker", "ZZNOTEMARKER", "zznótemárker"].map { Data($0.utf8) }
+            func leaks() throws -> [String] {
+                try FileManager.default.contentsOfDirectory(atPath: vault.layout.folder.path).filter { name in
+                    let data = try Data(contentsOf: vault.layout.folder.appendingPathComponent(name))
+                    return markers.contains { data.range(of: $0) != nil }
+                }
+            }
+            #expect(try leaks() == [])
+            await vault.lock()
+            #expect(try leaks() == [])
+        }
+    }
+
+    @Test("After a backup and restore, each word still finds its own session, though a deleted session left a gap; edits keep the index right")
+    func backupAndRestoreKeepDocuments() async throws {
+        try await withTemporaryDirectory { dir in
+            let vault = try await Vault.create(at: dir.file("vault"), password: try VaultFixtures.password(),
+                                               options: VaultFixtures.options).vault
+            let patient = try await vault.patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
+            var sessions: [ClinicalSession] = []
+            for (index, word) in ["alfa", "bravo", "charlie", "delta"].enumerated() {
+                sessions.append(try await vault.sessions.create(ClinicalSession(
+                    patientID: patient.id, date: ClinicalFixtures.now.addingTimeInterval(Double(index) * Self.day),
+                    notes: "Palabra \(word)")))
+            }
+            // The first session's row goes, leaving a gap before the others.
+            try await vault.sessions.delete(sessions[0].id)
+            try await vault.backup(to: dir.file("backup"))
+            await vault.lock()
+            try await Vault.restore(from: dir.file("backup"), to: dir.file("restored"),
+                                    password: try VaultFixtures.password(), options: VaultFixtures.options)
+            let restored = try await Vault.open(at: dir.file("restored"), password: try VaultFixtures.password(),
+                                                options: VaultFixtures.options)
+            #expect(try await Self.search(restored, "alfa") == [])
+            #expect(try await Self.search(restored, "bravo") == [sessions[1].id])
+            #expect(try await Self.search(restored, "charlie") == [sessions[2].id])
+            #expect(try await Self.search(restored, "delta") == [sessions[3].id])
+            var edited = try await restored.sessions.get(sessions[2].id)
+            edited.notes = "Palabra eco"
+            _ = try await restored.sessions.update(edited)
+            #expect(try await Self.search(restored, "charlie") == [])
+            #expect(try await Self.search(restored, "eco") == [sessions[2].id])
+            #expect(try await Self.search(restored, "delta") == [sessions[3].id], "another session's words stay")
+            #expect(try await Self.search(restored, "palabra") == [sessions[3].id, sessions[2].id, sessions[1].id])
+            await restored.lock()
+        }
+    }
+
+    @Test("Imported sessions and addenda are searchable")
+    func importIndexes() async throws {
+        try await withTemporaryDirectory { dir in
+            let source = try await Vault.create(at: dir.file("source"), password: try VaultFixtures.password(),
+                                                options: VaultFixtures.options).vault
+            try await source.professional.save(SigningConformanceTests.professional)
+            let patient = try await source.patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
+            let session = try await source.sessions.create(ClinicalSession(
+                patientID: patient.id, date: ClinicalFixtures.now, notes: "Insomnio"))
+            _ = try await source.sessions.sign(session.id, version: session.version)
+            _ = try await source.sessions.addAddendum(to: session.id, reason: "Corrección", text: "Bruxismo")
+            let document = try await source.exportRecord(of: patient.id)
+            await source.lock()
+            let target = try await Vault.create(at: dir.file("target"), password: try VaultFixtures.password(),
+                                                options: VaultFixtures.options).vault
+            try await target.importRecords([document])
+            #expect(try await Self.search(target, "insomnio bruxismo") == [session.id])
+            await target.lock()
+        }
+    }
+
+    @Test("Sessions and addenda that arrive through sync are searchable on the other device; a synced edit and delete follow")
+    func syncIndexes() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let (a, b) = (devices.vaults[0], devices.vaults[1])
+            try await a.professional.save(SigningConformanceTests.professional)
+            let patient = try await a.patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
+            var signed = try await a.sessions.create(ClinicalSession(
+                patientID: patient.id, date: ClinicalFixtures.now, status: .scheduled, notes: "Insomnio"))
+            let other = try await a.sessions.create(ClinicalSession(
+                patientID: patient.id, date: ClinicalFixtures.now.addingTimeInterval(Self.day), notes: "Cefalea"))
+            try await devices.syncAll()
+            #expect(try await Self.search(b, "insomnio") == [signed.id], "the batch insert path")
+            signed.notes = "Insomnio y pesadillas"
+            signed = try await a.sessions.update(signed)
+            _ = try await a.sessions.sign(signed.id, version: signed.version)
+            _ = try await a.sessions.addAddendum(to: signed.id, reason: "Corrección", text: "Bruxismo")
+            try await a.sessions.delete(other.id)
+            try await devices.syncAll()
+            #expect(try await Self.search(b, "pesadillas bruxismo") == [signed.id], "updates and a synced addendum")
+            #expect(try await Self.search(b, "cefalea") == [])
+        }
+    }
+
+    @Test("The migration indexes the sessions and addenda stored before it")
+    func migrationBackfills() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.file("vault.db")
+        let key = SecureBytes.random(count: 32)
+        let migrations = MedVaultSchema.migrator.migrations
+        let index = try #require(migrations.firstIndex { $0.name == "session note search" })
+        let before = SchemaMigrator(Array(migrations.prefix(index)))
+        let patient = ClinicalFixtures.patient("Ana", "Ruiz")
+        let session = ClinicalSession(patientID: patient.id, date: ClinicalFixtures.now, chiefComplaint: "Ansiedad")
+        let old = try await VaultDatabase.open(at: url, key: key, mode: .createIfMissing, migrator: before)
+        try await old.write { db in
+            try db.execute(ClinicalRows.insertPatient, ClinicalRows.insertArguments(patient))
+            try db.execute(ClinicalRows.insertSession, ClinicalRows.insertArguments(session))
+            try db.execute("""
+                INSERT INTO session_addendum (id, session_id, author_id, author_name, created_at, reason, text) \
+                VALUES (?, ?, ?, 'Dra. Ruiz', 0, 'Corrección', 'Añade rumiación')
+                """, [UUID().vaultValue, session.id.vaultValue, UUID().vaultValue])
+        }
+        await old.close()
+        let pool = try await VaultDatabase.open(at: url, key: key, mode: .openExisting, migrator: MedVaultSchema.migrator)
+        let sessions = SQLCipherClinicalSessionRepository(pool: pool)
+        let found = try await sessions.searchNotes("ansiedad rumiacion", patientID: nil, after: nil, limit: 10)
+        #expect(found.sessions.map(\.id) == [session.id])
+        await pool.close()
+    }
+}
