@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals | sync secret | professional signatures | sync device sequences | sync epochs | audit origin
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals | sync secret | professional signatures | sync device sequences | sync epochs | audit origin | session note search
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -112,6 +112,12 @@ CREATE INDEX session_addendum_by_session ON session_addendum(session_id, positio
 (automatic)
 
 -- index sqlite_autoindex_session_addendum_1 on session_addendum
+(automatic)
+
+-- index sqlite_autoindex_session_note_document_1 on session_note_document
+(automatic)
+
+-- index sqlite_autoindex_session_note_search_segdir_1 on session_note_search_segdir
 (automatic)
 
 -- index sqlite_autoindex_session_signature_1 on session_signature
@@ -433,6 +439,30 @@ reason TEXT NOT NULL,
 text TEXT NOT NULL
 )
 
+-- table session_note_document on session_note_document
+CREATE TABLE session_note_document (
+docid INTEGER PRIMARY KEY,
+session_id BLOB NOT NULL UNIQUE CHECK (length(session_id) = 16)
+)
+
+-- table session_note_search on session_note_search
+CREATE VIRTUAL TABLE session_note_search USING fts4(body, tokenize=unicode61 "remove_diacritics=1")
+
+-- table session_note_search_content on session_note_search_content
+CREATE TABLE 'session_note_search_content'(docid INTEGER PRIMARY KEY, 'c0body')
+
+-- table session_note_search_docsize on session_note_search_docsize
+CREATE TABLE 'session_note_search_docsize'(docid INTEGER PRIMARY KEY, size BLOB)
+
+-- table session_note_search_segdir on session_note_search_segdir
+CREATE TABLE 'session_note_search_segdir'(level INTEGER,idx INTEGER,start_block INTEGER,leaves_end_block INTEGER,end_block INTEGER,root BLOB,PRIMARY KEY(level, idx))
+
+-- table session_note_search_segments on session_note_search_segments
+CREATE TABLE 'session_note_search_segments'(blockid INTEGER PRIMARY KEY, block BLOB)
+
+-- table session_note_search_stat on session_note_search_stat
+CREATE TABLE 'session_note_search_stat'(id INTEGER PRIMARY KEY, value BLOB)
+
 -- table session_signature on session_signature
 CREATE TABLE session_signature (
 session_id BLOB NOT NULL UNIQUE REFERENCES clinical_session(id),
@@ -725,6 +755,23 @@ CREATE TRIGGER session_addendum_kept BEFORE DELETE ON session_addendum BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: an addendum is part of the medical record');
 END
 
+-- trigger session_note_search_delete on clinical_session
+CREATE TRIGGER session_note_search_delete AFTER DELETE ON clinical_session BEGIN
+DELETE FROM session_note_search
+WHERE docid = (SELECT docid FROM session_note_document WHERE session_id = OLD.id);
+DELETE FROM session_note_document WHERE session_id = OLD.id;
+END
+
+-- trigger session_note_search_update on clinical_session
+CREATE TRIGGER session_note_search_update
+AFTER UPDATE OF chief_complaint, notes, treatment_plan ON clinical_session
+WHEN NEW.chief_complaint IS NOT OLD.chief_complaint OR NEW.notes IS NOT OLD.notes
+OR NEW.treatment_plan IS NOT OLD.treatment_plan
+BEGIN
+UPDATE session_note_search SET body = (SELECT body FROM session_note_text WHERE session_id = NEW.id)
+WHERE docid = (SELECT docid FROM session_note_document WHERE session_id = NEW.id);
+END
+
 -- trigger session_signature_fixed on session_signature
 CREATE TRIGGER session_signature_fixed BEFORE UPDATE ON session_signature BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: a signature never changes');
@@ -739,3 +786,12 @@ END
 CREATE TRIGGER signing_policy_kept BEFORE DELETE ON signing_policy BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: the signing setting is kept; update it instead');
 END
+
+-- view session_note_text on session_note_text
+CREATE VIEW session_note_text AS
+SELECT s.id AS session_id,
+coalesce(s.chief_complaint, '') || char(10) || coalesce(s.notes, '') || char(10)
+|| coalesce(s.treatment_plan, '') || char(10)
+|| coalesce((SELECT group_concat(a.reason || char(10) || a.text, char(10))
+FROM session_addendum a WHERE a.session_id = s.id), '') AS body
+FROM clinical_session s
