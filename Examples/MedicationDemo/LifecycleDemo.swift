@@ -49,8 +49,14 @@ enum LifecycleDemo {
         let reminders = try await store.upcomingReminders(forPatient: patient.id, from: now,
                                                           until: now.addingTimeInterval(86_400), timeZone: zone)
         DemoFormat.rows(reminders.map { reminder in
-            ["\(DemoFormat.weekdayAndTime(reminder.remindAt, zone))",
-             "\(DemoFormat.time(reminder.scheduledAt, zone)) dose of \(names[reminder.medicationID] ?? "?")"]
+            let dose = "\(DemoFormat.time(reminder.scheduledAt, zone)) dose of \(names[reminder.medicationID] ?? "?")"
+            let what = switch reminder.kind {
+            case .dose: dose
+            case .followUp: "not logged yet: \(dose)"
+            case .lowStock: "stock low after the \(dose)"
+            case .refill: "refill soon: from the \(dose) on, a week of supply or less"
+            }
+            return ["\(DemoFormat.weekdayAndTime(reminder.remindAt, zone))", what]
         })
     }
 }

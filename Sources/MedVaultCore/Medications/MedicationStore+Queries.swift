@@ -54,7 +54,7 @@ extension MedicationStore {
         let medication = try await get(medicationID)
         let doses = try await resolvedDoses(forPatient: medication.patientID, medicationID: medicationID,
                                             from: first, through: last, in: timeZone, graceWindow: graceWindow)
-        return AdherenceCalculator.stats(of: doses)
+        return Self.stats(of: doses, through: last, in: timeZone)
     }
 
     /// Adherence of all of a patient's medications over the calendar days
@@ -71,7 +71,13 @@ extension MedicationStore {
     ) async throws -> AdherenceStats {
         let doses = try await resolvedDoses(forPatient: patientID, medicationID: nil,
                                             from: first, through: last, in: timeZone, graceWindow: graceWindow)
-        return AdherenceCalculator.stats(of: doses)
+        return Self.stats(of: doses, through: last, in: timeZone)
+    }
+
+    private static func stats(of doses: [ScheduledDose], through last: CalendarDate, in timeZone: TimeZone) -> AdherenceStats {
+        var stats = AdherenceCalculator.stats(of: doses)
+        stats.streakDays = AdherenceCalculator.streakDays(of: doses, through: last, in: timeZone)
+        return stats
     }
 
     // MARK: - Inventory

@@ -51,6 +51,11 @@ public struct InMemoryMedicationScheduleRepository: MedicationScheduleRepository
         try await tables.snooze(scheduleID: scheduleID, doseAt: scheduledAt)
     }
 
+    @discardableResult
+    public func snooze(medicationID: UUID, doseAt scheduledAt: Date, timeZone: TimeZone) async throws -> DoseSnooze {
+        try await tables.snooze(medicationID: medicationID, doseAt: scheduledAt, timeZone: timeZone)
+    }
+
     public func snoozes(patientID: UUID, in range: Range<Date>) async throws -> [DoseSnooze] {
         await tables.listSnoozes(patientID: patientID, in: range)
     }

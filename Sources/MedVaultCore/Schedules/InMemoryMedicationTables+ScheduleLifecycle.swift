@@ -42,6 +42,19 @@ extension InMemoryMedicationTables {
         return stored
     }
 
+    func snooze(medicationID: UUID, doseAt scheduledAt: Date, timeZone: TimeZone) throws -> DoseSnooze {
+        let medication = try getMedication(medicationID)
+        try ReminderPlanner.checkDoseInstant(scheduledAt)
+        let key = ScheduledDose.ID(medicationID: medication.id,
+                                   scheduledAtMilliseconds: scheduledAt.millisecondsSince1970)
+        let schedules = tables.schedules.values.filter { $0.medicationID == medicationID }
+        let stored = try ReminderPlanner.snoozeFrequencyDose(
+            scheduledAt, of: medication, schedules: Array(schedules), timeZone: timeZone,
+            existing: tables.snoozes[key], isLogged: tables.logIDsByDose[key] != nil, now: clock.now())
+        tables.snoozes[key] = stored
+        return stored
+    }
+
     func listSnoozes(patientID: UUID, in range: Range<Date>) -> [DoseSnooze] {
         tables.snoozes.values
             .filter { range.contains($0.scheduledAt) && tables.medications[$0.medicationID]?.patientID == patientID }

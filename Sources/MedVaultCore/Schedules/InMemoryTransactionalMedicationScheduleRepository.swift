@@ -45,6 +45,10 @@ struct InMemoryTransactionalMedicationScheduleRepository: TransactionalMedicatio
         try tables.inUnit(scope) { try $0.snooze(scheduleID: scheduleID, doseAt: scheduledAt) }
     }
 
+    func snooze(medicationID: UUID, doseAt scheduledAt: Date, timeZone: TimeZone) throws -> DoseSnooze {
+        try tables.inUnit(scope) { try $0.snooze(medicationID: medicationID, doseAt: scheduledAt, timeZone: timeZone) }
+    }
+
     func snoozes(patientID: UUID, in range: Range<Date>) throws -> [DoseSnooze] {
         try tables.inUnit(scope) { $0.listSnoozes(patientID: patientID, in: range) }
     }

@@ -102,6 +102,30 @@ public protocol MedicationScheduleRepository: Sendable {
     @discardableResult
     func snooze(scheduleID: UUID, doseAt scheduledAt: Date) async throws -> DoseSnooze
 
+    /// Snoozes the reminder of a dose that comes from a medication's frequency (it has
+    /// no schedule): it fires again ``ReminderSettings/standard``'s snooze length
+    /// (10 minutes) after the store clock's now, at most 3 times.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let madrid = TimeZone(identifier: "Europe/Madrid")!
+    /// try await store.schedules.snooze(medicationID: medication.id, doseAt: reminder.scheduledAt, timeZone: madrid)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - medicationID: The medication.
+    ///   - scheduledAt: The dose.
+    ///   - timeZone: The zone its frequency's times are read in: the one given to
+    ///     `MedicationStore.upcomingReminders(forPatient:from:until:timeZone:options:)`.
+    /// - Returns: The stored snooze.
+    /// - Throws: ``MedVaultError/Code/notFound`` (unknown medication);
+    ///   ``MedVaultError/Code/validation`` (field `scheduledAt`) when its frequency
+    ///   expects no dose then, or it has schedules; ``MedVaultError/Code/duplicate`` when
+    ///   the dose is logged; ``MedVaultError/Code/limitExceeded`` past 3 snoozes.
+    @discardableResult
+    func snooze(medicationID: UUID, doseAt scheduledAt: Date, timeZone: TimeZone) async throws -> DoseSnooze
+
     /// The snoozes of a patient's doses scheduled in `range`, by scheduled instant.
     func snoozes(patientID: UUID, in range: Range<Date>) async throws -> [DoseSnooze]
 }

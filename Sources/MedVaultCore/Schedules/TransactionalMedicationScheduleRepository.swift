@@ -41,6 +41,11 @@ public protocol TransactionalMedicationScheduleRepository {
     @discardableResult
     func snooze(scheduleID: UUID, doseAt scheduledAt: Date) throws -> DoseSnooze
 
+    /// Snoozes a frequency-derived dose's reminder, as
+    /// ``MedicationScheduleRepository/snooze(medicationID:doseAt:timeZone:)``.
+    @discardableResult
+    func snooze(medicationID: UUID, doseAt scheduledAt: Date, timeZone: TimeZone) throws -> DoseSnooze
+
     /// A patient's snoozes, as ``MedicationScheduleRepository/snoozes(patientID:in:)``.
     func snoozes(patientID: UUID, in range: Range<Date>) throws -> [DoseSnooze]
 }

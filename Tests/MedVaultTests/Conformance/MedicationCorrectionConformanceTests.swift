@@ -45,7 +45,7 @@ struct MedicationCorrectionConformanceTests {
         #expect(receipt.medication.version == medication.version)
         #expect(try await f.store.get(medication.id) == receipt.medication)
         #expect(try await f.store.doseLogs.get(logged.log.id) == receipt.log)
-        #expect(try await adherence(f, medication.id) == AdherenceStats(expected: 1, taken: 1))
+        #expect(try await adherence(f, medication.id) == AdherenceStats(expected: 1, taken: 1, streakDays: 1))
 
         let history = try await f.store.doseLogs.history(of: logged.log.id)
         #expect(history.count == 1)
@@ -87,7 +87,7 @@ struct MedicationCorrectionConformanceTests {
         let again = try await f.store.doseLogs.create(
             DoseLog(medicationID: medication.id, scheduledAt: at, status: .late, takenAt: at.addingTimeInterval(7200)))
         #expect(again.medication.inventory?.current == 9)
-        #expect(try await adherence(f, medication.id) == AdherenceStats(expected: 1, late: 1))
+        #expect(try await adherence(f, medication.id) == AdherenceStats(expected: 1, late: 1, streakDays: 1))
         // A voided log cannot be voided or corrected again.
         #expect(await MT.error { _ = try await f.store.doseLogs.void(logged.log.id, reason: nil, expectedVersion: 1) }?
             .code == .notFound)

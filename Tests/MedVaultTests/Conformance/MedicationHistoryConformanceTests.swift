@@ -115,6 +115,16 @@ struct MedicationHistoryConformanceTests {
                 }
             }
             s.expected = s.taken + s.late + s.skipped + s.missed
+            // The streak, by Foundation's calendar: Madrid days, newest first, until one
+            // with a skipped or missed dose; days with only pending doses pass.
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = MT.madrid
+            let days = Dictionary(grouping: outcomes) { calendar.startOfDay(for: $0.at) }
+            for start in days.keys.sorted(by: >) {
+                let statuses = Set(days[start]!.map(\.status))
+                if !statuses.isDisjoint(with: [.skipped, .missed]) { break }
+                if !statuses.isDisjoint(with: [.taken, .late]) { s.streakDays += 1 }
+            }
             return s
         }
 

@@ -16,14 +16,14 @@ struct MedicationReminderConformanceTests {
             timeZoneIdentifier: "America/New_York",
             reminders: ReminderSettings(leadMinutes: 60, snoozeMinutes: 10, maximumSnoozes: 1)))
         func upcoming(from: String) async throws -> [Date] {
-            try await f.store.upcomingReminders(forPatient: patientID, from: MT.utc(from), until: MT.utc("2026-03-10T00:00:00Z"))
-                .map(\.remindAt)
+            try await f.store.upcomingReminders(forPatient: patientID, from: MT.utc(from), until: MT.utc("2026-03-10T00:00:00Z"),
+                                                options: .dosesOnly).map(\.remindAt)
         }
         // 03:30 EST on the 7th is 08:30Z; on the 8th (clocks jumped at 02:00) and 9th, 03:30 EDT is 07:30Z.
         #expect(try await upcoming(from: "2026-03-07T00:00:00Z")
                 == ["2026-03-07T07:30:00Z", "2026-03-08T06:30:00Z", "2026-03-09T06:30:00Z"].map(MT.utc))
         let all = try await f.store.upcomingReminders(forPatient: patientID, from: MT.utc("2026-03-07T00:00:00Z"),
-                                                      until: MT.utc("2026-03-10T00:00:00Z"))
+                                                      until: MT.utc("2026-03-10T00:00:00Z"), options: .dosesOnly)
         #expect(all.map(\.scheduledAt) == ["2026-03-07T08:30:00Z", "2026-03-08T07:30:00Z", "2026-03-09T07:30:00Z"].map(MT.utc))
         #expect(all.allSatisfy { $0.scheduleID == schedule.id && $0.label == "Noche" && $0.snoozeCount == 0 })
 
@@ -40,7 +40,7 @@ struct MedicationReminderConformanceTests {
                                      snoozedUntil: MT.utc("2026-03-08T06:40:00Z"), count: 1))
         #expect(try await upcoming(from: "2026-03-08T06:35:00Z") == ["2026-03-08T06:40:00Z", "2026-03-09T06:30:00Z"].map(MT.utc))
         #expect(try await f.store.upcomingReminders(forPatient: patientID, from: MT.utc("2026-03-08T06:35:00Z"),
-                                                    until: MT.utc("2026-03-08T07:00:00Z")).first?.snoozeCount == 1)
+                                                    until: MT.utc("2026-03-08T07:00:00Z"), options: .dosesOnly).first?.snoozeCount == 1)
 
         // Failures change nothing.
         func code(_ body: @escaping () async throws -> Void) async -> (MedVaultError.Code?, String?) {
@@ -85,7 +85,8 @@ struct MedicationReminderConformanceTests {
             medicationID: medication.id, times: [TimeOfDay(hour: 2, minute: 45)], timeZoneIdentifier: "Europe/Madrid",
             reminders: ReminderSettings(leadMinutes: 30)))
         let reminders = try await f.store.upcomingReminders(
-            forPatient: patientID, from: MT.utc("2026-10-24T00:00:00Z"), until: MT.utc("2026-10-27T00:00:00Z"))
+            forPatient: patientID, from: MT.utc("2026-10-24T00:00:00Z"), until: MT.utc("2026-10-27T00:00:00Z"),
+            options: .dosesOnly)
         // 02:45 CEST (00:45Z) on the 24th; twice on the 25th, the first (CEST) is the dose; 02:45 CET (01:45Z) on the 26th.
         #expect(reminders.map(\.scheduledAt) == ["2026-10-24T00:45:00Z", "2026-10-25T00:45:00Z", "2026-10-26T01:45:00Z"].map(MT.utc))
         #expect(reminders.map(\.remindAt) == ["2026-10-24T00:15:00Z", "2026-10-25T00:15:00Z", "2026-10-26T01:15:00Z"].map(MT.utc))

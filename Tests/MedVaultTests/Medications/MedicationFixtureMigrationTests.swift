@@ -86,14 +86,21 @@ struct MedicationFixtureMigrationTests {
                 #expect(log.amount == (log.consumesDose ? dosage[log.medicationID] : nil))
             }
 
+            // The old library had no streak: the fixture's stats decode with 0, and every
+            // other count must be the same.
+            func withoutStreak(_ stats: AdherenceStats) -> AdherenceStats {
+                var stats = stats
+                stats.streakDays = 0
+                return stats
+            }
             for week in expected.weeks {
                 let from = try CalendarDate(iso8601: week.first), through = try CalendarDate(iso8601: week.last)
-                #expect(try await vault.medications.adherence(forPatient: expected.patientID, from: from,
-                                                              through: through, in: zone) == week.patient)
+                #expect(withoutStreak(try await vault.medications.adherence(
+                    forPatient: expected.patientID, from: from, through: through, in: zone)) == week.patient)
                 for (id, stats) in week.byMedication {
                     let medicationID = try #require(UUID(uuidString: id))
-                    #expect(try await vault.medications.adherence(forMedication: medicationID, from: from,
-                                                                  through: through, in: zone) == stats)
+                    #expect(withoutStreak(try await vault.medications.adherence(
+                        forMedication: medicationID, from: from, through: through, in: zone)) == stats)
                 }
             }
             #expect(try await vault.verify().problemsBesidesTestKDF == [])

@@ -95,6 +95,15 @@ public struct SQLCipherMedicationScheduleRepository: MedicationScheduleRepositor
         return try await pool.write { db in try Self.snooze(scheduleID: scheduleID, doseAt: scheduledAt, clock: clock, in: db) }
     }
 
+    /// Snoozes a frequency-derived dose's reminder (see the protocol).
+    @discardableResult
+    public func snooze(medicationID: UUID, doseAt scheduledAt: Date, timeZone: TimeZone) async throws -> DoseSnooze {
+        let clock = self.clock
+        return try await pool.write { db in
+            try Self.snooze(medicationID: medicationID, doseAt: scheduledAt, timeZone: timeZone, clock: clock, in: db)
+        }
+    }
+
     /// The snoozes of a patient's doses scheduled in `range`.
     public func snoozes(patientID: UUID, in range: Range<Date>) async throws -> [DoseSnooze] {
         try await pool.read { db in try Self.snoozes(patientID: patientID, in: range, db) }
@@ -200,13 +209,34 @@ public struct SQLCipherMedicationScheduleRepository: MedicationScheduleRepositor
                        in db: DatabaseConnection) throws -> DoseSnooze {
         guard let schedule = try find(scheduleID, db) else { throw MedVaultError.recordNotFound() }
         let medication = try SQLCipherMedicationStore.fetchMedication(schedule.medicationID, db, field: "medicationID").medication
+        return try storeSnooze(of: medication, at: scheduledAt, clock: clock, in: db) { existing, logged, now in
+            try ReminderPlanner.snooze(scheduledAt, of: schedule, medication: medication,
+                                       existing: existing, isLogged: logged, now: now)
+        }
+    }
+
+    static func snooze(medicationID: UUID, doseAt scheduledAt: Date, timeZone: TimeZone, clock: RecordClock,
+                       in db: DatabaseConnection) throws -> DoseSnooze {
+        let medication = try SQLCipherMedicationStore.fetchMedication(medicationID, db, field: "medicationID").medication
+        let schedules = try list(medicationID: medicationID, in: db)
+        return try storeSnooze(of: medication, at: scheduledAt, clock: clock, in: db) { existing, logged, now in
+            try ReminderPlanner.snoozeFrequencyDose(scheduledAt, of: medication, schedules: schedules, timeZone: timeZone,
+                                                    existing: existing, isLogged: logged, now: now)
+        }
+    }
+
+    /// Reads the dose's snooze and whether it is logged, asks `rule` for the new snooze,
+    /// and stores it.
+    private static func storeSnooze(
+        of medication: Medication, at scheduledAt: Date, clock: RecordClock, in db: DatabaseConnection,
+        rule: (_ existing: DoseSnooze?, _ logged: Bool, _ now: Date) throws -> DoseSnooze
+    ) throws -> DoseSnooze {
         try ReminderPlanner.checkDoseInstant(scheduledAt)
         let key: [VaultValue] = [medication.id.vaultValue, scheduledAt.truncatedToMilliseconds.vaultValue]
         let existing = try db.fetchOne(selectSnooze, key, decodeSnooze)
         let logged = try db.fetchOne("SELECT 1 FROM dose_log WHERE medication_id = ? AND scheduled_at = ?", key) { _ in true }
         let now = clock.now()
-        let stored = try ReminderPlanner.snooze(scheduledAt, of: schedule, medication: medication,
-                                                existing: existing, isLogged: logged == true, now: now)
+        let stored = try rule(existing, logged == true, now)
         try db.execute(replaceSnooze, [
             stored.medicationID.vaultValue, medication.patientID.vaultValue, stored.scheduledAt.vaultValue,
             stored.snoozedUntil.vaultValue, stored.count.vaultValue, now.vaultValue,

@@ -47,6 +47,12 @@ struct SQLCipherTransactionalMedicationScheduleRepository: TransactionalMedicati
         try unit.write { db in try SQL.snooze(scheduleID: scheduleID, doseAt: scheduledAt, clock: unit.clock, in: db) }
     }
 
+    func snooze(medicationID: UUID, doseAt scheduledAt: Date, timeZone: TimeZone) throws -> DoseSnooze {
+        try unit.write { db in
+            try SQL.snooze(medicationID: medicationID, doseAt: scheduledAt, timeZone: timeZone, clock: unit.clock, in: db)
+        }
+    }
+
     func snoozes(patientID: UUID, in range: Range<Date>) throws -> [DoseSnooze] {
         try unit.read { db in try SQL.snoozes(patientID: patientID, in: range, db) }
     }
