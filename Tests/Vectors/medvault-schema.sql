@@ -446,10 +446,10 @@ session_id BLOB NOT NULL UNIQUE CHECK (length(session_id) = 16)
 )
 
 -- table session_note_search on session_note_search
-CREATE VIRTUAL TABLE session_note_search USING fts4(body, tokenize=unicode61 "remove_diacritics=1")
+CREATE VIRTUAL TABLE session_note_search USING fts4(words, tokenize=unicode61 "remove_diacritics=1")
 
 -- table session_note_search_content on session_note_search_content
-CREATE TABLE 'session_note_search_content'(docid INTEGER PRIMARY KEY, 'c0body')
+CREATE TABLE 'session_note_search_content'(docid INTEGER PRIMARY KEY, 'c0words')
 
 -- table session_note_search_docsize on session_note_search_docsize
 CREATE TABLE 'session_note_search_docsize'(docid INTEGER PRIMARY KEY, size BLOB)
@@ -762,16 +762,6 @@ WHERE docid = (SELECT docid FROM session_note_document WHERE session_id = OLD.id
 DELETE FROM session_note_document WHERE session_id = OLD.id;
 END
 
--- trigger session_note_search_update on clinical_session
-CREATE TRIGGER session_note_search_update
-AFTER UPDATE OF chief_complaint, notes, treatment_plan ON clinical_session
-WHEN NEW.chief_complaint IS NOT OLD.chief_complaint OR NEW.notes IS NOT OLD.notes
-OR NEW.treatment_plan IS NOT OLD.treatment_plan
-BEGIN
-UPDATE session_note_search SET body = (SELECT body FROM session_note_text WHERE session_id = NEW.id)
-WHERE docid = (SELECT docid FROM session_note_document WHERE session_id = NEW.id);
-END
-
 -- trigger session_signature_fixed on session_signature
 CREATE TRIGGER session_signature_fixed BEFORE UPDATE ON session_signature BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: a signature never changes');
@@ -786,12 +776,3 @@ END
 CREATE TRIGGER signing_policy_kept BEFORE DELETE ON signing_policy BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: the signing setting is kept; update it instead');
 END
-
--- view session_note_text on session_note_text
-CREATE VIEW session_note_text AS
-SELECT s.id AS session_id,
-coalesce(s.chief_complaint, '') || char(10) || coalesce(s.notes, '') || char(10)
-|| coalesce(s.treatment_plan, '') || char(10)
-|| coalesce((SELECT group_concat(a.reason || char(10) || a.text, char(10))
-FROM session_addendum a WHERE a.session_id = s.id), '') AS body
-FROM clinical_session s

@@ -31,7 +31,7 @@ enum RecordImport {
                 try inserting("session") {
                     try db.execute(ClinicalRows.insertSession, ClinicalRows.insertArguments(entry.session))
                 }
-                try SessionNoteIndex.indexSession(entry.session.id, in: db)
+                try SessionNoteIndex.index(entry.session, in: db)
                 report.sessions += 1
                 logged.append(entry.session.change(.insert))
                 for diagnosis in entry.diagnoses {

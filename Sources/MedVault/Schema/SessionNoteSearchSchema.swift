@@ -2,24 +2,28 @@
 /// clinical text — chief complaint, notes, treatment plan, and its addenda's reasons and
 /// texts — inside the encrypted database.
 ///
-/// - `session_note_search` is a plain FTS4 table (`unicode61`, `remove_diacritics=1`: the
-///   folding `SearchText` mirrors) holding one document per session, the text of
-///   `session_note_text`. Plain, not external-content: FTS4 removes a document's terms
-///   by re-reading the text it indexed, and only its own copy is sure to be that text.
+/// - `session_note_search` is a plain FTS4 table holding one document per session: the
+///   folded words of that text (`SearchText`'s folding, done in Swift), not the text
+///   itself. FTS4's own `unicode61` folding differs from it (it keeps `ß`, `ﬁ`, Greek
+///   accents), and the in-memory store and a one-patient search apply `SearchText`: with
+///   folded documents and folded queries, every path matches by the same rule.
+/// - Plain, not external-content: FTS4 removes a document's terms by re-reading the text
+///   it indexed, and only its own copy is sure to be that text.
 /// - `session_note_document` gives each session its document's docid, an explicit
 ///   `INTEGER PRIMARY KEY`: SQLite documents that `VACUUM` may change an implicit rowid
 ///   such as `clinical_session`'s, never an explicit one, and `sqlcipher_export`
 ///   (backups) copies it as a column.
-/// - A changed text or a deleted session updates the index by trigger, in the writing
-///   statement (those statements already run triggers). A new session, and a new
-///   addendum, are indexed by the code that inserts them (`SessionNoteIndex`), not by
-///   an insert trigger: an insert trigger makes every insert write a statement journal
-///   (see `InsertCheckSchema`).
+/// - A deleted session's document goes by trigger, in the deleting statement (sessions
+///   already have delete triggers). New and changed texts are indexed by the code that
+///   writes them (`SessionNoteIndex`), since SQL cannot fold them, and not by an insert
+///   trigger anyway: an insert trigger makes every insert write a statement journal (see
+///   `InsertCheckSchema`).
 ///
-/// Every document is a copy of clinical text: the index lives in the same encrypted
-/// pages as the records, and secure delete overwrites what it frees.
+/// Every document is clinical content: the index lives in the same encrypted pages as
+/// the records, and secure delete overwrites what it frees.
 ///
-/// Frozen: its SQL is a literal; the backfill indexes the sessions stored before it.
+/// Frozen: its SQL is a literal; the backfill folds with `PatientSearchSchema`'s frozen
+/// copy of the folding.
 enum SessionNoteSearchSchema {
     static func createNoteSearch(_ db: DatabaseConnection) throws {
         try db.executeScript("""
@@ -27,31 +31,26 @@ enum SessionNoteSearchSchema {
                 docid INTEGER PRIMARY KEY,
                 session_id BLOB NOT NULL UNIQUE CHECK (length(session_id) = 16)
             );
-            CREATE VIRTUAL TABLE session_note_search USING fts4(body, tokenize=unicode61 "remove_diacritics=1");
-            -- The text of a session's document: its three texts, then every addendum.
-            CREATE VIEW session_note_text AS
-            SELECT s.id AS session_id,
-                   coalesce(s.chief_complaint, '') || char(10) || coalesce(s.notes, '') || char(10)
-                   || coalesce(s.treatment_plan, '') || char(10)
-                   || coalesce((SELECT group_concat(a.reason || char(10) || a.text, char(10))
-                                FROM session_addendum a WHERE a.session_id = s.id), '') AS body
-            FROM clinical_session s;
-            CREATE TRIGGER session_note_search_update
-            AFTER UPDATE OF chief_complaint, notes, treatment_plan ON clinical_session
-            WHEN NEW.chief_complaint IS NOT OLD.chief_complaint OR NEW.notes IS NOT OLD.notes
-                 OR NEW.treatment_plan IS NOT OLD.treatment_plan
-            BEGIN
-                UPDATE session_note_search SET body = (SELECT body FROM session_note_text WHERE session_id = NEW.id)
-                WHERE docid = (SELECT docid FROM session_note_document WHERE session_id = NEW.id);
-            END;
+            CREATE VIRTUAL TABLE session_note_search USING fts4(words, tokenize=unicode61 "remove_diacritics=1");
             CREATE TRIGGER session_note_search_delete AFTER DELETE ON clinical_session BEGIN
                 DELETE FROM session_note_search
                 WHERE docid = (SELECT docid FROM session_note_document WHERE session_id = OLD.id);
                 DELETE FROM session_note_document WHERE session_id = OLD.id;
             END;
-            INSERT INTO session_note_document (session_id) SELECT id FROM clinical_session ORDER BY rowid;
-            INSERT INTO session_note_search (docid, body)
-            SELECT d.docid, t.body FROM session_note_document d JOIN session_note_text t ON t.session_id = d.session_id;
             """)
+        // Streamed: the rows written go to other tables than the one being read.
+        try db.forEachRow("""
+            SELECT s.id, s.chief_complaint, s.notes, s.treatment_plan,
+                   (SELECT group_concat(a.reason || char(10) || a.text, char(10))
+                    FROM session_addendum a WHERE a.session_id = s.id)
+            FROM clinical_session s ORDER BY s.rowid
+            """) { row in
+            let texts = (1...4).compactMap { row.isNull(at: $0) ? nil : row.text(at: $0) }
+            let words = texts.flatMap(PatientSearchSchema.foldedTokens(of:)).joined(separator: " ")
+            try db.execute("INSERT INTO session_note_document (session_id) VALUES (?)", [.blob(row.blob(at: 0))])
+            try db.execute("INSERT INTO session_note_search (docid, words) VALUES (?, ?)",
+                           [.integer(db.lastInsertedRowID), .text(words)])
+            return true
+        }
     }
 }

@@ -101,12 +101,13 @@ package enum SyncRecordStore {
             try db.changeLog.append(table: table, id: id, operation: operation == .insert ? .update : operation,
                                     version: state.version, origin: origin)
             outcome = .updated
+            try SessionNoteIndex.indexWritten(table, id: id, changedColumns: changed, in: db)
         } else {
             let present = names.filter { state.columns[$0] != nil }
             try insertRow(table, columns: present, values: present.map { state.columns[$0]!.vaultValue }, db)
-            try SessionNoteIndex.indexInserted(table, id: id, in: db)
             try db.changeLog.append(table: table, id: id, operation: .insert, version: state.version, origin: origin)
             outcome = .inserted
+            try SessionNoteIndex.indexWritten(table, id: id, in: db)
         }
         if table == .patient { try reindexPatient(id, db) }
         return outcome
@@ -147,7 +148,7 @@ package enum SyncRecordStore {
         }
         try insertRow(table, columns: present, values: values, db)
         if table == .patient { try reindexPatient(id, db) }
-        try SessionNoteIndex.indexInserted(table, id: id, in: db)
+        try SessionNoteIndex.indexWritten(table, id: id, in: db)
     }
 
     /// Logs records inserted by ``insertNew(_:table:id:columns:_:)``, in order, with the

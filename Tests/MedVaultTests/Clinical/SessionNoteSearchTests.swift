@@ -146,4 +146,48 @@ struct SessionNoteSearchTests {
         #expect(found.sessions.map(\.id) == [session.id])
         await pool.close()
     }
+
+    /// The two ways a search matches — the FTS4 index across the practice, `SearchText`
+    /// within one patient — agree on every word and prefix of awkward text.
+    @Test("Scoped and practice-wide searches agree on every word and prefix of accented, combining, ligature and mixed text")
+    func scopedAndPracticeWideAgree() async throws {
+        try await withTemporaryDirectory { dir in
+            let vault = try await Vault.create(at: dir.file("vault"), password: try VaultFixtures.password(),
+                                               options: VaultFixtures.options).vault
+            let texts = [
+                "La paciente refiere INSOMNIO de conciliación; ánimo bajo, anhedonia.",
+                "Núñez-Ibáñez, O'Brien y l·l: pérdida de interés (DSM-5, 6A70).",
+                "Cafe\u{301} con leche; Straße; ﬁnal; ÆSIR œuvre; naïve coöperation.",
+                "Ελληνικά κείμενα και Кириллица; 日本語のテキスト; emoji 😀 x2 3.5mg",
+                "Tabs\tand\nnew lines; año 2024—guion largo – corto; comillas «así» “así”.",
+            ]
+            var sessions: [(ClinicalSession, UUID)] = []
+            for (index, text) in texts.enumerated() {
+                let patient = try await vault.patients.create(ClinicalFixtures.patient("P\(index)", "Q\(index)"))
+                sessions.append((try await vault.sessions.create(ClinicalSession(
+                    patientID: patient.id, date: ClinicalFixtures.now.addingTimeInterval(Double(index) * Self.day),
+                    notes: text)), patient.id))
+            }
+            var queries = Set<String>()
+            for text in texts {
+                for word in text.split(whereSeparator: { $0 == " " }) {
+                    queries.insert(String(word))
+                    queries.insert(String(word.prefix(2)))
+                    queries.insert(String(word.uppercased().prefix(4)))
+                }
+            }
+            var compared = 0
+            for query in queries.sorted() {
+                let all = try await vault.sessions.searchNotes(query, patientID: nil, after: nil, limit: 100).sessions
+                for (session, patientID) in sessions {
+                    let scoped = try await vault.sessions.searchNotes(query, patientID: patientID, after: nil, limit: 100)
+                    #expect(scoped.sessions.map(\.id) == all.filter { $0.patientID == patientID }.map(\.id),
+                            "query \(query.debugDescription), session \(session.id)")
+                    compared += 1
+                }
+            }
+            #expect(compared > 100)
+            await vault.lock()
+        }
+    }
 }

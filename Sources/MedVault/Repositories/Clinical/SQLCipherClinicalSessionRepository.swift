@@ -119,7 +119,7 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         try ClinicalSQL.inserting(parentField: "patientID") {
             try db.execute(ClinicalRows.insertSession, ClinicalRows.insertArguments(session))
         }
-        try SessionNoteIndex.indexSession(session.id, in: db)
+        try SessionNoteIndex.index(session, in: db)
     }
 
     static func fetch(_ id: UUID, _ db: DatabaseConnection) throws -> ClinicalSession {
@@ -154,6 +154,9 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         value.version = stored.version + 1
         try db.execute(update, ClinicalRows.SessionColumn.arguments(value, ClinicalRows.updatedSessionColumns)
                        + [value.id.vaultValue])
+        if (value.chiefComplaint, value.notes, value.treatmentPlan) != (stored.chiefComplaint, stored.notes, stored.treatmentPlan) {
+            try SessionNoteIndex.reindexSession(value.id, in: db)
+        }
         try db.changeLog.append(value, value.status == .cancelled && stored.status != .cancelled ? .cancel : .update)
         return value
     }
