@@ -57,6 +57,9 @@ CREATE INDEX patient_search_token_patient ON patient_search_token(patient_rowid)
 -- index session_addendum_by_session on session_addendum
 CREATE INDEX session_addendum_by_session ON session_addendum(session_id, position)
 
+-- index session_note_document_recent on session_note_document
+CREATE INDEX session_note_document_recent ON session_note_document(date_ms, session_id)
+
 -- index sqlite_autoindex_attachment_1 on attachment
 (automatic)
 
@@ -442,7 +445,8 @@ text TEXT NOT NULL
 -- table session_note_document on session_note_document
 CREATE TABLE session_note_document (
 docid INTEGER PRIMARY KEY,
-session_id BLOB NOT NULL UNIQUE CHECK (length(session_id) = 16)
+session_id BLOB NOT NULL UNIQUE CHECK (length(session_id) = 16),
+date_ms INTEGER NOT NULL -- = clinical_session.date_ms
 )
 
 -- table session_note_search on session_note_search
@@ -753,6 +757,12 @@ END
 -- trigger session_addendum_kept on session_addendum
 CREATE TRIGGER session_addendum_kept BEFORE DELETE ON session_addendum BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: an addendum is part of the medical record');
+END
+
+-- trigger session_note_document_date on clinical_session
+CREATE TRIGGER session_note_document_date AFTER UPDATE OF date_ms ON clinical_session
+WHEN NEW.date_ms IS NOT OLD.date_ms BEGIN
+UPDATE session_note_document SET date_ms = NEW.date_ms WHERE session_id = NEW.id;
 END
 
 -- trigger session_note_search_delete on clinical_session

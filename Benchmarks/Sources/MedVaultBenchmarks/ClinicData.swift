@@ -24,6 +24,8 @@ struct ClinicData: Sendable {
     /// The sort key and search-index tokens of each patient, for the raw side.
     let sortKeys: [String]
     let searchTokens: [[String]]
+    /// The note-search document of each session (its notes' folded words), for the raw side.
+    let noteWords: [String]
 
     /// Every row the repositories write (the search-index rows not counted).
     var rowCount: Int { patients.count + sessions.count + diagnoses.count }
@@ -76,6 +78,7 @@ struct ClinicData: Sendable {
         self.order = DatasetOrder(source)
         self.sortKeys = patients.map(\.sortKey)
         self.searchTokens = patients.map(Self.searchTokens(of:))
+        self.noteWords = sessions.map { SearchText.tokens(of: $0.notes ?? "").joined(separator: " ") }
     }
 
     /// A patient's search-index rows: the distinct folded tokens of its searchable fields.

@@ -31,6 +31,10 @@ enum ClinicSQL {
     static let insertSession = """
         INSERT INTO clinical_session (\(sessionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
+    /// `SessionNoteIndex`'s two statements for a new session: its document's docid, then
+    /// its folded words.
+    static let insertNoteDocument = "INSERT INTO session_note_document (session_id, date_ms) VALUES (?, ?)"
+    static let insertNoteWords = "INSERT INTO session_note_search (docid, words) VALUES (?, ?)"
     static let insertDiagnosis = """
         INSERT INTO diagnosis (\(diagnosisColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """

@@ -81,6 +81,8 @@ enum RawClinic {
         let insertSearchToken = try db.prepare(ClinicSQL.insertSearchToken)
         let insertSession = try db.prepare(ClinicSQL.insertSession)
         let insertDiagnosis = try db.prepare(ClinicSQL.insertDiagnosis)
+        let insertNoteDocument = try db.prepare(ClinicSQL.insertNoteDocument)
+        let insertNoteWords = try db.prepare(ClinicSQL.insertNoteWords)
         do {
             try begin.run()
             for index in patients {
@@ -126,6 +128,12 @@ enum RawClinic {
                 try insertSession.bind(11, s.treatmentPlan)
                 try insertSession.bind(12, s.notes)
                 try insertSession.run()
+                try insertNoteDocument.bind(1, bytes: s.id.bytes)
+                try insertNoteDocument.bind(2, s.date.millisecondsSince1970)
+                try insertNoteDocument.run()
+                try insertNoteWords.bind(1, db.lastInsertedRowID)
+                try insertNoteWords.bind(2, data.noteWords[index])
+                try insertNoteWords.run()
             }
             try commit.run()
             try begin.run()

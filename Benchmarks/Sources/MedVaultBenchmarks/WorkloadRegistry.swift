@@ -6,6 +6,7 @@ enum WorkloadRegistry {
         VaultOpenWorkload(),
         HistoryWorkload(),
         SearchWorkload(),
+        NoteSearchWorkload(),
         WriteLatencyWorkload(),
         GetUpdateWorkload(),
         ConcurrencyWorkload(),

@@ -190,4 +190,56 @@ struct SessionNoteSearchTests {
             await vault.lock()
         }
     }
+
+    @Test("Across the practice, sorting the matches and walking documents newest first give the same pages, ties and moved dates included")
+    func bothPracticePlansAgree() async throws {
+        try await withTemporaryDirectory { dir in
+            let vault = try await Vault.create(at: dir.file("vault"), password: try VaultFixtures.password(),
+                                               options: VaultFixtures.options).vault
+            var patients: [UUID] = []
+            for index in 0..<3 { patients.append(try await vault.patients.create(ClinicalFixtures.patient("P\(index)", "Q")).id) }
+            // 60 sessions; every third shares its date with the one before (ties broken by id).
+            var sessions: [ClinicalSession] = []
+            for index in 0..<60 {
+                let hours = Double(index - index / 3) * 3_600
+                let words = (index.isMultiple(of: 2) ? "insomnio " : "") + (index.isMultiple(of: 7) ? "bruxismo" : "cefalea")
+                sessions.append(try await vault.sessions.create(ClinicalSession(
+                    patientID: patients[index % 3], date: ClinicalFixtures.now.addingTimeInterval(hours), notes: words)))
+            }
+            // A date moved: the document's copy follows (by trigger).
+            var moved = sessions[0]
+            moved.date = ClinicalFixtures.now.addingTimeInterval(1_000 * 3_600)
+            moved = try await vault.sessions.update(moved)
+            func expected(_ word: String) -> [UUID] {
+                let all = sessions.map { $0.id == moved.id ? moved : $0 }
+                return all.filter { SearchText.matches(query: word, in: [$0.notes]) }
+                    .sorted { ClinicalSession.newer($0.date.millisecondsSince1970, $0.id, than: $1.date.millisecondsSince1970, $1.id) }
+                    .map(\.id)
+            }
+            for word in ["insomnio", "bruxismo", "cefa", "nada"] {
+                let match = try #require(FullTextQuery.matchExpression(word))
+                for walkAbove in [0, 10_000] {
+                    var pages: [UUID] = []
+                    var cursor: [VaultValue] = []
+                    while true {
+                        let page = try await vault.database.read { [cursor] db in
+                            try SessionNoteIndex.practice(match, cursorArguments: cursor, wanted: 7, walkAbove: walkAbove, in: db)
+                        }
+                        pages += page.map(\.id)
+                        guard page.count == 7, let last = page.last else { break }
+                        let date = VaultValue.integer(last.date.millisecondsSince1970)
+                        cursor = [date, date, last.id.vaultValue]
+                    }
+                    #expect(pages == expected(word), "\(word), walk above \(walkAbove)")
+                }
+            }
+            #expect(try await Self.search(vault, "insomnio").first == moved.id)
+            // A hostile page size neither traps nor exceeds SQLite's bound parameters.
+            let everything = try await vault.sessions.searchNotes("cefalea", patientID: nil, after: nil, limit: .max)
+            #expect(everything.sessions.count == expected("cefalea").count && everything.nextCursor == nil)
+            let scoped = try await vault.sessions.searchNotes("cefalea", patientID: patients[0], after: nil, limit: .max)
+            #expect(scoped.sessions.count == 17)
+            await vault.lock()
+        }
+    }
 }

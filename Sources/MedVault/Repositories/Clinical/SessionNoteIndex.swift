@@ -15,7 +15,7 @@ import MedVaultCore
 /// query reaches FTS4 as `word*` terms built from folded tokens, which hold only
 /// letters and digits, and bound as a value: nothing typed is FTS syntax.
 enum SessionNoteIndex {
-    static let insertDocument = "INSERT INTO session_note_document (session_id) VALUES (?)"
+    static let insertDocument = "INSERT INTO session_note_document (session_id, date_ms) VALUES (?, ?)"
     static let insertWords = "INSERT INTO session_note_search (docid, words) VALUES (?, ?)"
     static let updateWords = "UPDATE session_note_search SET words = ? WHERE docid = ?"
     static let documentOfSession = "SELECT docid FROM session_note_document WHERE session_id = ?"
@@ -24,7 +24,7 @@ enum SessionNoteIndex {
     static let texts = """
         SELECT s.chief_complaint, s.notes, s.treatment_plan, \
         (SELECT group_concat(a.reason || char(10) || a.text, char(10)) FROM session_addendum a \
-        WHERE a.session_id = s.id) FROM clinical_session s WHERE s.id = ?
+        WHERE a.session_id = s.id), s.date_ms FROM clinical_session s WHERE s.id = ?
         """
 
     /// The document of texts: their folded words, separated by spaces.
@@ -32,10 +32,11 @@ enum SessionNoteIndex {
         texts.flatMap(SearchText.tokens(of:)).joined(separator: " ")
     }
 
-    /// The document of the stored session `id`, or `nil` when there is no such session.
-    private static func words(ofSession id: UUID, in db: DatabaseConnection) throws -> String? {
+    /// The document of the stored session `id` and its date, or `nil` when there is no
+    /// such session.
+    private static func words(ofSession id: UUID, in db: DatabaseConnection) throws -> (String, Int64)? {
         try db.fetchOne(texts, [id.vaultValue]) { row in
-            words(of: (0..<4).compactMap { row.isNull(at: $0) ? nil : row.text(at: $0) })
+            (words(of: (0..<4).compactMap { row.isNull(at: $0) ? nil : row.text(at: $0) }), row.int64(at: 4))
         }
     }
 
@@ -45,17 +46,17 @@ enum SessionNoteIndex {
     /// Indexes `session`, just inserted (it has no addendum yet).
     static func index(_ session: ClinicalSession, in db: DatabaseConnection) throws {
         try insert(words(of: [session.chiefComplaint, session.notes, session.treatmentPlan].compactMap { $0 }),
-                   of: session.id, in: db)
+                   of: session.id, dateMs: session.date.millisecondsSince1970, in: db)
     }
 
     /// Indexes the stored session `id`, which has no document.
     private static func indexSession(_ id: UUID, in db: DatabaseConnection) throws {
-        guard let words = try words(ofSession: id, in: db) else { return }
-        try insert(words, of: id, in: db)
+        guard let (words, dateMs) = try words(ofSession: id, in: db) else { return }
+        try insert(words, of: id, dateMs: dateMs, in: db)
     }
 
-    private static func insert(_ words: String, of id: UUID, in db: DatabaseConnection) throws {
-        try db.execute(insertDocument, [id.vaultValue])
+    private static func insert(_ words: String, of id: UUID, dateMs: Int64, in db: DatabaseConnection) throws {
+        try db.execute(insertDocument, [id.vaultValue, .integer(dateMs)])
         try db.execute(insertWords, [.integer(db.lastInsertedRowID), .text(words)])
     }
 
@@ -65,7 +66,7 @@ enum SessionNoteIndex {
         guard let docid = try db.fetchOne(documentOfSession, [id.vaultValue], { $0.int64(at: 0) }) else {
             return try indexSession(id, in: db)
         }
-        guard let words = try words(ofSession: id, in: db) else { return }
+        guard let (words, _) = try words(ofSession: id, in: db) else { return }
         try db.execute(updateWords, [.text(words), .integer(docid)])
     }
 
@@ -91,13 +92,29 @@ enum SessionNoteIndex {
 
     // MARK: - Searching
 
-    private static let matching = """
-        SELECT \(ClinicalRows.SessionColumn.selection(alias: "s")) FROM session_note_search f \
-        JOIN session_note_document d ON d.docid = f.docid JOIN clinical_session s ON s.id = d.session_id \
-        WHERE session_note_search MATCH ?
+    /// At most this many matches are sorted; beyond, the search walks documents newest
+    /// first instead.
+    static let sortedMatchesLimit = 256
+    private static let probe = "SELECT docid FROM session_note_search WHERE session_note_search MATCH ? LIMIT ?"
+    /// The matching documents sorted in history order, cut to the page: one small-row
+    /// lookup per match, the session rows read for the page only.
+    private static let sortedPage = """
+        SELECT d.session_id FROM session_note_search f JOIN session_note_document d ON d.docid = f.docid \
+        WHERE session_note_search MATCH ?%@ ORDER BY d.date_ms DESC, d.session_id DESC LIMIT ?
+        """
+    /// Documents newest first through their date index, each checked against the set
+    /// of matches (built once), until the page is full.
+    private static let walkedPage = """
+        SELECT d.session_id FROM session_note_document d INDEXED BY session_note_document_recent \
+        WHERE d.docid IN (SELECT docid FROM session_note_search WHERE session_note_search MATCH ?)%@ \
+        ORDER BY d.date_ms DESC, d.session_id DESC LIMIT ?
+        """
+    private static let documentAfterCursor = " AND d.date_ms <= ? AND (d.date_ms < ? OR d.session_id < ?)"
+    private static let sessionsOfPage = """
+        SELECT \(ClinicalRows.SessionColumn.selection) FROM clinical_session WHERE id IN (%@) \
+        ORDER BY date_ms DESC, id DESC
         """
     private static let afterCursor = " AND s.date_ms <= ? AND (s.date_ms < ? OR s.id < ?)"
-    private static let order = " ORDER BY s.date_ms DESC, s.id DESC LIMIT ?"
     /// One patient's sessions newest first, each with its addenda's text (the last column).
     private static let patientSessions = """
         SELECT \(ClinicalRows.SessionColumn.selection(alias: "s")), \
@@ -130,19 +147,48 @@ enum SessionNoteIndex {
             let date = VaultValue.integer(cursor.dateMilliseconds)
             cursorArguments = [date, date, cursor.id.vaultValue]
         }
+        // One more than the page, to know whether a next page exists.
+        let wanted = limit < Int.max ? limit + 1 : limit
         let rows: [ClinicalSession]
         if let patientID {
             rows = try scan(patientID, tokens: SearchText.tokens(of: query), cursorArguments: cursorArguments,
-                            wanted: limit + 1, in: db)
+                            wanted: wanted, in: db)
         } else {
-            let sql = matching + (cursorArguments.isEmpty ? "" : afterCursor) + order
-            rows = try db.fetchAll(sql, [.text(match)] + cursorArguments + [ClinicalSQL.limitAndOne(limit)]) {
-                try ClinicalRows.session($0)
-            }
+            rows = try practice(match, cursorArguments: cursorArguments, wanted: wanted, in: db)
         }
         let page = Array(rows.prefix(limit))
         let next = rows.count > limit ? page.last.map(SessionHistoryCursor.init(after:)) : nil
         return SessionSearchPage(sessions: page, nextCursor: next)
+    }
+
+    /// The first `wanted` sessions of the practice (after the cursor) whose document
+    /// matches `match`, newest first.
+    ///
+    /// A probe reads up to ``sortedMatchesLimit`` + 1 matches. When that is all of them
+    /// (a rare word: the common case of a search), they are sorted; otherwise (a word in
+    /// many sessions) the documents are walked newest first and each is checked against
+    /// the matches, which the page fills quickly. Either way the cost follows the smaller
+    /// of the matches and the sessions walked before the page is full; `walkAbove`
+    /// overrides the limit (tests run both plans on the same data).
+    static func practice(_ match: String, cursorArguments: [VaultValue], wanted: Int,
+                         walkAbove: Int = sortedMatchesLimit, in db: DatabaseConnection) throws -> [ClinicalSession] {
+        var probed = 0
+        try db.forEachRow(probe, [.text(match), .integer(Int64(walkAbove) + 1)]) { _ in
+            probed += 1
+            return true
+        }
+        let template = probed > walkAbove ? walkedPage : sortedPage
+        let sql = String(format: template, cursorArguments.isEmpty ? "" : documentAfterCursor)
+        let ids = try db.fetchAll(sql, [.text(match)] + cursorArguments + [.integer(Int64(wanted))]) {
+            VaultValue.blob($0.blob(at: 0))
+        }
+        // In chunks under SQLite 3.15's 999 bound parameters; the chunks come in
+        // order, so their rows do.
+        return try stride(from: 0, to: ids.count, by: 500).flatMap { start in
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            return try db.fetchAll(String(format: sessionsOfPage, placeholders), chunk) { try ClinicalRows.session($0) }
+        }
     }
 
     /// The first `wanted` sessions of `patientID` (after the cursor) whose text holds
