@@ -15,6 +15,11 @@
 //       at the first copy progress past 0 it fills the disk, writing <filler file> until
 //       the file system refuses. Prints "rotated", or "error <code>: <reason>".
 //
+//   CrashProbe journal-log <vault folder> <hex journal key> <medication id> <ms,ms,…>
+//   CrashProbe journal-merge <vault folder>
+//       See DoseJournalProbe.swift: an extension logging doses with the journal key only,
+//       and a vault opening (merging the journal) that the test kills.
+//
 //   CrashProbe add-patients <vault folder>
 //       Opens the vault (password "probe", fast test KDF) and creates patients one at a
 //       time, printing each new patient's id only after its create returned, until killed.
@@ -333,6 +338,10 @@ do {
         try await importRecords(folder: arguments[2], file: arguments[3])
     case "rotate-filling-disk" where arguments.count == 4:
         try await rotateFillingDisk(folder: arguments[2], filler: arguments[3])
+    case "journal-log" where arguments.count == 6:
+        try await journalLog(folder: arguments[2], hexKey: arguments[3], medication: arguments[4], instants: arguments[5])
+    case "journal-merge" where arguments.count == 3:
+        try await journalMerge(folder: arguments[2])
     case "rotate" where arguments.count == 4:
         try await rotateAndDie(folder: arguments[2], phase: arguments[3])
     default:

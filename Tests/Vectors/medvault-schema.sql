@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals | sync secret | professional signatures | sync device sequences | sync epochs | audit origin | session note search
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals | sync secret | professional signatures | sync device sequences | sync epochs | audit origin | session note search | dose journal
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -196,6 +196,22 @@ created_at INTEGER NOT NULL,
 updated_at INTEGER NOT NULL,
 version INTEGER NOT NULL,
 clinical_notes TEXT
+)
+
+-- table dose_journal_merged on dose_journal_merged
+CREATE TABLE dose_journal_merged (
+entry_id BLOB NOT NULL PRIMARY KEY CHECK (length(entry_id) = 16),
+outcome TEXT NOT NULL,
+merged_at INTEGER NOT NULL
+) WITHOUT ROWID
+
+-- table dose_journal_state on dose_journal_state
+CREATE TABLE dose_journal_state (
+singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+journal_key BLOB NOT NULL CHECK (length(journal_key) = 32),
+plan_days INTEGER NOT NULL CHECK (plan_days BETWEEN 1 AND 31),
+time_zone TEXT NOT NULL,
+issued_at INTEGER NOT NULL
 )
 
 -- table dose_log on dose_log

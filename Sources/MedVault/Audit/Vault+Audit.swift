@@ -42,6 +42,10 @@ extension Vault {
             await vault.lock()
             throw error
         }
+        // What extensions logged while the vault was locked (docs/extensions.md). Not a
+        // reason to refuse the unlock: the entries stay for the next merge, and
+        // `mergeDoseJournal()` reports the error.
+        _ = try? await vault.mergeDoseJournal()
         return vault
     }
 

@@ -29,6 +29,7 @@ public enum MedVaultSchema {
         .init("sync epochs", apply: SyncEpochSchema.createEpochs),
         .init("audit origin", apply: AuditSchema.addOrigin),
         .init("session note search", apply: SessionNoteSearchSchema.createNoteSearch),
+        .init("dose journal", apply: DoseJournalStateSchema.createState),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a

@@ -43,9 +43,12 @@ public struct VaultLayout: Sendable, Hashable {
     /// an interrupted creation, which the next creation removes.
     var creationMarker: URL { folder.appendingPathComponent("records.medvault.creating") }
 
+    /// The dose journal an extension writes with its limited key (docs/extensions.md).
+    public var doseJournal: URL { folder.appendingPathComponent("records.medvault.journal") }
+
     /// Every file the vault may have but its lock files, for destruction.
     var allFiles: [URL] {
-        [database, keyring, DatabaseKeyChange.copyURL(for: database)]
+        [database, keyring, DatabaseKeyChange.copyURL(for: database), doseJournal]
             .flatMap { url in ["", "-wal", "-shm", "-journal"].map { URL(fileURLWithPath: url.path + $0) } }
             + [auditCheckpoint, unlockFailures, creationMarker]
     }

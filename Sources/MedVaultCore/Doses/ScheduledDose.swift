@@ -51,6 +51,12 @@ public struct ScheduledDose: Sendable, Hashable, Identifiable {
         public var medicationID: UUID
         /// The scheduled instant, in milliseconds.
         public var scheduledAtMilliseconds: Int64
+
+        /// Creates an identity.
+        public init(medicationID: UUID, scheduledAtMilliseconds: Int64) {
+            self.medicationID = medicationID
+            self.scheduledAtMilliseconds = scheduledAtMilliseconds
+        }
     }
 
     /// The dose's identity: medication and scheduled instant.

@@ -26,7 +26,7 @@ public enum ReminderPlanner {
 
     /// Instants a reminder query or snooze accepts: within about ±3,000 years of 1970,
     /// far beyond any dose and far from the limits of the integer arithmetic behind them.
-    static func isPlausible(_ date: Date) -> Bool {
+    package static func isPlausible(_ date: Date) -> Bool {
         abs(date.timeIntervalSince1970) < 1e11
     }
 
