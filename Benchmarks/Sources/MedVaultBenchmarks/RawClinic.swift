@@ -57,6 +57,22 @@ enum RawClinic {
 
     // MARK: - Writing
 
+    /// Binds `s` to ``ClinicSQL/insertSession``'s parameters.
+    static func bindSession(_ s: ClinicalSession, to insertSession: RawStatement) throws {
+        try insertSession.bind(1, bytes: s.id.bytes)
+        try insertSession.bind(2, bytes: s.patientID.bytes)
+        try insertSession.bind(3, s.date.millisecondsSince1970)
+        try insertSession.bind(4, s.type.rawValue)
+        try insertSession.bind(5, Int64(s.durationMinutes))
+        try insertSession.bind(6, s.status.rawValue)
+        try insertSession.bind(7, s.createdAt.millisecondsSince1970)
+        try insertSession.bind(8, s.updatedAt.millisecondsSince1970)
+        try insertSession.bind(9, s.version)
+        try insertSession.bind(10, s.chiefComplaint)
+        try insertSession.bind(11, s.treatmentPlan)
+        try insertSession.bind(12, s.notes)
+    }
+
     /// Inserts `data` as the three batch calls do: one transaction of patients (each
     /// with its search-index rows), one of sessions, one of diagnoses.
     static func insert(_ data: ClinicData, into db: RawSQLCipher) throws {
@@ -115,18 +131,7 @@ enum RawClinic {
             try begin.run()
             for index in sessions {
                 let s = data.sessions[index]
-                try insertSession.bind(1, bytes: s.id.bytes)
-                try insertSession.bind(2, bytes: s.patientID.bytes)
-                try insertSession.bind(3, s.date.millisecondsSince1970)
-                try insertSession.bind(4, s.type.rawValue)
-                try insertSession.bind(5, Int64(s.durationMinutes))
-                try insertSession.bind(6, s.status.rawValue)
-                try insertSession.bind(7, s.createdAt.millisecondsSince1970)
-                try insertSession.bind(8, s.updatedAt.millisecondsSince1970)
-                try insertSession.bind(9, s.version)
-                try insertSession.bind(10, s.chiefComplaint)
-                try insertSession.bind(11, s.treatmentPlan)
-                try insertSession.bind(12, s.notes)
+                try bindSession(s, to: insertSession)
                 try insertSession.run()
                 try insertNoteDocument.bind(1, bytes: s.id.bytes)
                 try insertNoteDocument.bind(2, s.date.millisecondsSince1970)

@@ -110,18 +110,7 @@ final class RawNoteSearch {
             try db.exec("BEGIN IMMEDIATE")
             for index in sessions {
                 let s = clinic.data.sessions[index]
-                try insertSession.bind(1, bytes: Array(s.id.bytes))
-                try insertSession.bind(2, bytes: Array(s.patientID.bytes))
-                try insertSession.bind(3, s.date.millisecondsSince1970)
-                try insertSession.bind(4, s.type.rawValue)
-                try insertSession.bind(5, Int64(s.durationMinutes))
-                try insertSession.bind(6, s.status.rawValue)
-                try insertSession.bind(7, s.createdAt.millisecondsSince1970)
-                try insertSession.bind(8, s.updatedAt.millisecondsSince1970)
-                try insertSession.bind(9, s.version)
-                try insertSession.bind(10, s.chiefComplaint)
-                try insertSession.bind(11, s.treatmentPlan)
-                try insertSession.bind(12, s.notes)
+                try RawClinic.bindSession(s, to: insertSession)
                 try insertSession.run()
                 guard withDocuments else { continue }
                 try insertDocument.bind(1, bytes: Array(s.id.bytes))

@@ -35,9 +35,9 @@ public final class DoseJournal: Sendable {
 
     /// Opens the journal of the vault in `folder`.
     ///
-    /// - Throws: ``MedVaultError/Code/notFound`` (field `journal`) when the vault has no
+    /// - Throws: `MedVaultError/Code/notFound` (field `journal`) when the vault has no
     ///   journal (never issued, or revoked: a revoked key opens nothing);
-    ///   ``MedVaultError/Code/wrongKey`` when `key` is not this journal's (a key issued
+    ///   `MedVaultError/Code/wrongKey` when `key` is not this journal's (a key issued
     ///   before the current one).
     public static func open(in folder: URL, key: DoseJournalKey, clock: RecordClock = .system) async throws
         -> DoseJournal
@@ -59,7 +59,7 @@ public final class DoseJournal: Sendable {
     /// The planned doses due in `[from, until)`, by instant then medication, with what
     /// the journal recorded for each.
     ///
-    /// - Throws: ``MedVaultError/Code/invalidArgument`` when `until` is before `from` or
+    /// - Throws: `MedVaultError/Code/invalidArgument` when `until` is before `from` or
     ///   either is not a plausible instant.
     public func plannedDoses(from: Date, until: Date) async throws -> [PlannedDose] {
         try await database.read { db in try DoseJournalSQL.plannedDoses(from: from, until: until, db) }
@@ -74,9 +74,9 @@ public final class DoseJournal: Sendable {
 
     /// Records the planned dose at `scheduledAt` as taken at `takenAt` (default now).
     ///
-    /// - Throws: ``MedVaultError/Code/validation`` (field `scheduledAt`) when the plan
-    ///   has no such dose; ``MedVaultError/Code/duplicate`` when the journal has a log
-    ///   for it already; ``MedVaultError/Code/invalidArgument`` (field `takenAt`) for an
+    /// - Throws: `MedVaultError/Code/validation` (field `scheduledAt`) when the plan
+    ///   has no such dose; `MedVaultError/Code/duplicate` when the journal has a log
+    ///   for it already; `MedVaultError/Code/invalidArgument` (field `takenAt`) for an
     ///   implausible instant. Nothing is written on error.
     public func logTaken(medicationID: UUID, doseAt scheduledAt: Date, takenAt: Date? = nil) async throws {
         let takenAt = takenAt ?? clock.now()
@@ -101,9 +101,9 @@ public final class DoseJournal: Sendable {
     /// snooze length after now.
     ///
     /// - Returns: When the reminder fires again.
-    /// - Throws: ``MedVaultError/Code/validation`` (field `scheduledAt`) when the plan
-    ///   has no such dose; ``MedVaultError/Code/duplicate`` when it is logged in the
-    ///   journal; ``MedVaultError/Code/limitExceeded`` (field `reminders.maximumSnoozes`)
+    /// - Throws: `MedVaultError/Code/validation` (field `scheduledAt`) when the plan
+    ///   has no such dose; `MedVaultError/Code/duplicate` when it is logged in the
+    ///   journal; `MedVaultError/Code/limitExceeded` (field `reminders.maximumSnoozes`)
     ///   past the schedule's maximum.
     @discardableResult
     public func snooze(medicationID: UUID, doseAt scheduledAt: Date) async throws -> Date {

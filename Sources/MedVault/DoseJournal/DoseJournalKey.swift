@@ -24,7 +24,7 @@ public struct DoseJournalKey: Sendable {
 
     /// The key in `secret` (copied from a `SecretStore`).
     ///
-    /// - Throws: ``MedVaultError/Code/invalidArgument`` unless it is 32 bytes.
+    /// - Throws: `MedVaultError/Code/invalidArgument` unless it is 32 bytes.
     public init(_ secret: SecureBytes) throws {
         guard secret.count == 32 else {
             throw MedVaultError(.invalidArgument, field: "key", reason: "a dose journal key is 32 bytes")

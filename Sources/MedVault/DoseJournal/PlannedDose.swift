@@ -24,7 +24,7 @@ public struct PlannedDose: Sendable, Hashable, Identifiable {
     /// The end of its last snooze recorded in the journal, if any.
     public var snoozedUntil: Date?
 
-    /// The dose's identity, the same as its ``ScheduledDose``'s.
+    /// The dose's identity, the same as its `ScheduledDose`'s.
     public var id: ScheduledDose.ID {
         ScheduledDose.ID(medicationID: medicationID, scheduledAtMilliseconds: scheduledAt.millisecondsSince1970)
     }

@@ -25,7 +25,7 @@ extension Vault {
     ///     Every merge and ``refreshDoseJournalPlan()`` writes it again from now on.
     ///   - timeZone: The zone of frequency-derived doses (default GMT).
     /// - Returns: The key, in secure memory the caller wipes.
-    /// - Throws: ``MedVaultError/Code/invalidArgument`` (field `planDays`); `locked`;
+    /// - Throws: `MedVaultError/Code/invalidArgument` (field `planDays`); `locked`;
     ///   storage errors. On error the previous journal, if any, may be merged already.
     public func issueDoseJournalKey(planDays: Int = 7, timeZone: TimeZone = .gmt) async throws -> DoseJournalKey {
         guard (1...Self.maximumDoseJournalDays).contains(planDays) else {

@@ -19,7 +19,7 @@ public enum ReminderPlanner {
     /// after snoozes (at most 10 snoozes of 240 minutes).
     public static let snoozeLookBack: TimeInterval = 40 * 3600
 
-    /// The longest window ``MedicationStore/upcomingReminders(forPatient:from:until:timeZone:)``
+    /// The longest window ``MedicationStore/upcomingReminders(forPatient:from:until:timeZone:options:)``
     /// accepts: 31 days (a notification scheduler refreshes far more often; a longer
     /// window would only make a hostile caller expand years of doses).
     public static let maximumWindow: TimeInterval = 31 * 86_400

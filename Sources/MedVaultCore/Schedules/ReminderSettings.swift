@@ -1,6 +1,6 @@
 /// How an app reminds a patient of a schedule's doses: how long before each dose,
 /// and how snoozing works. Stored with the schedule; used by
-/// `MedicationStore.upcomingReminders(forPatient:from:until:)` and
+/// `MedicationStore.upcomingReminders(forPatient:from:until:timeZone:options:)` and
 /// ``MedicationScheduleRepository/snooze(scheduleID:doseAt:)``.
 ///
 /// For example:

@@ -39,7 +39,7 @@ public struct KeychainAccess: Sendable, Hashable {
 
     /// Creates an access policy.
     ///
-    /// - Throws: ``MedVaultError/Code/invalidArgument`` (field `accessGroup`) for an empty
+    /// - Throws: `MedVaultError/Code/invalidArgument` (field `accessGroup`) for an empty
     ///   group name or one with control characters.
     public init(accessibility: Accessibility = .whenUnlocked, accessGroup: String? = nil) throws {
         if let accessGroup, accessGroup.isEmpty || accessGroup.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
