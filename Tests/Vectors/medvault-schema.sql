@@ -211,7 +211,8 @@ singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
 journal_key BLOB NOT NULL CHECK (length(journal_key) = 32),
 plan_days INTEGER NOT NULL CHECK (plan_days BETWEEN 1 AND 31),
 time_zone TEXT NOT NULL,
-issued_at INTEGER NOT NULL
+issued_at INTEGER NOT NULL,
+plan_until INTEGER -- the end of the latest plan written; a merge refuses later doses
 )
 
 -- table dose_log on dose_log

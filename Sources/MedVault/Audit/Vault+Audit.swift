@@ -43,8 +43,9 @@ extension Vault {
             throw error
         }
         // What extensions logged while the vault was locked (docs/extensions.md). Not a
-        // reason to refuse the unlock: the entries stay for the next merge, and
-        // `mergeDoseJournal()` reports the error.
+        // reason to refuse the unlock: on an error the entries stay in the journal, and
+        // calling `mergeDoseJournal()` throws it; refused entries are recorded in
+        // `dose_journal_merged` with their error code.
         _ = try? await vault.mergeDoseJournal()
         return vault
     }

@@ -37,7 +37,7 @@ enum RestoreTarget {
 
     /// The names of every file a vault's folder may hold.
     static func vaultFileNames(_ layout: VaultLayout) -> [String] {
-        (layout.allFiles + [layout.presenceLock, layout.keyringLock]).map(\.lastPathComponent)
+        (layout.allFiles + [layout.presenceLock, layout.keyringLock, layout.doseJournalLock]).map(\.lastPathComponent)
     }
 
     /// Replaces the vault at `target` with the verified folder `replacement`.

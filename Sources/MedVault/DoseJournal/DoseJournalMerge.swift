@@ -7,11 +7,25 @@ enum DoseJournalMerge {
     static let isMerged = "SELECT 1 FROM dose_journal_merged WHERE entry_id = ?"
     static let recordMerged = "INSERT INTO dose_journal_merged (entry_id, outcome, merged_at) VALUES (?, ?, ?)"
 
+    /// What the vault knows of the plan it gave the journal.
+    struct Context: Sendable {
+        /// The zone of frequency-derived doses.
+        var timeZone: TimeZone
+        /// The end of the latest plan written; a later dose is refused.
+        var planUntil: Date?
+    }
+
+    /// The codes of a rule's refusal: the entry is recorded as refused and the merge goes
+    /// on. Any other error (storage, a full disk, cancellation) stops the merge, and
+    /// nothing of it is applied.
+    static let refusals: Set<MedVaultError.Code> = [
+        .validation, .duplicate, .notFound, .limitExceeded, .immutable, .invalidArgument, .conflict,
+    ]
+
     /// Applies each entry not merged before, each in a savepoint of its own: an entry the
     /// vault refuses leaves nothing behind, and the others still apply.
-    static func apply(_ entries: [DoseJournalEntry], clock: RecordClock, in db: DatabaseConnection) throws
-        -> DoseJournalMergeReport
-    {
+    static func apply(_ entries: [DoseJournalEntry], context: Context, clock: RecordClock,
+                      in db: DatabaseConnection) throws -> DoseJournalMergeReport {
         var report = DoseJournalMergeReport()
         let now = clock.now()
         let writer = DoseLogWriter(clock: clock, faults: nil)
@@ -20,22 +34,20 @@ enum DoseJournalMerge {
                 report.alreadyMerged += 1
                 continue
             }
-            try db.execute("SAVEPOINT dose_journal_entry")
             var outcome: String
             do {
-                if let log = entry.doseLog {
-                    _ = try writer.write([log], db)
-                    report.logged += 1
-                    outcome = "logged"
-                } else {
+                outcome = try db.inSavepoint {
+                    try checkPlanned(entry, context: context, db)
+                    if let log = entry.doseLog {
+                        _ = try writer.write([log], db)
+                        return "logged"
+                    }
                     // A snooze of a dose logged since, or older than the vault's, is moot.
-                    outcome = try storeSnooze(entry, now: now, db) ? "snoozed" : "superseded"
-                    if outcome == "snoozed" { report.snoozed += 1 }
+                    return try storeSnooze(entry, now: now, db) ? "snoozed" : "superseded"
                 }
-                try db.execute("RELEASE dose_journal_entry")
-            } catch let error as MedVaultError where error.code != .storage && error.code != .diskFull {
-                try db.execute("ROLLBACK TO dose_journal_entry")
-                try db.execute("RELEASE dose_journal_entry")
+                if outcome == "logged" { report.logged += 1 }
+                if outcome == "snoozed" { report.snoozed += 1 }
+            } catch let error as MedVaultError where refusals.contains(error.code) {
                 report.refused[error.code, default: 0] += 1
                 outcome = "refused:\(error.code.rawValue)"
             }
@@ -44,12 +56,30 @@ enum DoseJournalMerge {
         return report
     }
 
+    /// Refuses an entry that is not a dose the vault expects: its medication active, the
+    /// instant one of its expected doses (schedules, or frequency in the plan's zone),
+    /// not past the plan's end. The journal's own plan is not trusted: any key holder can
+    /// write it.
+    ///
+    /// - Throws: `notFound` (field `medicationID`); `validation` (field `scheduledAt`).
+    private static func checkPlanned(_ entry: DoseJournalEntry, context: Context, _ db: DatabaseConnection) throws {
+        let medication = try SQLCipherMedicationStore.fetchMedication(entry.medicationID, db, field: "medicationID")
+            .medication
+        let schedules = try SQLCipherMedicationScheduleRepository.list(medicationID: medication.id, in: db)
+        let instant = entry.scheduledAt.truncatedToMilliseconds
+        let expected = DoseExpansion.expectedDoses(for: medication, schedules: schedules,
+                                                   in: instant..<instant.addingTimeInterval(0.001),
+                                                   fallbackTimeZone: context.timeZone)
+        guard medication.isActive, !expected.isEmpty, instant < (context.planUntil ?? .distantPast) else {
+            throw MedVaultError.validation("scheduledAt", "is not a dose of the plan")
+        }
+    }
+
     /// Stores a journal snooze unless the dose is logged or the vault holds a later one.
     ///
     /// - Returns: Whether it was stored.
-    /// - Throws: `notFound` (field `medicationID`) when the medication is gone.
     private static func storeSnooze(_ entry: DoseJournalEntry, now: Date, _ db: DatabaseConnection) throws -> Bool {
-        guard let until = entry.snoozedUntil, let count = entry.snoozeCount else { return false }
+        guard let until = entry.snoozedUntil, let count = entry.snoozeCount, count >= 1 else { return false }
         let medication = try SQLCipherMedicationStore.fetchMedication(entry.medicationID, db, field: "medicationID")
             .medication
         let key: [VaultValue] = [entry.medicationID.vaultValue, entry.scheduledAt.vaultValue]

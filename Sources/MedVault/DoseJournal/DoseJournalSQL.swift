@@ -129,24 +129,41 @@ enum DoseJournalSQL {
         ])
     }
 
-    /// Every entry, in the order appended.
-    static func entries(_ db: DatabaseConnection) throws -> [DoseJournalEntry] {
-        try db.fetchAll("SELECT \(entryColumns) FROM journal_entry ORDER BY rowid") { row in
-            guard let kind = DoseJournalEntry.Kind(rawValue: row.text(at: 1)) else {
-                throw MedVaultError(.corrupted, reason: "a dose journal entry has an unknown kind")
-            }
-            return DoseJournalEntry(
-                id: try row[0], kind: kind, medicationID: try row[2], scheduledAt: try row[3],
-                status: row.isNull(at: 4) ? nil : DoseStatus(rawValue: row.text(at: 4)),
-                takenAt: row.isNull(at: 5) ? nil : try row[5],
-                skipReason: row.isNull(at: 6) ? nil : SkipReason(rawValue: row.text(at: 6)),
-                snoozedUntil: row.isNull(at: 7) ? nil : try row[7],
-                snoozeCount: row.isNull(at: 8) ? nil : Int(row.int64(at: 8)), recordedAt: try row[9])
+    /// Every entry, in the order appended, and the rowids of rows that are not entries (a
+    /// damaged row, an implausible instant, an unknown kind: only a key holder can write
+    /// them, and the merge refuses them).
+    static func entries(_ db: DatabaseConnection) throws -> (entries: [DoseJournalEntry], damaged: [Int64]) {
+        var entries: [DoseJournalEntry] = []
+        var damaged: [Int64] = []
+        try db.forEachRow("SELECT \(entryColumns), rowid FROM journal_entry ORDER BY rowid") { row in
+            if let entry = try? entry(row) { entries.append(entry) } else { damaged.append(row.int64(at: 10)) }
+            return true
         }
+        return (entries, damaged)
     }
 
-    /// Removes the entries with `ids`.
-    static func remove(_ ids: [UUID], _ db: DatabaseConnection) throws {
+    private static func entry(_ row: VaultRow) throws -> DoseJournalEntry {
+        func instant(_ column: Int32) throws -> Date? {
+            guard !row.isNull(at: column) else { return nil }
+            let date = Date(timeIntervalSince1970: Double(row.int64(at: column)) / 1000)
+            guard ReminderPlanner.isPlausible(date) else { throw MedVaultError(.corrupted, reason: "an implausible instant") }
+            return date
+        }
+        guard let kind = DoseJournalEntry.Kind(rawValue: row.text(at: 1)), row.blob(at: 0).count == 16,
+              row.blob(at: 2).count == 16, let scheduledAt = try instant(3), let recordedAt = try instant(9) else {
+            throw MedVaultError(.corrupted, reason: "a damaged dose journal entry")
+        }
+        return DoseJournalEntry(
+            id: try row[0], kind: kind, medicationID: try row[2], scheduledAt: scheduledAt,
+            status: row.isNull(at: 4) ? nil : DoseStatus(rawValue: row.text(at: 4)),
+            takenAt: try instant(5), skipReason: row.isNull(at: 6) ? nil : SkipReason(rawValue: row.text(at: 6)),
+            snoozedUntil: try instant(7), snoozeCount: row.isNull(at: 8) ? nil : Int(row.int64(at: 8)),
+            recordedAt: recordedAt)
+    }
+
+    /// Removes the entries with `ids` and the damaged rows `rowids`.
+    static func remove(_ ids: [UUID], rowids: [Int64], _ db: DatabaseConnection) throws {
         for id in ids { try db.execute("DELETE FROM journal_entry WHERE id = ?", [id.vaultValue]) }
+        for rowid in rowids { try db.execute("DELETE FROM journal_entry WHERE rowid = ?", [.integer(rowid)]) }
     }
 }

@@ -45,10 +45,17 @@ public struct VaultLayout: Sendable, Hashable {
 
     /// The dose journal an extension writes with its limited key (docs/extensions.md).
     public var doseJournal: URL { folder.appendingPathComponent("records.medvault.journal") }
+    /// A new journal while it is written, before it replaces ``doseJournal``.
+    var doseJournalStaging: URL { folder.appendingPathComponent("records.medvault.journal.new") }
+    /// A revoked journal while its entries are merged.
+    var doseJournalRevoked: URL { folder.appendingPathComponent("records.medvault.journal.revoked") }
+    /// Held exclusively by every issue, revocation, merge and plan of the dose journal.
+    var doseJournalLock: URL { folder.appendingPathComponent("records.medvault.journal.lock") }
 
     /// Every file the vault may have but its lock files, for destruction.
     var allFiles: [URL] {
-        [database, keyring, DatabaseKeyChange.copyURL(for: database), doseJournal]
+        [database, keyring, DatabaseKeyChange.copyURL(for: database), doseJournal, doseJournalStaging,
+         doseJournalRevoked]
             .flatMap { url in ["", "-wal", "-shm", "-journal"].map { URL(fileURLWithPath: url.path + $0) } }
             + [auditCheckpoint, unlockFailures, creationMarker]
     }

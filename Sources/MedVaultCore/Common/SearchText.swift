@@ -20,6 +20,17 @@ public enum SearchText {
         latinTokens(of: text) ?? foundationTokens(of: text)
     }
 
+    /// The most words a note search takes from a query: the first 32 distinct ones.
+    public static let maximumQueryTokens = 32
+
+    /// The folded tokens of a note search's query: distinct, in order, at most
+    /// ``maximumQueryTokens`` (a longer query would only cost more, and a full-text
+    /// index refuses very long expressions).
+    public static func queryTokens(of query: String) -> [String] {
+        var seen = Set<String>()
+        return Array(tokens(of: query).filter { seen.insert($0).inserted }.prefix(maximumQueryTokens))
+    }
+
     /// The reference implementation: Foundation's folding of the whole text, then a
     /// split at every scalar that is not a letter or digit.
     static func foundationTokens(of text: String) -> [String] {

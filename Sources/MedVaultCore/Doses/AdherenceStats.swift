@@ -19,9 +19,10 @@ public struct AdherenceStats: Sendable, Hashable, Codable {
     /// Due later, or still within their grace window.
     public var pending: Int
     /// The adherence streak at the end of the period, in days: the consecutive days,
-    /// counted back from its last day, on which every expected dose was taken (on
-    /// time or late). A day with a skipped or missed dose ends the streak; a day with
-    /// no expected dose, or only pending ones, neither counts nor ends it (see
+    /// counted back from its last day, on which a dose was taken (on time or late) and
+    /// none skipped or missed (doses still pending do not count against a day). A day
+    /// with a skipped or missed dose ends the streak; a day with no expected dose, or
+    /// only pending ones, neither counts nor ends it (see
     /// ``AdherenceCalculator/streakDays(of:through:in:)``).
     public var streakDays: Int
 

@@ -23,7 +23,9 @@ public struct DoseReminder: Sendable, Hashable, Identifiable {
         case refill
     }
 
-    /// A reminder's stable identity: its kind, medication and dose.
+    /// A reminder's stable identity: its kind, medication, dose and how many times the
+    /// dose was snoozed (a snooze moves the reminder and its follow-up: they get new
+    /// identities, so an app reconciling by identifier replaces them).
     public struct ID: Sendable, Hashable {
         /// What the reminder is about.
         public var kind: Kind
@@ -31,17 +33,22 @@ public struct DoseReminder: Sendable, Hashable, Identifiable {
         public var medicationID: UUID
         /// The dose the reminder belongs to, in milliseconds since 1970.
         public var scheduledAtMilliseconds: Int64
+        /// How many times the dose was snoozed (0 for stock events).
+        public var snoozeCount: Int
 
         /// Creates an identity.
-        public init(kind: Kind, medicationID: UUID, scheduledAtMilliseconds: Int64) {
+        public init(kind: Kind, medicationID: UUID, scheduledAtMilliseconds: Int64, snoozeCount: Int = 0) {
             self.kind = kind
             self.medicationID = medicationID
             self.scheduledAtMilliseconds = scheduledAtMilliseconds
+            self.snoozeCount = snoozeCount
         }
 
         /// A string for a notification scheduler, such as
-        /// `follow-up:6F1C…:1772951400000`: kind, medication, dose. No clinical data.
-        public var identifier: String { "\(kind.rawValue):\(medicationID.uuidString):\(scheduledAtMilliseconds)" }
+        /// `follow-up:6F1C…:1772951400000:0`: kind, medication, dose, snoozes. No clinical data.
+        public var identifier: String {
+            "\(kind.rawValue):\(medicationID.uuidString):\(scheduledAtMilliseconds):\(snoozeCount)"
+        }
     }
 
     /// What the reminder is about.
@@ -77,7 +84,8 @@ public struct DoseReminder: Sendable, Hashable, Identifiable {
 
     /// The reminder's stable identity (kind, medication, dose).
     public var id: ID {
-        ID(kind: kind, medicationID: medicationID, scheduledAtMilliseconds: scheduledAt.millisecondsSince1970)
+        ID(kind: kind, medicationID: medicationID, scheduledAtMilliseconds: scheduledAt.millisecondsSince1970,
+           snoozeCount: snoozeCount)
     }
 
     /// The dose's identity, the same as its ``ScheduledDose``'s.

@@ -16,8 +16,8 @@ public struct ReminderOptions: Sendable, Hashable, Codable {
     /// `nil` for no follow-ups. Default 15.
     public var followUpMinutes: Int?
     /// A refill reminder fires with the first expected dose of the day from which the
-    /// stock lasts at most this many days, 0 through 90; `nil` for no refill reminders.
-    /// Default 7.
+    /// stock lasts at most this many days (the run-out day minus this many days), 0
+    /// through 90; `nil` for no refill reminders. Default 7.
     public var refillLeadDays: Int?
     /// Whether a low-stock event fires with the expected dose that takes the stock to
     /// or below the inventory's minimum. Default `true`.

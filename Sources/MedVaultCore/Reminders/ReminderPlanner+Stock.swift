@@ -3,9 +3,10 @@ import Foundation
 extension ReminderPlanner {
     /// The low-stock and refill events of `medication` that fire in `window`.
     ///
-    /// The stock starts at the inventory's current quantity at the window's start and
-    /// each expected dose from then on that has no log takes its amount (a logged
-    /// taken dose already left the stock), in order, as ``SupplyForecast`` counts:
+    /// The stock starts at the inventory's current quantity — the stock now, so a query's
+    /// window should start now — and each expected dose from the window's start that has
+    /// no log takes its amount (a logged taken dose already left the stock), in order, as
+    /// ``SupplyForecast`` counts:
     ///
     /// - **Low stock** fires with the dose after which the stock is at or below the
     ///   inventory's minimum, when it was above it before that dose. A stock already at
@@ -13,8 +14,8 @@ extension ReminderPlanner {
     ///   `MedicationStore.lowInventory(forPatient:)`).
     /// - **Refill** fires with the first dose on the day from which the stock lasts at
     ///   most ``ReminderOptions/refillLeadDays`` days (days are counted to the run-out
-    ///   date, the day of the first dose the stock cannot cover, in `timeZone`), when
-    ///   it lasted longer on the window's first day.
+    ///   date, the day of the first dose the stock cannot cover, in `timeZone`); when
+    ///   that dose is before the window, the event fired already.
     ///
     /// Both fire at that dose's time, so the same stock gives the same event from one
     /// query to the next; a refill or a correction of the stock moves it.
@@ -59,10 +60,14 @@ extension ReminderPlanner {
             }
         }
         if let lead = options.refillLeadDays, let runOut {
+            // The crossing is the first expected dose on or after the threshold day,
+            // looked for among every expanded dose (the range starts well before the
+            // window): a crossing before the window already fired, and one later in the
+            // window's first day is found the same from any query that day.
             let threshold = CalendarDate(runOut.scheduledAt, in: timeZone).adding(days: -lead)
-            let firstDay = CalendarDate(window.lowerBound, in: timeZone)
-            if firstDay < threshold,
-               let dose = coming.first(where: { CalendarDate($0.scheduledAt, in: timeZone) >= threshold }) {
+            if let dose = expected.first(where: {
+                $0.medicationID == medication.id && CalendarDate($0.scheduledAt, in: timeZone) >= threshold
+            }) {
                 event(.refill, at: dose)
             }
         }

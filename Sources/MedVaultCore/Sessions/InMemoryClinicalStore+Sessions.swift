@@ -105,7 +105,7 @@ extension InMemoryClinicalStore {
     {
         try Self.checkLimit(limit)
         if let patientID, patients[patientID] == nil { throw Self.notFound("patientID") }
-        let queryTokens = SearchText.tokens(of: query)
+        let queryTokens = SearchText.queryTokens(of: query)
         guard !queryTokens.isEmpty else { return SessionSearchPage(sessions: [], nextCursor: nil) }
         let scope = patientID.map { sessionIDsByPatient[$0, default: []].compactMap { sessions[$0] } }
             ?? Array(sessions.values)

@@ -49,7 +49,10 @@ public struct KeychainAccess: Sendable, Hashable {
         self.accessGroup = accessGroup
     }
 
-    /// While unlocked, this device only, the app's own group: the vault secret's policy.
+    /// While unlocked, this device only, the app's default group: the vault secret's
+    /// policy. The default group is the first of the app's keychain access groups: an app
+    /// whose first group is the one it shares with its extensions should name its own
+    /// group here, so the vault's secret stays out of the extensions' reach.
     public static let standard = KeychainAccess(validated: .whenUnlocked, accessGroup: nil)
 
     /// After first unlock, this device only, in `accessGroup`: for a key extensions read

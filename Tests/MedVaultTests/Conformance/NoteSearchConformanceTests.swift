@@ -58,6 +58,15 @@ struct NoteSearchConformanceTests {
         #expect(try await search("  ;-- ", nil).isEmpty, "no letter or digit: nothing")
         #expect(try await search("insomnio OR ansiedad", nil).isEmpty, "operators are words")
         #expect(try await search("\"insomnio\" -mudanza* (desde)", nil) == [p.luisNotes.id], "FTS syntax is only text")
+        // A hostile query: thousands of words, repeated. The first 32 distinct ones count.
+        let long = Array(repeating: "insomnio desde", count: 3_000).joined(separator: " ")
+            + " " + (0..<40).map { "w\($0)" }.joined(separator: " ")
+        #expect(try await search(long, nil).isEmpty, "w0…w29 are words of no note")
+        #expect(try await search(long + " mudanza", nil).isEmpty)
+        let capped = (0..<30).map { _ in "insomnio" }.joined(separator: " ") + " desde " + (0..<40).map { "w\($0)" }.joined(separator: " ")
+        #expect(try await search(capped, nil).isEmpty)
+        let distinct = "insomnio desde " + Array(repeating: "refiere", count: 5_000).joined(separator: " ")
+        #expect(try await search(distinct, nil) == [p.luisNotes.id])
     }
 
     @Test(arguments: ClinicalBackend.all)

@@ -179,4 +179,81 @@ struct DoseJournalTests {
             await vault.lock()
         }
     }
+
+    @Test("A hostile key holder's rows (damaged, implausible, forged plan) neither crash the unlock nor block revocation; only expected doses merge")
+    func hostileJournalRows() async throws {
+        try await withTemporaryDirectory { dir in
+            let (f, vault) = try await F.make(in: dir.file("vault"))
+            let key = try await vault.issueDoseJournalKey()
+            await vault.lock()
+            let dose = f.doses(1)[0]
+            // Written straight into the journal with the key, past `DoseJournal`'s checks.
+            let raw = try await VaultDatabase.open(at: VaultLayout(folder: f.folder).doseJournal, key: key.secret,
+                                                   mode: .openExisting, migrator: DoseJournalSchema.migrator)
+            try await raw.write { db in
+                // The key holder owns the file: it can drop the schema's checks.
+                try db.executeScript("""
+                    DROP INDEX journal_entry_one_log; DROP TABLE journal_entry;
+                    CREATE TABLE journal_entry (id BLOB, kind TEXT, medication_id BLOB, scheduled_at INTEGER, status TEXT,
+                        taken_at INTEGER, skip_reason TEXT, snoozed_until INTEGER, snooze_count INTEGER, recorded_at INTEGER);
+                    """)
+                let insert = """
+                    INSERT INTO journal_entry (id, kind, medication_id, scheduled_at, status, taken_at, skip_reason, \
+                    snoozed_until, snooze_count, recorded_at) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, 0)
+                    """
+                let med = f.medication.id.vaultValue
+                try db.execute(insert, [UUID().vaultValue, .text("log"), .blob(Data([1, 2, 3])), dose.vaultValue,
+                                        .text("taken"), dose.vaultValue, .null, .null])
+                try db.execute(insert, [UUID().vaultValue, .text("snooze"), med, .integer(.max), .null, .null,
+                                        .integer(.max), .integer(1)])
+                try db.execute(insert, [UUID().vaultValue, .text("drop table"), med, dose.vaultValue, .text("taken"),
+                                        dose.vaultValue, .null, .null])
+                // A forged plan row and a log of it: 09:00 is no dose of this medication.
+                let forged = dose.addingTimeInterval(3_600)
+                try db.execute("""
+                    INSERT INTO journal_plan (medication_id, scheduled_at, name, dosage_amount, dosage_unit, snooze_minutes, \
+                    maximum_snoozes) VALUES (?, ?, 'x', 1000, 'tablets', 10, 3)
+                    """, [med, forged.vaultValue])
+                try db.execute(insert, [UUID().vaultValue, .text("log"), med, forged.vaultValue, .text("taken"),
+                                        forged.vaultValue, .null, .null])
+                // And one real dose.
+                try db.execute(insert, [UUID().vaultValue, .text("log"), med, dose.vaultValue, .text("taken"),
+                                        dose.vaultValue, .null, .null])
+            }
+            await raw.close()
+            let reopened = try await f.open()  // the unlock merges: no trap
+            let logs = try await reopened.medications.doseLogs.list(medicationID: f.medication.id,
+                                                                   in: Date.distantPast..<Date.distantFuture)
+            #expect(logs.map(\.scheduledAt) == [dose], "only the expected dose")
+            let outcomes = try await reopened.database.read { db in
+                try db.fetchAll("SELECT outcome FROM dose_journal_merged ORDER BY outcome") { $0.text(at: 0) }
+            }
+            #expect(outcomes == ["logged", "refused:validation"])
+            #expect(try await reopened.mergeDoseJournal() == DoseJournalMergeReport(), "damaged rows left the journal")
+            try await reopened.revokeDoseJournalKey()
+            await expectMedVaultError(.notFound, field: "journal") { _ = try await DoseJournal.open(in: f.folder, key: key) }
+            await reopened.lock()
+        }
+    }
+
+    @Test("Two issues at once: the key stored is the one whose journal is in place, and the vault keeps merging")
+    func concurrentIssues() async throws {
+        try await withTemporaryDirectory { dir in
+            let (f, vault) = try await F.make(in: dir.file("vault"))
+            async let first = vault.issueDoseJournalKey()
+            async let second = vault.issueDoseJournalKey()
+            let keys = try await [first, second]
+            var opened = 0
+            for key in keys {
+                if let journal = try? await DoseJournal.open(in: f.folder, key: key, clock: f.clock.recordClock) {
+                    opened += 1
+                    try await journal.logTaken(medicationID: f.medication.id, doseAt: f.doses(1)[0])
+                    await journal.close()
+                }
+            }
+            #expect(opened == 1)
+            #expect(try await vault.mergeDoseJournal().logged == 1)
+            await vault.lock()
+        }
+    }
 }

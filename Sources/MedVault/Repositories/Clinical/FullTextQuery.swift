@@ -8,7 +8,11 @@ enum FullTextQuery {
     /// `token*` is always a plain prefix term, never FTS syntax (lower-case `or`, `and`,
     /// `near` are words, not operators); callers bind the string, never interpolate it.
     static func matchExpression(_ query: String) -> String? {
-        let tokens = SearchText.tokens(of: query)
+        matchExpression(tokens: SearchText.tokens(of: query))
+    }
+
+    /// The expression of already folded `tokens`, `nil` when there are none.
+    static func matchExpression(tokens: [String]) -> String? {
         guard !tokens.isEmpty else { return nil }
         return tokens.map { $0 + "*" }.joined(separator: " ")
     }

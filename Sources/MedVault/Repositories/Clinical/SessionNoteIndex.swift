@@ -141,7 +141,8 @@ enum SessionNoteIndex {
         if let patientID, try db.fetchOne(SessionHistoryReader.patientExists, [patientID.vaultValue], { _ in true }) == nil {
             throw ClinicalSQL.notFound("patientID")
         }
-        guard let match = FullTextQuery.matchExpression(query) else { return SessionSearchPage(sessions: [], nextCursor: nil) }
+        let tokens = SearchText.queryTokens(of: query)
+        guard let match = FullTextQuery.matchExpression(tokens: tokens) else { return SessionSearchPage(sessions: [], nextCursor: nil) }
         var cursorArguments: [VaultValue] = []
         if let cursor {
             let date = VaultValue.integer(cursor.dateMilliseconds)
@@ -151,7 +152,7 @@ enum SessionNoteIndex {
         let wanted = limit < Int.max ? limit + 1 : limit
         let rows: [ClinicalSession]
         if let patientID {
-            rows = try scan(patientID, tokens: SearchText.tokens(of: query), cursorArguments: cursorArguments,
+            rows = try scan(patientID, tokens: tokens, cursorArguments: cursorArguments,
                             wanted: wanted, in: db)
         } else {
             rows = try practice(match, cursorArguments: cursorArguments, wanted: wanted, in: db)
