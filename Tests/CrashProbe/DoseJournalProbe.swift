@@ -30,7 +30,7 @@ func journalLog(folder: String, hexKey: String, medication: String, instants: St
         emit("vault refused \(error.code.rawValue)")
     }
     // The journal's one migration, by name, so the file opens as it is.
-    let raw = try await VaultDatabase.open(at: VaultLayout(folder: url).doseJournal, key: key.secret, mode: .openExisting,
+    let raw = try await VaultDatabase.open(at: try VaultLayout(folder: url).doseJournal(for: key), key: key.secret, mode: .openExisting,
                                            migrator: SchemaMigrator([.init("dose journal", apply: { _ in })]))
     for table in ["patient", "clinical_session", "diagnosis"] {
         do {

@@ -46,7 +46,7 @@ extension Vault {
         // reason to refuse the unlock: on an error the entries stay in the journal, and
         // calling `mergeDoseJournal()` throws it; refused entries are recorded in
         // `dose_journal_merged` with their error code.
-        _ = try? await vault.mergeDoseJournal()
+        try? await vault.mergeDoseJournalAtUnlock()
         return vault
     }
 

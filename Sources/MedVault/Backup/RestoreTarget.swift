@@ -23,7 +23,9 @@ enum RestoreTarget {
         case .folder(let names):
             let known = Set(vaultFileNames(target))
             let temporaries = Set(KeyringFile.temporaryFiles(besides: target.keyring))
-            let strangers = names.filter { !known.contains($0) && !temporaries.contains($0) }
+            let strangers = names.filter {
+                !known.contains($0) && !temporaries.contains($0) && !$0.hasPrefix(VaultLayout.doseJournalPrefix)
+            }
             guard strangers.isEmpty else {
                 throw MedVaultError(.invalidArgument, field: "vault", reason: """
                     the folder holds \(strangers.count) files that are not a vault's; \

@@ -30,19 +30,15 @@ public final class DoseJournal: Sendable {
         self.clock = clock
     }
 
-    /// The journal's file in the vault folder `folder`.
-    static func url(in folder: URL) -> URL { VaultLayout(folder: folder).doseJournal }
-
     /// Opens the journal of the vault in `folder`.
     ///
     /// - Throws: `MedVaultError/Code/notFound` (field `journal`) when the vault has no
-    ///   journal (never issued, or revoked: a revoked key opens nothing);
-    ///   `MedVaultError/Code/wrongKey` when `key` is not this journal's (a key issued
-    ///   before the current one).
+    ///   journal for `key` (never issued, revoked, or replaced by a newer key: such a key
+    ///   opens nothing).
     public static func open(in folder: URL, key: DoseJournalKey, clock: RecordClock = .system) async throws
         -> DoseJournal
     {
-        let url = url(in: folder)
+        let url = try VaultLayout(folder: folder).doseJournal(for: key)
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw MedVaultError(.notFound, field: "journal", reason: "this vault has no dose journal")
         }

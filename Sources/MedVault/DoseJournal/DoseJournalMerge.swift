@@ -11,6 +11,9 @@ enum DoseJournalMerge {
     struct Context: Sendable {
         /// The zone of frequency-derived doses.
         var timeZone: TimeZone
+        /// When the journal was issued; a dose more than a day earlier is refused (the
+        /// plan never held it).
+        var issuedAt: Date
         /// The end of the latest plan written; a later dose is refused.
         var planUntil: Date?
     }
@@ -56,9 +59,10 @@ enum DoseJournalMerge {
         return report
     }
 
-    /// Refuses an entry that is not a dose the vault expects: its medication active, the
-    /// instant one of its expected doses (schedules, or frequency in the plan's zone),
-    /// not past the plan's end. The journal's own plan is not trusted: any key holder can
+    /// Refuses an entry that is not a dose the vault expects: the instant one of its
+    /// medication's expected doses (schedules, or frequency in the plan's zone; a
+    /// medication deactivated since keeps its doses before then), from a day before the
+    /// journal's issue to the end of the latest plan. The journal's own plan is not trusted: any key holder can
     /// write it.
     ///
     /// - Throws: `notFound` (field `medicationID`); `validation` (field `scheduledAt`).
@@ -70,7 +74,8 @@ enum DoseJournalMerge {
         let expected = DoseExpansion.expectedDoses(for: medication, schedules: schedules,
                                                    in: instant..<instant.addingTimeInterval(0.001),
                                                    fallbackTimeZone: context.timeZone)
-        guard medication.isActive, !expected.isEmpty, instant < (context.planUntil ?? .distantPast) else {
+        guard !expected.isEmpty, instant < (context.planUntil ?? .distantPast),
+              instant >= context.issuedAt.addingTimeInterval(-86_400) else {
             throw MedVaultError.validation("scheduledAt", "is not a dose of the plan")
         }
     }
@@ -79,7 +84,10 @@ enum DoseJournalMerge {
     ///
     /// - Returns: Whether it was stored.
     private static func storeSnooze(_ entry: DoseJournalEntry, now: Date, _ db: DatabaseConnection) throws -> Bool {
-        guard let until = entry.snoozedUntil, let count = entry.snoozeCount, count >= 1 else { return false }
+        guard let until = entry.snoozedUntil, let count = entry.snoozeCount else { return false }
+        guard (1...10).contains(count) else {
+            throw MedVaultError(.limitExceeded, field: "reminders.maximumSnoozes", reason: "too many snoozes")
+        }
         let medication = try SQLCipherMedicationStore.fetchMedication(entry.medicationID, db, field: "medicationID")
             .medication
         let key: [VaultValue] = [entry.medicationID.vaultValue, entry.scheduledAt.vaultValue]

@@ -153,6 +153,13 @@ enum DoseJournalSQL {
               row.blob(at: 2).count == 16, let scheduledAt = try instant(3), let recordedAt = try instant(9) else {
             throw MedVaultError(.corrupted, reason: "a damaged dose journal entry")
         }
+        // What `DoseJournal` writes: a log taken (when) or skipped (why), a snooze (until, count).
+        let status = row.isNull(at: 4) ? nil : DoseStatus(rawValue: row.text(at: 4))
+        let wellFormed = switch kind {
+        case .log: (status == .taken && !row.isNull(at: 5)) || (status == .skipped && !row.isNull(at: 6))
+        case .snooze: !row.isNull(at: 7) && !row.isNull(at: 8)
+        }
+        guard wellFormed else { throw MedVaultError(.corrupted, reason: "a damaged dose journal entry") }
         return DoseJournalEntry(
             id: try row[0], kind: kind, medicationID: try row[2], scheduledAt: scheduledAt,
             status: row.isNull(at: 4) ? nil : DoseStatus(rawValue: row.text(at: 4)),

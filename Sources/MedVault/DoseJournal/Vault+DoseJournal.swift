@@ -33,48 +33,42 @@ extension Vault {
         }
         return try await withDoseJournalLock {
             try await revokeDoseJournal()
-            // The new journal is made whole under a temporary name, then its key is stored
-            // and the file renamed into place in one vault transaction: the stored key
-            // and the file in place always match.
-            let key = SecureBytes.random(count: 32)
-            let now = options.clock.now()
-            let staging = layout.doseJournalStaging
-            Self.removeDoseJournalFiles(at: staging)
-            let journal = try await VaultDatabase.open(at: staging, key: key, mode: .createIfMissing,
+            let key = try DoseJournalKey(SecureBytes.random(count: 32))
+            let url = try layout.doseJournal(for: key)
+            let journal = try await VaultDatabase.open(at: url, key: key.secret, mode: .createIfMissing,
                                                        migrator: DoseJournalSchema.migrator)
-            let planUntil = now.addingTimeInterval(TimeInterval(planDays) * 86_400)
             do {
-                try await writePlan(into: journal, days: planDays, timeZone: timeZone)
+                let now = options.clock.now()
+                let planUntil = try await writePlan(into: journal, days: planDays, timeZone: timeZone)
+                // The key is stored last: until then the file is an orphan the next issue
+                // or revocation removes.
+                try await database.write { db in
+                    var bytes = try key.secret.withUnsafeBytes { Data($0) }
+                    defer { bytes.resetBytes(in: 0..<bytes.count) }
+                    try db.execute("""
+                        INSERT OR REPLACE INTO dose_journal_state \
+                        (singleton, journal_key, plan_days, time_zone, issued_at, plan_until) VALUES (1, ?, ?, ?, ?, ?)
+                        """, [.blob(bytes), .integer(Int64(planDays)), .text(timeZone.identifier), now.vaultValue,
+                              planUntil.vaultValue])
+                }
             } catch {
                 await journal.close()
-                Self.removeDoseJournalFiles(at: staging)
+                Self.removeFiles(of: url)
                 throw error
             }
             await journal.close()
-            let target = layout.doseJournal
-            try await database.write { db in
-                var bytes = try key.withUnsafeBytes { Data($0) }
-                defer { bytes.resetBytes(in: 0..<bytes.count) }
-                try db.execute("""
-                    INSERT OR REPLACE INTO dose_journal_state \
-                    (singleton, journal_key, plan_days, time_zone, issued_at, plan_until) VALUES (1, ?, ?, ?, ?, ?)
-                    """, [.blob(bytes), .integer(Int64(planDays)), .text(timeZone.identifier), now.vaultValue,
-                          planUntil.vaultValue])
-                try Self.moveDoseJournalFiles(from: staging, to: target)
-            }
-            return try DoseJournalKey(key)
+            return key
         }
     }
 
-    /// Removes the journal and its key, then merges what it held: the key an extension
-    /// holds opens nothing from then on. Does nothing when there is no journal.
+    /// Merges the journal, then removes it and its key: the key an extension holds opens
+    /// nothing from then on. Does nothing when there is no journal.
     ///
-    /// The journal is moved aside and its key deleted first, in one vault transaction, so
-    /// a journal that cannot be read (damaged, or written by a hostile key holder) is
-    /// revoked all the same. Its entries are then merged as ``mergeDoseJournal()`` does,
-    /// where they can be, and the file is deleted. Entries an extension appends while
-    /// the revocation runs, and those of a revocation killed before its merge, are
-    /// dropped: revocation is for a lost or compromised extension.
+    /// A journal that cannot be read (damaged, or rewritten by a hostile key holder) is
+    /// revoked all the same, its entries lost. Entries an extension appends while the
+    /// revocation runs are dropped: revocation is for a lost or compromised extension.
+    ///
+    /// - Throws: The vault's storage errors while merging: nothing is revoked then.
     public func revokeDoseJournalKey() async throws {
         try await withDoseJournalLock { try await revokeDoseJournal() }
     }
@@ -85,9 +79,9 @@ extension Vault {
         try await withDoseJournalLock {
             guard let state = try await doseJournalState() else { return }
             defer { state.key.wipe() }
-            guard let journal = try await openDoseJournal(at: layout.doseJournal, key: state.key) else { return }
+            guard let journal = try await openDoseJournal(state.key) else { return }
             do {
-                try await writePlan(into: journal, days: state.days, timeZone: state.timeZone)
+                _ = try await writePlan(into: journal, days: state.days, timeZone: state.timeZone)
             } catch {
                 await journal.close()
                 throw error
@@ -98,42 +92,50 @@ extension Vault {
 
     /// Applies what extensions recorded in the journal, each entry exactly once, then
     /// removes the entries from the journal and writes its plan again. Runs at every
-    /// unlock too; an error there leaves the entries in the journal, and this method,
-    /// called again, throws it.
+    /// unlock too (skipped when another process is merging); an error there leaves the
+    /// entries in the journal, and this method, called again, throws it.
     ///
     /// A logged dose is stored as a dose log with the entry's id, as
     /// `medications.doseLogs.create` would store it (stock, adherence, change log and
     /// audit trail follow); a snooze is stored unless the dose is logged. An entry must be
-    /// a dose the vault expects of an active medication, within the plan's window. An
-    /// entry the vault refuses (not such a dose, the dose logged meanwhile, a damaged or
-    /// implausible row) is counted in the report, recorded in `dose_journal_merged` with
-    /// its error code, removed from the journal and not tried again. Each entry's id is
-    /// recorded in the vault in the same transaction, so an entry seen again after a merge
-    /// was killed before cleaning the journal is skipped.
+    /// a dose the vault expects of the medication, between the journal's issue and the end
+    /// of the latest plan. An entry the vault refuses (not such a dose — the schedule was
+    /// revised meanwhile —, the dose logged meanwhile, a damaged or implausible row) is
+    /// counted in the report, recorded in `dose_journal_merged` with its error code,
+    /// removed from the journal and not tried again. Each entry's id is recorded in the
+    /// vault in the same transaction, so an entry seen again after a merge was killed
+    /// before cleaning the journal is skipped.
     ///
     /// - Returns: What was merged.
     /// - Throws: `locked`; `vaultInUse` when another process holds the journal's lock past
     ///   the vault's lock timeout; storage errors of either file (nothing is applied then).
     @discardableResult
     public func mergeDoseJournal() async throws -> DoseJournalMergeReport {
-        try await withDoseJournalLock {
-            guard let state = try await doseJournalState() else { return DoseJournalMergeReport() }
-            defer { state.key.wipe() }
-            return try await merge(at: layout.doseJournal, state: state, rewritingPlan: true)
-        }
+        try await withDoseJournalLock { try await mergeDoseJournalHoldingLock() }
+    }
+
+    /// The merge an unlock runs: at once, or not at all when another process holds the
+    /// journal's lock (it is merging or re-issuing).
+    func mergeDoseJournalAtUnlock() async throws {
+        try await ifDoseJournalLockIsFree { _ = try await mergeDoseJournalHoldingLock() }
     }
 
     // MARK: - Internals
 
     private struct DoseJournalState {
-        let key: SecureBytes
+        let key: DoseJournalKey
         let days: Int
         let timeZone: TimeZone
+        let issuedAt: Date
         let planUntil: Date?
+
+        var context: DoseJournalMerge.Context {
+            DoseJournalMerge.Context(timeZone: timeZone, issuedAt: issuedAt, planUntil: planUntil)
+        }
     }
 
     /// Runs `body` holding the journal's lock file exclusively: one issue, revocation,
-    /// merge or plan at a time, across processes.
+    /// merge or plan at a time, across processes. Waits up to the vault's lock timeout.
     private func withDoseJournalLock<Value: Sendable>(_ body: () async throws -> Value) async throws -> Value {
         let lock = try VaultFileLock(layout.doseJournalLock)
         defer { lock.release() }
@@ -142,36 +144,24 @@ extension Vault {
         return try await body()
     }
 
-    /// ``revokeDoseJournalKey()``'s work, the lock held.
-    private func revokeDoseJournal() async throws {
-        let revoked = layout.doseJournalRevoked
-        Self.removeDoseJournalFiles(at: revoked)
-        let journal = layout.doseJournal
-        let state = try await doseJournalState()
-        try await database.write { db in
-            try db.execute("DELETE FROM dose_journal_state")
-            try Self.moveDoseJournalFiles(from: journal, to: revoked)
-        }
-        if let state {
-            defer { state.key.wipe() }
-            _ = try? await merge(at: revoked, state: state, rewritingPlan: false)
-        }
-        Self.removeDoseJournalFiles(at: revoked)
+    /// Runs `body` holding the journal's lock if nobody holds it; does nothing otherwise.
+    private func ifDoseJournalLockIsFree(_ body: () async throws -> Void) async throws {
+        let lock = try VaultFileLock(layout.doseJournalLock)
+        defer { lock.release() }
+        guard try lock.tryLock(.exclusive) else { return }
+        try await body()
     }
 
-    /// Merges the journal at `url` (see ``mergeDoseJournal()``).
-    private func merge(at url: URL, state: DoseJournalState, rewritingPlan: Bool) async throws -> DoseJournalMergeReport {
-        guard let journal = try await openDoseJournal(at: url, key: state.key) else { return DoseJournalMergeReport() }
+    private func mergeDoseJournalHoldingLock() async throws -> DoseJournalMergeReport {
+        guard let state = try await doseJournalState() else { return DoseJournalMergeReport() }
+        defer { state.key.wipe() }
+        guard let journal = try await openDoseJournal(state.key) else { return DoseJournalMergeReport() }
         do {
             let read = try await journal.read { db in try DoseJournalSQL.entries(db) }
-            let clock = options.clock
-            let context = DoseJournalMerge.Context(timeZone: state.timeZone, planUntil: state.planUntil)
-            var report = try await database.write(duration: .long) { db in
-                try DoseJournalMerge.apply(read.entries, context: context, clock: clock, in: db)
-            }
+            var report = try await apply(read.entries, state: state)
             if !read.damaged.isEmpty { report.refused[.corrupted, default: 0] += read.damaged.count }
             try await journal.write { db in try DoseJournalSQL.remove(read.entries.map(\.id), rowids: read.damaged, db) }
-            if rewritingPlan { try await writePlan(into: journal, days: state.days, timeZone: state.timeZone) }
+            _ = try await writePlan(into: journal, days: state.days, timeZone: state.timeZone)
             await journal.close()
             return report
         } catch {
@@ -180,47 +170,62 @@ extension Vault {
         }
     }
 
+    private func apply(_ entries: [DoseJournalEntry], state: DoseJournalState) async throws -> DoseJournalMergeReport {
+        let clock = options.clock
+        let context = state.context
+        return try await database.write(duration: .long) { db in
+            try DoseJournalMerge.apply(entries, context: context, clock: clock, in: db)
+        }
+    }
+
+    /// ``revokeDoseJournalKey()``'s work, the lock held: merge what can be read (a vault
+    /// error stops here, nothing revoked), forget the key, delete every journal file.
+    private func revokeDoseJournal() async throws {
+        if let state = try await doseJournalState() {
+            defer { state.key.wipe() }
+            if let journal = try? await openDoseJournal(state.key) {
+                let read = try? await journal.read { db in try DoseJournalSQL.entries(db) }
+                await journal.close()
+                if let read { _ = try await apply(read.entries, state: state) }
+            }
+            try await database.write { db in try db.execute("DELETE FROM dose_journal_state") }
+        }
+        for file in layout.doseJournalFiles() { try? FileManager.default.removeItem(at: file) }
+    }
+
     private func doseJournalState() async throws -> DoseJournalState? {
         try await database.read { db in
-            try db.fetchOne("SELECT journal_key, plan_days, time_zone, plan_until FROM dose_journal_state") { row in
+            try db.fetchOne("""
+                SELECT journal_key, plan_days, time_zone, issued_at, plan_until FROM dose_journal_state
+                """) { row in
                 var bytes = row.blob(at: 0)
                 defer { bytes.resetBytes(in: 0..<bytes.count) }
-                return DoseJournalState(key: SecureBytes(copying: bytes), days: Int(row.int64(at: 1)),
+                return DoseJournalState(key: try DoseJournalKey(SecureBytes(copying: bytes)), days: Int(row.int64(at: 1)),
                                         timeZone: TimeZone(identifier: row.text(at: 2)) ?? .gmt,
-                                        planUntil: row.isNull(at: 3) ? nil : try row[3])
+                                        issuedAt: try row[3], planUntil: row.isNull(at: 4) ? nil : try row[4])
             }
         }
     }
 
-    /// The SQLite files of a journal at `url`: the database and its companions.
-    private static func doseJournalFiles(_ url: URL) -> [String] {
-        ["", "-wal", "-shm", "-journal"].map { url.path + $0 }
+    /// The files of the journal database at `url`.
+    private static func removeFiles(of url: URL) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
     }
 
-    private static func removeDoseJournalFiles(at url: URL) {
-        for path in doseJournalFiles(url) { try? FileManager.default.removeItem(atPath: path) }
-    }
-
-    /// Renames the journal at `source` (and its companions) to `target`, replacing it.
-    private static func moveDoseJournalFiles(from source: URL, to target: URL) throws {
-        for (from, to) in zip(doseJournalFiles(source), doseJournalFiles(target)) {
-            if rename(from, to) != 0, errno != ENOENT {
-                throw MedVaultError(.storage, reason: "the dose journal could not be moved (errno \(errno))")
-            }
-        }
-    }
-
-    /// The journal under `key`, or `nil` when its file is gone (removed with the vault's
-    /// files, or never created because an issue stopped half way).
-    private func openDoseJournal(at url: URL, key: SecureBytes) async throws -> VaultDatabase? {
+    /// The journal under `key`, or `nil` when its file is gone.
+    private func openDoseJournal(_ key: DoseJournalKey) async throws -> VaultDatabase? {
+        let url = try layout.doseJournal(for: key)
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        return try await VaultDatabase.open(at: url, key: key, mode: .openExisting, migrator: DoseJournalSchema.migrator)
+        return try await VaultDatabase.open(at: url, key: key.secret, mode: .openExisting,
+                                            migrator: DoseJournalSchema.migrator)
     }
 
     /// Replaces the journal's plan with the expected doses, not logged in the vault, of
     /// every active medication from now for `days` days, and records its end in the
     /// vault (a merge refuses entries past it).
-    private func writePlan(into journal: VaultDatabase, days: Int, timeZone: TimeZone) async throws {
+    ///
+    /// - Returns: The plan's end.
+    private func writePlan(into journal: VaultDatabase, days: Int, timeZone: TimeZone) async throws -> Date {
         let now = options.clock.now()
         let window = now..<now.addingTimeInterval(TimeInterval(days) * 86_400)
         let patients = try await database.read { db in
@@ -244,10 +249,12 @@ extension Vault {
             }
         }
         let doses = plan
-        try await journal.write { db in try DoseJournalSQL.writePlan(doses, window: window, now: now, db) }
+        // The vault first: a dose the journal shows is never past the end the vault knows.
         try await database.write { db in
             try db.execute("UPDATE dose_journal_state SET plan_until = max(coalesce(plan_until, 0), ?)",
                            [window.upperBound.vaultValue])
         }
+        try await journal.write { db in try DoseJournalSQL.writePlan(doses, window: window, now: now, db) }
+        return window.upperBound
     }
 }

@@ -43,20 +43,31 @@ public struct VaultLayout: Sendable, Hashable {
     /// an interrupted creation, which the next creation removes.
     var creationMarker: URL { folder.appendingPathComponent("records.medvault.creating") }
 
-    /// The dose journal an extension writes with its limited key (docs/extensions.md).
-    public var doseJournal: URL { folder.appendingPathComponent("records.medvault.journal") }
-    /// A new journal while it is written, before it replaces ``doseJournal``.
-    var doseJournalStaging: URL { folder.appendingPathComponent("records.medvault.journal.new") }
-    /// A revoked journal while its entries are merged.
-    var doseJournalRevoked: URL { folder.appendingPathComponent("records.medvault.journal.revoked") }
+    /// The prefix of every dose journal's file name.
+    static let doseJournalPrefix = "records.medvault.journal-"
+
+    /// The dose journal an extension holding `key` writes (docs/extensions.md): each key
+    /// has a file of its own, named after a digest of the key, so a journal is never
+    /// renamed under an extension that has it open, and a revoked key finds no file.
+    ///
+    /// - Throws: `locked` when the key was wiped.
+    public func doseJournal(for key: DoseJournalKey) throws -> URL {
+        folder.appendingPathComponent(Self.doseJournalPrefix + (try key.secret.labelledFingerprint("medvault dose journal file")))
+    }
+
     /// Held exclusively by every issue, revocation, merge and plan of the dose journal.
     var doseJournalLock: URL { folder.appendingPathComponent("records.medvault.journal.lock") }
 
+    /// Every dose journal file in the folder (databases and companions).
+    func doseJournalFiles() -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasPrefix(Self.doseJournalPrefix) }.sorted().map { folder.appendingPathComponent($0) }
+    }
+
     /// Every file the vault may have but its lock files, for destruction.
     var allFiles: [URL] {
-        [database, keyring, DatabaseKeyChange.copyURL(for: database), doseJournal, doseJournalStaging,
-         doseJournalRevoked]
+        [database, keyring, DatabaseKeyChange.copyURL(for: database)]
             .flatMap { url in ["", "-wal", "-shm", "-journal"].map { URL(fileURLWithPath: url.path + $0) } }
-            + [auditCheckpoint, unlockFailures, creationMarker]
+            + [auditCheckpoint, unlockFailures, creationMarker] + doseJournalFiles()
     }
 }

@@ -65,7 +65,7 @@ extension ReminderPlanner {
             // window): a crossing before the window already fired, and one later in the
             // window's first day is found the same from any query that day.
             let threshold = CalendarDate(runOut.scheduledAt, in: timeZone).adding(days: -lead)
-            if let dose = expected.first(where: {
+            if threshold >= CalendarDate(window.lowerBound, in: timeZone), let dose = expected.first(where: {
                 $0.medicationID == medication.id && CalendarDate($0.scheduledAt, in: timeZone) >= threshold
             }) {
                 event(.refill, at: dose)

@@ -31,3 +31,20 @@ enum SecureSHA256 {
         }
     }
 }
+
+extension SecureBytes {
+    /// The first `count` bytes (at most 32) of SHA-256(`label` ‖ these bytes), in lower-case
+    /// hex: a public name derived from a secret (a dose journal's file name from its key),
+    /// which reveals nothing of the secret.
+    package func labelledFingerprint(_ label: String, count: Int = 8) throws -> String {
+        var digest = [UInt8](repeating: 0, count: SecureSHA256.digestLength)
+        try withUnsafeBytes { secret in
+            Array(label.utf8).withUnsafeBytes { prefix in
+                digest.withUnsafeMutableBytes { SecureSHA256.hash([prefix, secret], into: $0) }
+            }
+        }
+        let hex = Array("0123456789abcdef")
+        return String(digest.prefix(Swift.min(Swift.max(count, 1), digest.count))
+            .flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 0x0F)]] })
+    }
+}

@@ -56,7 +56,7 @@ struct DoseJournalFixture {
 
     /// Every text and blob of every table of the journal, decrypted with its key.
     static func journalContents(_ folder: URL, key: DoseJournalKey) async throws -> Data {
-        let db = try await VaultDatabase.open(at: VaultLayout(folder: folder).doseJournal, key: key.secret,
+        let db = try await VaultDatabase.open(at: try VaultLayout(folder: folder).doseJournal(for: key), key: key.secret,
                                               mode: .openExisting, migrator: DoseJournalSchema.migrator)
         let contents = try await db.read { db in
             var all = Data()

@@ -63,6 +63,7 @@ struct DoseJournalTests {
         try await withTemporaryDirectory { dir in
             let (f, vault) = try await F.make(in: dir.file("vault"))
             let key = try await vault.issueDoseJournalKey()
+            let journalURL = try vault.layout.doseJournal(for: key)
             let journal = try await DoseJournal.open(in: f.folder, key: key, clock: f.clock.recordClock)
             for dose in f.doses(4) { try await journal.logTaken(medicationID: f.medication.id, doseAt: dose) }
             await journal.close()
@@ -70,17 +71,17 @@ struct DoseJournalTests {
             // killed between its vault commit and the journal's cleaning leaves.
             let copy = dir.file("copy")
             try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: false)
-            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: f.folder.appendingPathComponent("records.medvault.journal" + suffix).path) {
-                try FileManager.default.copyItem(at: URL(fileURLWithPath: vault.layout.doseJournal.path + suffix),
+            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: journalURL.path + suffix) {
+                try FileManager.default.copyItem(at: URL(fileURLWithPath: journalURL.path + suffix),
                                                  to: copy.appendingPathComponent("journal" + suffix))
             }
             var report = try await vault.mergeDoseJournal()
             #expect(report.logged == 4)
-            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: vault.layout.doseJournal.path + suffix) }
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: journalURL.path + suffix) }
             for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: copy.appendingPathComponent("journal" + suffix).path) {
-                try? FileManager.default.removeItem(atPath: vault.layout.doseJournal.path + suffix)
+                try? FileManager.default.removeItem(atPath: journalURL.path + suffix)
                 try FileManager.default.copyItem(at: copy.appendingPathComponent("journal" + suffix),
-                                                 to: URL(fileURLWithPath: vault.layout.doseJournal.path + suffix))
+                                                 to: URL(fileURLWithPath: journalURL.path + suffix))
             }
             report = try await vault.mergeDoseJournal()
             #expect(report.alreadyMerged == 4 && report.logged == 0)
@@ -144,16 +145,17 @@ struct DoseJournalTests {
         try await withTemporaryDirectory { dir in
             let (f, vault) = try await F.make(in: dir.file("vault"))
             let old = try await vault.issueDoseJournalKey()
+            let journalURL = try vault.layout.doseJournal(for: old)
             let journal = try await DoseJournal.open(in: f.folder, key: old, clock: f.clock.recordClock)
             try await journal.logTaken(medicationID: f.medication.id, doseAt: f.doses(1)[0])
             await journal.close()
             try await vault.revokeDoseJournalKey()
             #expect(try await vault.medications.get(f.medication.id).inventory?.current == 29, "merged before revoking")
             await expectMedVaultError(.notFound, field: "journal") { _ = try await DoseJournal.open(in: f.folder, key: old) }
-            #expect(!FileManager.default.fileExists(atPath: vault.layout.doseJournal.path), "the revoked key could not create one")
+            #expect(!FileManager.default.fileExists(atPath: journalURL.path), "the revoked key could not create one")
 
             let new = try await vault.issueDoseJournalKey()
-            await expectMedVaultError(.wrongKey) { _ = try await DoseJournal.open(in: f.folder, key: old) }
+            await expectMedVaultError(.notFound, field: "journal") { _ = try await DoseJournal.open(in: f.folder, key: old) }
             let reopened = try await DoseJournal.open(in: f.folder, key: new)
             #expect(try await reopened.planWindow() != nil)
             await reopened.close()
@@ -174,7 +176,7 @@ struct DoseJournalTests {
             for marker in F.markers + ["Ruiz"] {
                 #expect(contents.range(of: Data(marker.utf8)) == nil, "\(marker) in the journal")
             }
-            let file = try Data(contentsOf: vault.layout.doseJournal)
+            let file = try Data(contentsOf: try vault.layout.doseJournal(for: key))
             #expect(file.range(of: Data("Sertralina".utf8)) == nil, "the journal file is encrypted")
             await vault.lock()
         }
@@ -188,7 +190,7 @@ struct DoseJournalTests {
             await vault.lock()
             let dose = f.doses(1)[0]
             // Written straight into the journal with the key, past `DoseJournal`'s checks.
-            let raw = try await VaultDatabase.open(at: VaultLayout(folder: f.folder).doseJournal, key: key.secret,
+            let raw = try await VaultDatabase.open(at: try VaultLayout(folder: f.folder).doseJournal(for: key), key: key.secret,
                                                    mode: .openExisting, migrator: DoseJournalSchema.migrator)
             try await raw.write { db in
                 // The key holder owns the file: it can drop the schema's checks.
@@ -230,8 +232,15 @@ struct DoseJournalTests {
             }
             #expect(outcomes == ["logged", "refused:validation"])
             #expect(try await reopened.mergeDoseJournal() == DoseJournalMergeReport(), "damaged rows left the journal")
+            // A journal that cannot be read at all: the merge fails, the revocation does not.
+            let broken = try await VaultDatabase.open(at: try VaultLayout(folder: f.folder).doseJournal(for: key),
+                                                      key: key.secret, mode: .openExisting, migrator: DoseJournalSchema.migrator)
+            try await broken.write { db in try db.executeScript("DROP TABLE journal_entry;") }
+            await broken.close()
+            await expectMedVaultError(.storage) { _ = try await reopened.mergeDoseJournal() }
             try await reopened.revokeDoseJournalKey()
             await expectMedVaultError(.notFound, field: "journal") { _ = try await DoseJournal.open(in: f.folder, key: key) }
+            #expect(reopened.layout.doseJournalFiles().isEmpty)
             await reopened.lock()
         }
     }
