@@ -82,7 +82,7 @@ public struct DoseReminder: Sendable, Hashable, Identifiable {
         self.snoozeCount = snoozeCount
     }
 
-    /// The reminder's stable identity (kind, medication, dose).
+    /// The reminder's stable identity (kind, medication, dose, snoozes).
     public var id: ID {
         ID(kind: kind, medicationID: medicationID, scheduledAtMilliseconds: scheduledAt.millisecondsSince1970,
            snoozeCount: snoozeCount)
