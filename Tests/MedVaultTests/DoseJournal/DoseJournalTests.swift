@@ -122,6 +122,10 @@ struct DoseJournalTests {
             await expectMedVaultError(.validation, field: "scheduledAt") {
                 try await journal.logSkipped(medicationID: f.medication.id, doseAt: Date(timeIntervalSince1970: 1e300), reason: .forgot)
             }
+            await expectMedVaultError(.duplicate) { try await journal.snooze(medicationID: f.medication.id, doseAt: doses[0]) }
+            await expectMedVaultError(.validation, field: "scheduledAt") {
+                try await journal.snooze(medicationID: f.medication.id, doseAt: doses[2].addingTimeInterval(1))
+            }
             for _ in 0..<3 { try await journal.snooze(medicationID: f.medication.id, doseAt: doses[2]) }
             await expectMedVaultError(.limitExceeded, field: "reminders.maximumSnoozes") {
                 try await journal.snooze(medicationID: f.medication.id, doseAt: doses[2])
