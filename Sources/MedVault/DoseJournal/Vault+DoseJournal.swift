@@ -207,7 +207,7 @@ extension Vault {
         }
     }
 
-    /// The files of the journal database at `url`.
+    /// Removes the journal database at `url` and its companions.
     private static func removeFiles(of url: URL) {
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
     }
