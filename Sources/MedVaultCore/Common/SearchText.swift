@@ -20,10 +20,11 @@ public enum SearchText {
         latinTokens(of: text) ?? foundationTokens(of: text)
     }
 
-    /// The most words a note search takes from a query: the first 32 distinct ones.
+    /// The most words a full-text search (notes, medication names) takes from a query:
+    /// the first 32 distinct ones.
     public static let maximumQueryTokens = 32
 
-    /// The folded tokens of a note search's query: distinct, in order, at most
+    /// The folded tokens of a full-text search's query: distinct, in order, at most
     /// ``maximumQueryTokens`` (a longer query would only cost more, and a full-text
     /// index refuses very long expressions).
     public static func queryTokens(of query: String) -> [String] {

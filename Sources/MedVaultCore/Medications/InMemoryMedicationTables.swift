@@ -88,10 +88,13 @@ actor InMemoryMedicationTables {
     }
 
     func searchMedications(_ query: String, patientID: UUID?) -> [Medication] {
-        tables.medications.values
+        let queryTokens = SearchText.queryTokens(of: query)
+        guard !queryTokens.isEmpty else { return [] }
+        return tables.medications.values
             .filter { medication in
                 (patientID.map { medication.patientID == $0 } ?? true)
-                    && SearchText.matches(query: query, in: [medication.name, medication.genericName])
+                    && SearchText.matches(queryTokens: queryTokens, recordTokens: [medication.name, medication.genericName]
+                        .compactMap { $0 }.flatMap(SearchText.tokens(of:)))
             }
             .sorted(by: Medication.listOrder)
     }

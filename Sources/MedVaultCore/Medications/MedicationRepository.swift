@@ -58,7 +58,8 @@ public protocol MedicationRepository: Sendable {
     /// accent-insensitively, by token prefix (``SearchText``): "ibupro" finds "Ibuprofeno".
     ///
     /// - Parameters:
-    ///   - query: The search text; one with no letters or digits finds nothing.
+    ///   - query: The search text; one with no letters or digits finds nothing. Its first
+    ///     32 distinct words count (``SearchText/queryTokens(of:)``).
     ///   - patientID: Only this patient's medications, or everyone's when `nil`.
     func search(_ query: String, patientID: UUID?) async throws -> [Medication]
 

@@ -109,6 +109,11 @@ struct MedicationRecordConformanceTests {
         #expect(try await f.store.search("cinf", patientID: patientID).map(\.id) == [ibuprofen.id])
         #expect(try await f.store.search("salicilico", patientID: patientID).isEmpty)  // not a token prefix
         #expect(try await f.store.search("  ,. ", patientID: patientID).isEmpty)
+        // A hostile query: thousands of repeated words reach the index as two.
+        let repeated = Array(repeating: "acido acetil", count: 4_000).joined(separator: " ")
+        #expect(try await f.store.search(repeated, patientID: patientID).map(\.id) == [aspirin.id])
+        let longer = repeated + " " + (0..<40).map { "w\($0)" }.joined(separator: " ")
+        #expect(try await f.store.search(longer, patientID: patientID).isEmpty, "w0…w29 count, and match nothing")
         #expect(Set(try await f.store.search("acetilsalicilico", patientID: nil).map(\.id)) == [aspirin.id, othersAspirin.id])
     }
 
