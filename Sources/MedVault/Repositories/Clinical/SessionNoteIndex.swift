@@ -7,8 +7,9 @@ import MedVaultCore
 /// A session's document is the folded words (`SearchText.tokens(of:)`) of its chief
 /// complaint, notes and treatment plan and its addenda's reasons and texts. A trigger
 /// removes a deleted session's document; every path that writes a session's text or an
-/// addendum (the repositories, sync, import) calls ``indexSession(_:in:)`` or
-/// ``reindexSession(_:in:)`` in its transaction.
+/// addendum (the repositories, sync, import) calls ``index(_:in:)``,
+/// ``reindexSession(_:in:)`` or ``indexWritten(_:id:changedColumns:in:)`` in its
+/// transaction.
 ///
 /// A search matches a session when every folded word of the query is a prefix of a
 /// word of its document, the rule of `SearchText` and of the in-memory repository. The
@@ -83,7 +84,11 @@ enum SessionNoteIndex {
     static func indexWritten(_ table: VaultTable, id: UUID, changedColumns: [String]? = nil,
                              in db: DatabaseConnection) throws {
         if table == .clinicalSession {
-            if let changedColumns, !changedColumns.contains(where: textColumns.contains) { return }
+            guard let changedColumns else {
+                // Just inserted: no document can exist (a deleted session's went with it).
+                return try indexSession(id, in: db)
+            }
+            guard changedColumns.contains(where: textColumns.contains) else { return }
             try reindexSession(id, in: db)
         } else if table == .sessionAddendum {
             try reindexSession(ofAddendum: id, in: db)
