@@ -52,7 +52,6 @@ let package = Package(
                description: "Raw sync keys for the sync server's tests and the sealing benchmark only."),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
@@ -86,9 +85,9 @@ let package = Package(
 
         .target(
             name: "MedVaultCore",
-            // swift-crypto for attachments' SHA-256 (see SHA256Hasher for why not an
-            // injected protocol); it needs no system library.
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            // libsodium for attachments' SHA-256 (see SHA256Hasher for why not an injected
+            // protocol) and the session signatures' Ed25519 check.
+            dependencies: ["CSodium"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -97,7 +96,6 @@ let package = Package(
                 "MedVaultCore",
                 "CArgon2",
                 "CSodium",
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),
@@ -113,8 +111,7 @@ let package = Package(
         ),
         .target(
             name: "MedVaultSync",
-            dependencies: ["MedVault", "MedVaultKeys", "MedVaultCore", "MedVaultSyncWire",
-                           .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["MedVault", "MedVaultKeys", "MedVaultCore", "MedVaultSyncWire"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -165,13 +162,12 @@ let package = Package(
         ),
         .testTarget(
             name: "MedVaultKeysTests",
-            dependencies: ["MedVaultKeys", "MedVaultCore", "CArgon2", "CSodium", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["MedVaultKeys", "MedVaultCore", "CArgon2", "CSodium"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MedVaultTests",
-            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "MedVaultICD11", "MedVaultSync", "MedVaultSyncWire", "CSQLCipher", "CSodium", "CrashProbe", "KeyScanProbe", "medvault", "ClinicDemo", "MedicationDemo",
-                           .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "MedVaultICD11", "MedVaultSync", "MedVaultSyncWire", "CSQLCipher", "CSodium", "CrashProbe", "KeyScanProbe", "medvault", "ClinicDemo", "MedicationDemo"],
             swiftSettings: strictSettings
         ),
         // A child process the crash-safety tests kill with SIGKILL mid-write.

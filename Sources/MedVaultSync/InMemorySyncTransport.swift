@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import MedVaultCore
 import MedVaultSyncWire
@@ -471,8 +470,7 @@ public actor InMemorySyncTransport: SyncTransport {
         if let origin, origin != Self.origin { throw Self.forbidden }
         let message = SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID,
                                               boundTo: origin)
-        guard let publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: key),
-              publicKey.isValidSignature(signature, for: message) else {
+        guard Ed25519.isValidSignature([UInt8](signature), of: [UInt8](message), publicKey: [UInt8](key)) else {
             throw Self.forbidden
         }
     }
@@ -483,7 +481,7 @@ public actor InMemorySyncTransport: SyncTransport {
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
-    private static func hash(_ token: String) -> Data { Data(SHA256.hash(data: Data(token.utf8))) }
+    private static func hash(_ token: String) -> Data { Data(SHA256Digest.of(Data(token.utf8)).bytes) }
 
     private static func constantTimeEqual(_ lhs: Data, _ rhs: Data) -> Bool {
         guard lhs.count == rhs.count else { return false }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import MedVaultCore
 import MedVaultKeys
@@ -13,9 +12,9 @@ import MedVaultSyncWire
 enum PushSignatures {
     /// The digest a signature lists for `envelope`: SHA-256 of epoch ‖ id ‖ record key ‖ ciphertext.
     static func digest(_ envelope: SyncEnvelope) -> Data {
-        var hasher = SHA256()
-        for part in SyncPushSignature.digestInput(envelope) { hasher.update(data: part) }
-        return Data(hasher.finalize())
+        var hasher = SHA256Hasher()
+        for part in SyncPushSignature.digestInput(envelope) { hasher.update(part) }
+        return Data(hasher.finalize().bytes)
     }
 
     /// `envelopes` (all of `certificate`'s epoch) signed by `deviceKey`.

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// The rules of signed sessions, written once for both stores.
@@ -119,8 +118,8 @@ package enum SessionSigningRule {
             // A key without a signature, or the reverse: not what any store writes.
             return signature.signerPublicKey == nil && signature.signatureBytes == nil ? .sealedOnly : .mismatch
         }
-        guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey),
-              key.isValidSignature(bytes, for: signature.attestation) else { return .mismatch }
+        guard Ed25519.isValidSignature([UInt8](bytes), of: [UInt8](signature.attestation), publicKey: [UInt8](publicKey))
+        else { return .mismatch }
         return publicKey == trustedKey ? .verified : .signedByAnotherKey
     }
 }

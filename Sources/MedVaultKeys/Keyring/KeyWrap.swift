@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import MedVaultCore
 
@@ -19,12 +18,12 @@ enum KeyWrap {
         case pending = 2
     }
 
-    /// A swift-crypto key over the secret's bytes, copied straight from the secure pages
-    /// into swift-crypto's own zeroing storage.
+    /// A key-encryption key over the secret's bytes: a copy in its own secure pages, so it
+    /// outlives a `wipe()` of the secret it came from.
     ///
     /// - Throws: `MedVaultError.Code.locked` when `bytes` was wiped.
-    static func key(_ bytes: SecureBytes) throws -> SymmetricKey {
-        try bytes.withUnsafeBytes { SymmetricKey(data: $0) }
+    static func key(_ bytes: SecureBytes) throws -> SecureBytes {
+        try bytes.copy()
     }
 
     /// Seals a 32-byte key under `kek` with a fresh random nonce (ChaCha20-Poly1305,
@@ -32,11 +31,11 @@ enum KeyWrap {
     ///
     /// - Throws: `MedVaultError.Code.locked` when `secret` was wiped (sealing its zeros
     ///   would make a slot that opens to an all-zero key).
-    static func seal(_ secret: SecureBytes, under kek: SymmetricKey, associatedData: [UInt8]) throws -> WrappedKey {
+    static func seal(_ secret: SecureBytes, under kek: SecureBytes, associatedData: [UInt8]) throws -> WrappedKey {
         let nonce = SecureChaChaPoly.randomNonce()
         var ciphertext = [UInt8](repeating: 0, count: secret.count)
         let tag = try secret.withUnsafeBytes { plaintext in
-            kek.withUnsafeBytes { key in
+            try kek.withUnsafeBytes { key in
                 ciphertext.withUnsafeMutableBytes { output in
                     SecureChaChaPoly.seal(plaintext, key: key, nonce: nonce, associatedData: associatedData, into: output)
                 }
@@ -48,17 +47,18 @@ enum KeyWrap {
 
     /// Opens a wrapped key straight into secure pages; `nil` when the KEK or the associated
     /// data is not the one it was sealed with.
-    static func open(_ wrapped: WrappedKey, under kek: SymmetricKey, associatedData: [UInt8]) -> SecureBytes? {
+    static func open(_ wrapped: WrappedKey, under kek: SecureBytes, associatedData: [UInt8]) -> SecureBytes? {
         guard wrapped.nonce.count == WrappedKey.nonceLength, wrapped.tag.count == WrappedKey.tagLength,
-              wrapped.ciphertext.count == WrappedKey.keyLength, kek.bitCount == 256 else { return nil }
+              wrapped.ciphertext.count == WrappedKey.keyLength, kek.count == WrappedKey.keyLength else { return nil }
         let plaintext = SecureBytes(count: WrappedKey.keyLength) { _ in }
+        // A wiped KEK opens nothing.
         let opened = plaintext.withFreshMutableBytes { output in
-            kek.withUnsafeBytes { key in
+            (try? kek.withUnsafeBytes { key in
                 wrapped.ciphertext.withUnsafeBytes { ciphertext in
                     SecureChaChaPoly.open(ciphertext, tag: wrapped.tag, key: key, nonce: wrapped.nonce,
                                           associatedData: associatedData, into: output)
                 }
-            }
+            }) ?? false
         }
         guard opened else {
             plaintext.wipe()
@@ -95,9 +95,9 @@ enum KeyWrap {
 
     /// The recovery slot's KEK: HKDF-SHA256(recovery key, salt, label), computed in secure
     /// memory (see ``SecureHKDF``).
-    static func recoveryKEK(_ recoveryKey: RecoveryKey, salt: [UInt8]) throws -> SymmetricKey {
+    static func recoveryKEK(_ recoveryKey: RecoveryKey, salt: [UInt8]) throws -> SecureBytes {
         try recoveryKey.bytes.withUnsafeBytes { ikm in
-            SecureHKDF.deriveKey(inputKeyMaterial: ikm, salt: salt, info: Label.recoveryKEK)
+            SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt, info: Label.recoveryKEK)
         }
     }
 
@@ -106,10 +106,11 @@ enum KeyWrap {
         var salt = ByteWriter()
         salt.append(vaultID)
         let macKey = try vaultKey.withUnsafeBytes { ikm in
-            SecureHKDF.deriveKey(inputKeyMaterial: ikm, salt: salt.bytes, info: Label.headerMAC)
+            SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt.bytes, info: Label.headerMAC)
         }
+        defer { macKey.wipe() }
         var tag = [UInt8](repeating: 0, count: SecureHKDF.outputLength)
-        macKey.withUnsafeBytes { key in
+        try macKey.withUnsafeBytes { key in
             body.withUnsafeBytes { message in
                 tag.withUnsafeMutableBytes { output in SecureHKDF.hmac(key: key, [message], into: output) }
             }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import MedVaultCore
 
@@ -67,6 +66,6 @@ extension Keyring {
     /// what tells a password change or a new recovery key apart from a change that stays
     /// on one device (a database-key rotation, a platform slot).
     package var sharedSlotsDigest: Data {
-        Data(SHA256.hash(data: KeyringCodec.encoded(slots.filter { $0.kind != .platform })))
+        Data(SHA256Digest.of(Data(KeyringCodec.encoded(slots.filter { $0.kind != .platform }))).bytes)
     }
 }

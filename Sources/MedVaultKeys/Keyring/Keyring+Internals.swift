@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import MedVaultCore
 
@@ -90,7 +89,7 @@ extension Keyring {
     }
 
     /// Opens a slot with its KEK; `nil` when the KEK or the slot's header is wrong.
-    func open(_ slot: KeySlot, kek: SymmetricKey) -> SecureBytes? {
+    func open(_ slot: KeySlot, kek: SecureBytes) -> SecureBytes? {
         let header = KeyringCodec.slotHeader(kind: slot.kind, id: slot.id, derivation: slot.derivation)
         let associatedData = KeyWrap.slotAssociatedData(vaultID: vaultID, header: header)
         return KeyWrap.open(slot.wrapped, under: kek, associatedData: associatedData)
@@ -112,7 +111,7 @@ extension Keyring {
     /// A new password slot and the KEK it was sealed under (for ``proveSound(vaultKey:newSlot:)``).
     static func makePasswordSlot(
         _ password: Password, kdf: Argon2Parameters, vaultID: UUID, vaultKey: SecureBytes
-    ) throws -> (slot: KeySlot, kek: SymmetricKey) {
+    ) throws -> (slot: KeySlot, kek: SecureBytes) {
         try kdf.checkUsableForNewSlot()
         let salt = randomBytes(kdf.saltLength)
         let derived = try Argon2id.deriveKey(password: password, salt: salt, parameters: kdf)
@@ -126,7 +125,7 @@ extension Keyring {
     /// A new recovery slot and the KEK it was sealed under.
     static func makeRecoverySlot(
         _ recoveryKey: RecoveryKey, vaultID: UUID, vaultKey: SecureBytes
-    ) throws -> (slot: KeySlot, kek: SymmetricKey) {
+    ) throws -> (slot: KeySlot, kek: SecureBytes) {
         let salt = randomBytes(32)
         let kek = try KeyWrap.recoveryKEK(recoveryKey, salt: salt)
         let slot = try makeSlot(kind: .recovery, derivation: .hkdfSHA256(salt: salt), kek: kek,
@@ -135,7 +134,7 @@ extension Keyring {
     }
 
     static func makeSlot(
-        kind: KeySlot.Kind, derivation: KeySlot.KeyDerivation, kek: SymmetricKey, vaultID: UUID,
+        kind: KeySlot.Kind, derivation: KeySlot.KeyDerivation, kek: SecureBytes, vaultID: UUID,
         vaultKey: SecureBytes, id: UUID = UUID()
     ) throws -> KeySlot {
         let header = KeyringCodec.slotHeader(kind: kind, id: id, derivation: derivation)

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import MedVaultCore
 
@@ -20,7 +19,7 @@ extension Keyring {
     /// A slot to re-open during the proof: its id, the KEK it was sealed under.
     struct SlotProof {
         let id: UUID
-        let kek: SymmetricKey
+        let kek: SecureBytes
     }
 
     static let proofFailure = MedVaultError(.corrupted, reason: "the new keyring failed its self-check; nothing was written")

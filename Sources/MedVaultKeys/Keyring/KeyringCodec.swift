@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import MedVaultCore
 
@@ -63,9 +62,7 @@ enum KeyringCodec {
 
     /// SHA-256 over everything before the checksum.
     static func checksum<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
-        var hasher = SHA256()
-        hasher.update(data: Array(bytes))
-        return Array(hasher.finalize())
+        SHA256Digest.of(Data(bytes)).bytes
     }
 
     /// A slot's header: kind, id, KDF identifier and parameters.

@@ -47,20 +47,7 @@ package final class ProfessionalSigningRoot: SessionSigner, @unchecked Sendable 
 
     package func sign(_ content: Data, professionalID: UUID) throws -> (publicKey: Data, signature: Data) {
         try withKeyPair(professionalID) { publicKey, secretKey in
-            var signature = Data(count: Int(crypto_sign_BYTES))
-            let status = signature.withUnsafeMutableBytes { output in
-                content.withUnsafeBytes { message in
-                    withUnsafeBytes(of: UInt8(0)) { empty in
-                        crypto_sign_detached(
-                            output.baseAddress!.assumingMemoryBound(to: UInt8.self), nil,
-                            (message.baseAddress ?? empty.baseAddress!).assumingMemoryBound(to: UInt8.self),
-                            UInt64(message.count), secretKey)
-                    }
-                }
-            }
-            // Unreachable: crypto_sign_detached always succeeds with a well-formed key.
-            guard status == 0 else { throw MedVaultError(.storage, reason: "signing a session failed") }
-            return (publicKey, signature)
+            (publicKey, SeededSigningKey.sign(content, secretKey: secretKey))
         }
     }
 
@@ -78,24 +65,11 @@ package final class ProfessionalSigningRoot: SessionSigner, @unchecked Sendable 
     /// secure memory, wiped on return.
     private func withKeyPair<Result>(_ professionalID: UUID,
                                      _ body: (Data, UnsafePointer<UInt8>) throws -> Result) throws -> Result {
-        guard SecureMemory.sodiumReady else { throw MedVaultError(.storage, reason: "libsodium is not initialised") }
         let salt = withUnsafeBytes(of: professionalID.uuid) { Array($0) }
         let seed = try root.withUnsafeBytes { ikm in
             SecureHKDF.deriveSecureKey(inputKeyMaterial: ikm, salt: salt, info: Self.keyLabel)
         }
         defer { seed.wipe() }
-        let secretKey = SecureBytes(count: Int(crypto_sign_SECRETKEYBYTES)) { _ in }
-        defer { secretKey.wipe() }
-        var publicKey = Data(count: Int(crypto_sign_PUBLICKEYBYTES))
-        return try seed.withUnsafeBytes { seedBytes in
-            try secretKey.withFreshMutableBytes { secret in
-                _ = publicKey.withUnsafeMutableBytes { output in
-                    crypto_sign_seed_keypair(output.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                             secret.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                             seedBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
-                }
-                return try body(publicKey, UnsafePointer(secret.baseAddress!.assumingMemoryBound(to: UInt8.self)))
-            }
-        }
+        return try SeededSigningKey.withKeyPair(seed: seed, body)
     }
 }

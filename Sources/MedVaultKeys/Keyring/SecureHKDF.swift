@@ -1,19 +1,16 @@
 import CSodium
-import Crypto
 
 /// HMAC-SHA256 (RFC 2104) and HKDF-SHA256 (RFC 5869) on libsodium's HMAC
 /// (`crypto_auth_hmacsha256`), whose keyed state is wiped on return.
 ///
 /// libsodium 1.0.18 (Debian 12's) has no HKDF; RFC 5869 with one output block is two HMAC
-/// calls, written here. Why not swift-crypto's `HMAC` and `HKDF`: `HMAC.init(key:)` pads a
-/// key shorter than a block into an ordinary `[UInt8]` that is freed without being
-/// cleared. HKDF-Expand keys HMAC with the pseudo-random key, so every derivation left the
-/// PRK (from which the recovery slot's KEK, or the keyring MAC key, follows) in freed heap
-/// memory. Here the HMAC state and the PRK live in scratch buffers zeroed before return
-/// (`SecureMemory.withScratch`); libsodium wipes its own pads.
+/// calls, written here. The HMAC state and the PRK (from which the recovery slot's KEK, or
+/// the keyring MAC key, follows) live in scratch buffers zeroed before return
+/// (`SecureMemory.withScratch`); libsodium wipes its own pads. (swift-crypto's `HMAC`,
+/// used before, padded a short key into an ordinary `[UInt8]` freed without being cleared.)
 ///
-/// The results are RFC 2104 / RFC 5869 exactly, the same bytes as swift-crypto's and
-/// Python's `cryptography` (tests compare them), so keyrings written before open unchanged.
+/// The results are RFC 2104 / RFC 5869 exactly, the same bytes as Python's
+/// `cryptography` (tests compare them), so keyrings written before open unchanged.
 enum SecureHKDF {
     static let outputLength = 32
 
@@ -39,18 +36,8 @@ enum SecureHKDF {
         }
     }
 
-    /// HKDF-SHA256 with a 32-byte output (one expand block), into a swift-crypto key
-    /// (whose storage swift-crypto zeroes on release).
-    static func deriveKey(inputKeyMaterial: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8]) -> SymmetricKey {
-        SecureMemory.withScratch(byteCount: outputLength) { okm in
-            derive(inputKeyMaterial: inputKeyMaterial, salt: salt, info: info, into: okm)
-            return SymmetricKey(data: UnsafeRawBufferPointer(okm))
-        }
-    }
-
-    /// HKDF-SHA256 with a 32-byte output (one expand block), into secure pages: for keys
-    /// that must be wiped on `Vault.lock()` (a swift-crypto key is only cleared when
-    /// released, which the holder does not control).
+    /// HKDF-SHA256 with a 32-byte output (one expand block), into secure pages (wiped by
+    /// the holder's `wipe()`, e.g. on `Vault.lock()`, and freed zeroed).
     static func deriveSecureKey(inputKeyMaterial: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8]) -> SecureBytes {
         SecureBytes(count: outputLength) { okm in
             derive(inputKeyMaterial: inputKeyMaterial, salt: salt, info: info, into: okm)

@@ -8,7 +8,7 @@ import MedVaultCore
 /// The two key blocks are the same for every message, so their compressions are done
 /// once, here: a MAC of an audit-trail entry then costs the message's blocks and the
 /// outer block, not two more. The output is HMAC-SHA256 exactly (tests compare it with
-/// swift-crypto's, RFC 4231 and Python's `cryptography`).
+/// RFC 4231 and Python's `hmac`).
 ///
 /// The keyed state lets anyone compute MACs under the key, so it is as secret as the key:
 /// it lives in ``SecureBytes`` (libsodium's guarded, locked memory), is wiped by

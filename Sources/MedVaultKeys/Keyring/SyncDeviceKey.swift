@@ -141,16 +141,7 @@ public struct SyncDeviceKey: Sendable {
 
     /// Whether `signature` is a valid Ed25519 signature of `message` by `publicKey`.
     public static func verify(_ signature: [UInt8], of message: [UInt8], by publicKey: [UInt8]) -> Bool {
-        guard signature.count == signatureLength, publicKey.count == publicKeyLength, SecureMemory.sodiumReady else {
-            return false
-        }
-        return message.withUnsafeBufferPointer { input in
-            withUnsafeBytes(of: UInt8(0)) { empty in
-                crypto_sign_verify_detached(signature,
-                                            input.baseAddress ?? empty.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                            UInt64(input.count), publicKey) == 0
-            }
-        }
+        Ed25519.isValidSignature(signature, of: message, publicKey: publicKey)
     }
 
     // MARK: - Key pairs

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import MedVaultCore
 
@@ -204,34 +203,21 @@ public struct SyncKeys: Sendable {
     ///
     /// - Throws: `MedVaultError.Code.locked` after ``wipe()``.
     public func deviceSigningPublicKey() throws -> [UInt8] {
-        Array(try signingKey().publicKey.rawRepresentation)
+        try SeededSigningKey.withKeyPair(seed: deviceSigningSeed) { publicKey, _ in Array(publicKey) }
     }
 
     /// Signs `message` (a server's challenge with what it binds) with the vault's
     /// device-signing key: only a holder of the vault key can.
     ///
-    /// The Ed25519 private key exists in swift-crypto's memory for the duration of this
-    /// call only; it is derived, proves membership and decrypts nothing.
+    /// The Ed25519 secret key exists, in secure memory, for the duration of this call
+    /// only; it is derived, proves membership and decrypts nothing.
     ///
     /// - Returns: A 64-byte Ed25519 signature.
     /// - Throws: `MedVaultError.Code.locked` after ``wipe()``.
     public func signForDevice(_ message: [UInt8]) throws -> [UInt8] {
-        do {
-            return Array(try signingKey().signature(for: message))
-        } catch let error as MedVaultError {
-            throw error
-        } catch {
-            throw MedVaultError(.storage, reason: "signing a device proof failed")
+        try SeededSigningKey.withKeyPair(seed: deviceSigningSeed) { _, secretKey in
+            Array(SeededSigningKey.sign(Data(message), secretKey: secretKey))
         }
-    }
-
-    private func signingKey() throws -> Curve25519.Signing.PrivateKey {
-        let key = try deviceSigningSeed.withUnsafeBytes { seed -> Curve25519.Signing.PrivateKey? in
-            try? Curve25519.Signing.PrivateKey(rawRepresentation: seed)
-        }
-        // Unreachable: any 32 bytes are a valid Ed25519 seed.
-        guard let key else { throw MedVaultError(.storage, reason: "the device-signing seed was refused") }
-        return key
     }
 
     private func mac(_ key: SecureBytes, _ message: [UInt8]) throws -> [UInt8] {

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import MedVaultCore
 
@@ -57,11 +56,7 @@ public struct FileSecretStore: SecretStore {
 
     /// The file that holds `account`'s secret.
     public func url(for account: String) -> URL {
-        let digest = SHA256.hash(data: Array(account.utf8))
-        let name = digest.map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        let name = SHA256Digest.of(Data(account.utf8)).hex
         return directory.appendingPathComponent(name + ".secret")
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import MedVaultCore
 
 /// A random 256-bit recovery key, shown once to the user to write down.

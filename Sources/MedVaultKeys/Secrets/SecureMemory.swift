@@ -1,4 +1,5 @@
 import CSodium
+import MedVaultCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -35,7 +36,7 @@ enum SecureMemory {
 
     /// Whether `sodium_init` succeeded (it is called once, before any other libsodium call;
     /// it fails only when the process cannot create a mutex or read the CPU's features).
-    static let sodiumReady: Bool = sodium_init() >= 0
+    static var sodiumReady: Bool { LibSodium.ready }
 
     /// The system's page size.
     static let pageSize: Int = {

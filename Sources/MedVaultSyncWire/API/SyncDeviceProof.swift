@@ -4,9 +4,9 @@ import MedVaultCore
 /// The bytes a device signs to prove to the sync server that it holds the vault's
 /// device-verification key, and the sizes of the values involved.
 ///
-/// The vault's verification key pair is an Ed25519 key pair (swift-crypto's
-/// `Curve25519.Signing`) that only devices holding the vault key can make; the server
-/// keeps the 32-byte public key and can check a signature, never make one.
+/// The vault's verification key pair is an Ed25519 key pair (RFC 8032) that only devices
+/// holding the vault key can make; the server keeps the 32-byte public key and can check
+/// a signature, never make one.
 ///
 /// The signed message is the ASCII label of the purpose, then the server's 32-byte
 /// challenge, the vault id's 16 bytes and the device id's 16 bytes:

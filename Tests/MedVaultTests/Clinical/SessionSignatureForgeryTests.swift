@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 @testable import MedVault
 import MedVaultCore
@@ -39,13 +38,13 @@ struct SessionSignatureForgeryTests {
         }
         #expect(try await f.records.sessions.verifySignature(of: f.session.id) == .mismatch)
 
-        let forger = Curve25519.Signing.PrivateKey()
+        let forger = Ed25519.EphemeralSigningKey()
         var attested = f.signature
         attested.contentSHA256 = content.sha256
-        let forgedSignature = try forger.signature(for: attested.attestation)
+        let forgedSignature = forger.signature(for: attested.attestation)
         try await pool.write { db in
             try db.execute("UPDATE session_signature SET signer_public_key = ?, signature = ?",
-                           [.blob(forger.publicKey.rawRepresentation), .blob(forgedSignature)])
+                           [.blob(forger.publicKey), .blob(forgedSignature)])
         }
         #expect(try await f.records.sessions.verifySignature(of: f.session.id) == .signedByAnotherKey)
 

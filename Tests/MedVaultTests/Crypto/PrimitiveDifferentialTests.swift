@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import MedVaultCore
 import Testing
 @testable import MedVaultKeys
 
@@ -27,11 +27,11 @@ struct PrimitiveDifferentialTests {
 
         var mismatches: [Int] = []
         for block in 0..<(Self.count / 1000) {
-            var digest = SHA256()
+            var digest = SHA256Hasher()
             for index in (block * 1000)..<(block * 1000 + 1000) {
-                digest.update(data: try Self.outputs(Self.parts(seed: seed, index: index)))
+                digest.update(Data(try Self.outputs(Self.parts(seed: seed, index: index))))
             }
-            let hex = digest.finalize().map { String(format: "%02x", $0) }.joined()
+            let hex = digest.finalize().hex
             if block >= reference.count || hex != reference[block] { mismatches.append(block) }
         }
         #expect(mismatches.isEmpty, "blocks of 1,000 cases that differ: \(mismatches.prefix(10)) (seed \(seedHex))")
@@ -46,7 +46,7 @@ struct PrimitiveDifferentialTests {
             var input = seed
             withUnsafeBytes(of: UInt32(index).bigEndian) { input += $0 }
             withUnsafeBytes(of: block.bigEndian) { input += $0 }
-            out += SHA256.hash(data: input)
+            out += SHA256Digest.of(Data(input)).bytes
             block += 1
         }
         return Array(out.prefix(length))
@@ -98,7 +98,8 @@ struct PrimitiveDifferentialTests {
                 mac.withUnsafeMutableBytes { SecureHKDF.hmac(key: keyBytes, [messageBytes], into: $0) }
             }
         }
-        let derived = ikm.withUnsafeBytes { SecureHKDF.deriveKey(inputKeyMaterial: $0, salt: salt, info: info) }
-        return ciphertext + sealedTag + mac + derived.withUnsafeBytes { Array($0) }
+        let derived = ikm.withUnsafeBytes { SecureHKDF.deriveSecureKey(inputKeyMaterial: $0, salt: salt, info: info) }
+        let okm: [UInt8] = try derived.withUnsafeBytes { Array($0) }
+        return ciphertext + sealedTag + mac + okm
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import MedVaultCore
 @testable import MedVaultSync
@@ -10,20 +9,20 @@ import Testing
 struct InMemorySyncTransportTests {
     /// A registered vault: its id, signing key, and first device's credentials.
     static func registered(_ server: InMemorySyncTransport) async throws
-        -> (vaultID: UUID, key: Curve25519.Signing.PrivateKey, credentials: SyncCredentials) {
+        -> (vaultID: UUID, key: Ed25519.EphemeralSigningKey, credentials: SyncCredentials) {
         let vaultID = UUID()
-        let key = Curve25519.Signing.PrivateKey()
+        let key = Ed25519.EphemeralSigningKey()
         return (vaultID, key, try await reRegistered(server, vaultID: vaultID, key: key, keyring: Data([1, 2, 3])))
     }
 
     /// Registers `vaultID` with `key` under `deviceID`, publishing `keyring`.
-    static func reRegistered(_ server: InMemorySyncTransport, vaultID: UUID, key: Curve25519.Signing.PrivateKey,
+    static func reRegistered(_ server: InMemorySyncTransport, vaultID: UUID, key: Ed25519.EphemeralSigningKey,
                              deviceID: UUID = UUID(), keyring: Data = Data([4, 5, 6])) async throws -> SyncCredentials {
         let challenge = try await server.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: deviceID))
-        let signature = try key.signature(for: SyncDeviceProof.message(.register, challenge: challenge.challenge,
-                                                                        vaultID: vaultID, deviceID: deviceID))
+        let signature = key.signature(for: SyncDeviceProof.message(.register, challenge: challenge.challenge,
+                                                                    vaultID: vaultID, deviceID: deviceID))
         let token = try await server.register(try SyncRegisterRequest(
-            vaultID: vaultID, deviceID: deviceID, verificationKey: key.publicKey.rawRepresentation,
+            vaultID: vaultID, deviceID: deviceID, verificationKey: key.publicKey,
             keyring: try SyncKeyringBlob(generation: 1, keyring: keyring), challenge: challenge.challenge,
             signature: signature))
         return SyncCredentials(vaultID: vaultID, deviceID: deviceID, deviceToken: token.deviceToken)
@@ -33,7 +32,7 @@ struct InMemorySyncTransportTests {
     func registerAgain() async throws {
         let server = InMemorySyncTransport()
         let (vaultID, key, first) = try await Self.registered(server)
-        for signer in [key, Curve25519.Signing.PrivateKey()] {
+        for signer in [key, Ed25519.EphemeralSigningKey()] {
             #expect(await SyncFixtures.errorCode {
                 _ = try await Self.reRegistered(server, vaultID: vaultID, key: signer, deviceID: first.deviceID)
             } == .conflict)
@@ -81,28 +80,28 @@ struct InMemorySyncTransportTests {
         let (vaultID, key, _) = try await Self.registered(server)
         let device = UUID()
         let challenge = try await server.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: device))
-        let registerProof = try key.signature(for: SyncDeviceProof.message(.register, challenge: challenge.challenge,
-                                                                            vaultID: vaultID, deviceID: device))
+        let registerProof = key.signature(for: SyncDeviceProof.message(.register, challenge: challenge.challenge,
+                                                                        vaultID: vaultID, deviceID: device))
         #expect(await SyncFixtures.errorCode { _ = try await server.join(vaultID: vaultID, try SyncJoinRequest(
             deviceID: device, challenge: challenge.challenge, signature: registerProof)) } == .unauthorized)
         // The failed attempt consumed the challenge: the right signature is now refused too.
-        let joinProof = try key.signature(for: SyncDeviceProof.message(.join, challenge: challenge.challenge,
-                                                                        vaultID: vaultID, deviceID: device))
+        let joinProof = key.signature(for: SyncDeviceProof.message(.join, challenge: challenge.challenge,
+                                                                    vaultID: vaultID, deviceID: device))
         #expect(await SyncFixtures.errorCode { _ = try await server.join(vaultID: vaultID, try SyncJoinRequest(
             deviceID: device, challenge: challenge.challenge, signature: joinProof)) } == .unauthorized)
         // A fresh challenge with the right proof joins; the same device id cannot join twice
         // (a copy of a vault proves the same key: it must not take the device's place).
         for expected in [MedVaultError.Code?.none, .conflict] {
             let fresh = try await server.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: device))
-            let proof = try key.signature(for: SyncDeviceProof.message(.join, challenge: fresh.challenge,
-                                                                        vaultID: vaultID, deviceID: device))
+            let proof = key.signature(for: SyncDeviceProof.message(.join, challenge: fresh.challenge,
+                                                                    vaultID: vaultID, deviceID: device))
             #expect(await SyncFixtures.errorCode { _ = try await server.join(vaultID: vaultID, try SyncJoinRequest(
                 deviceID: device, challenge: fresh.challenge, signature: proof)) } == expected)
         }
         let other = UUID()
         let stranger = try await server.challenge(SyncChallengeRequest(vaultID: other, deviceID: device))
-        let strangerProof = try key.signature(for: SyncDeviceProof.message(.join, challenge: stranger.challenge,
-                                                                            vaultID: other, deviceID: device))
+        let strangerProof = key.signature(for: SyncDeviceProof.message(.join, challenge: stranger.challenge,
+                                                                        vaultID: other, deviceID: device))
         #expect(await SyncFixtures.errorCode { _ = try await server.join(vaultID: other, try SyncJoinRequest(
             deviceID: device, challenge: stranger.challenge, signature: strangerProof)) } == .unauthorized)
     }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 @testable import MedVault
 import MedVaultCore
@@ -52,20 +51,20 @@ struct SyncKeyMaterialTests {
 
     /// The vault key, this device's database key, and the keys derived from the vault
     /// key as docs/sync.md and docs/audit.md specify them (HKDF-SHA256, the vault id as
-    /// salt), derived here independently with swift-crypto.
+    /// salt), derived here independently by Python's `cryptography`.
     private static func keys(of vault: Vault) async throws -> [[UInt8]] {
-        try await vault.keys.perform { operation in
+        let (vaultKey, databaseKey) = try await vault.keys.perform { operation in
             let vaultKey = try operation.vaultKey.withUnsafeBytes { Array($0) }
             let databaseKey = try await operation.keyring().databaseKey(vaultKey: operation.vaultKey)
             defer { databaseKey.wipe() }
-            let salt = withUnsafeBytes(of: vault.vaultID.uuid) { Array($0) }
-            let derived = ["MedVault sync envelope key v1", "MedVault sync record key v1",
-                           "MedVault sync device signing key v1", "MedVault audit trail key v1"].map { label in
-                HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: vaultKey), salt: salt,
-                                       info: Array(label.utf8), outputByteCount: 32)
-                    .withUnsafeBytes { Array($0) }
-            }
-            return [vaultKey, try databaseKey.withUnsafeBytes { Array($0) }] + derived
+            return (vaultKey, try databaseKey.withUnsafeBytes { Array($0) })
         }
+        let salt = withUnsafeBytes(of: vault.vaultID.uuid) { Array($0) }
+        let derived = try await CryptoReference.answers(
+            ["MedVault sync envelope key v1", "MedVault sync record key v1",
+             "MedVault sync device signing key v1", "MedVault audit trail key v1"].map { label in
+                .hkdf(inputKeyMaterial: vaultKey, salt: salt, info: Array(label.utf8))
+            })
+        return [vaultKey, databaseKey] + derived
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import MedVault
 import MedVaultCore
@@ -40,31 +39,36 @@ struct SyncKeysTests {
     }
 
     @Test("a device signature verifies under the public key alone, and not for another message or vault")
-    func deviceSignature() throws {
+    func deviceSignature() async throws {
         let keys = try Self.vectorKeys()
         let message = Array("challenge".utf8)
         let signature = try keys.signForDevice(message)
-        let publicKey = try Curve25519.Signing.PublicKey(rawRepresentation: try keys.deviceSigningPublicKey())
+        let publicKey = try keys.deviceSigningPublicKey()
         #expect(signature.count == 64)
-        #expect(publicKey.isValidSignature(signature, for: message))
-        #expect(!publicKey.isValidSignature(signature, for: Array("challengf".utf8)))
         let otherVault = try SyncKeys(vaultKey: SecureBytes(copying: Self.bytes(Self.vaultKeyHex)), vaultID: UUID())
-        #expect(!publicKey.isValidSignature(try otherVault.signForDevice(message), for: message))
+        // Checked by Python's `cryptography`, not by the libsodium that signed.
+        let verdicts = try await CryptoReference.answers([
+            .ed25519Verify(publicKey: publicKey, message: message, signature: signature),
+            .ed25519Verify(publicKey: publicKey, message: Array("challengf".utf8), signature: signature),
+            .ed25519Verify(publicKey: publicKey, message: message, signature: try otherVault.signForDevice(message)),
+        ])
+        #expect(verdicts == [[1], [0], [0]])
     }
 
-    @Test("the envelope key is the vector's: a message sealed by swift-crypto's ChaChaPoly under it opens")
-    func envelopeKeyVector() throws {
+    @Test("the envelope key is the vector's: a message sealed by Python's ChaCha20Poly1305 under it opens, and ours is the same bytes")
+    func envelopeKeyVector() async throws {
         let keys = try Self.vectorKeys()
         let header = Array("header".utf8)
-        let box = try ChaChaPoly.seal(Array("hola".utf8), using: SymmetricKey(data: Self.bytes(Self.envelopeKeyHex)),
-                                      authenticating: header)
-        #expect(try keys.open(Array(box.combined), associatedData: header) == Array("hola".utf8))
-        // And the other way round.
-        let sealed = try keys.seal(Array("adiós".utf8), associatedData: header)
-        let opened = try ChaChaPoly.open(ChaChaPoly.SealedBox(combined: sealed),
-                                         using: SymmetricKey(data: Self.bytes(Self.envelopeKeyHex)),
-                                         authenticating: header)
-        #expect(Array(opened) == Array("adiós".utf8))
+        let nonce = (0..<12).map { _ in UInt8.random(in: 0...255) }
+        let ours = try keys.seal(Array("adiós".utf8), associatedData: header)
+        // A seal is nonce ‖ ciphertext ‖ tag.
+        let theirs = try await CryptoReference.answers([
+            .chachaSeal(key: Self.bytes(Self.envelopeKeyHex), nonce: nonce, associatedData: header, message: Array("hola".utf8)),
+            .chachaSeal(key: Self.bytes(Self.envelopeKeyHex), nonce: Array(ours.prefix(12)), associatedData: header,
+                        message: Array("adiós".utf8)),
+        ])
+        #expect(try keys.open(nonce + theirs[0], associatedData: header) == Array("hola".utf8))
+        #expect(Array(ours.dropFirst(12)) == theirs[1])
     }
 
     @Test("sealing uses a fresh nonce; any changed byte, other associated data or another vault's keys fail")

@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import MedVaultCore
 import Testing
 @testable import MedVaultKeys
 
@@ -18,7 +18,7 @@ struct SecureSHA256Tests {
         return output
     }
 
-    func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+    func hex(_ bytes: [UInt8]) -> String { Hex.string(bytes) }
 
     @Test("FIPS 180-4 examples: empty, \"abc\", two-block message")
     func standardVectors() {
@@ -28,14 +28,22 @@ struct SecureSHA256Tests {
         #expect(hex(digest([twoBlocks])) == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
     }
 
-    @Test("equals swift-crypto's SHA256 for every length around the padding boundaries, however split")
-    func matchesSwiftCrypto() {
-        for length in Array(0...130) + [191, 192, 255, 256, 1000] {
-            let message = (0..<length).map { _ in UInt8.random(in: 0...255) }
-            let expected = Array(SHA256.hash(data: message))
+    @Test("equals Python's SHA-256 for every length around the padding boundaries, however split")
+    func matchesPython() async throws {
+        let messages = (Array(0...130) + [191, 192, 255, 256, 1000]).map { length in
+            (0..<length).map { _ in UInt8.random(in: 0...255) }
+        }
+        let answers = try await CryptoReference.answers(messages.map { .sha256($0) })
+        for (message, expected) in zip(messages, answers) {
+            let length = message.count
             #expect(digest([message]) == expected, "length \(length)")
             let cut = length / 3
             #expect(digest([Array(message[..<cut]), [], Array(message[cut...])]) == expected, "length \(length), split")
+            // Attachments' streaming hasher (MedVaultCore), fed in the same three parts.
+            var hasher = SHA256Hasher()
+            for part in [Array(message[..<cut]), [], Array(message[cut...])] { hasher.update(Data(part)) }
+            #expect(hasher.count == UInt64(length))
+            #expect(hasher.finalize().bytes == expected, "length \(length), SHA256Hasher")
         }
     }
 }

@@ -1,0 +1,52 @@
+import CSodium
+import Foundation
+
+/// Ed25519 signatures (RFC 8032) by libsodium (`crypto_sign_*`): the session signatures'
+/// check and the in-memory store's signer.
+///
+/// libsodium's verification is the strict one: besides the equation, it refuses a public
+/// key or signature point of small order and a non-canonical `S`, which no honest signer
+/// produces (RFC 8032 signers, swift-crypto's and Python `cryptography`'s included, never
+/// do; tests check signatures from both).
+package enum Ed25519 {
+    /// Length of a public key.
+    package static let publicKeyLength = Int(crypto_sign_PUBLICKEYBYTES)
+    /// Length of a signature.
+    package static let signatureLength = Int(crypto_sign_BYTES)
+
+    /// Whether `signature` is `publicKey`'s signature of `message`. Wrong lengths are
+    /// `false`, never a trap.
+    package static func isValidSignature(_ signature: [UInt8], of message: [UInt8], publicKey: [UInt8]) -> Bool {
+        guard LibSodium.ready, signature.count == signatureLength, publicKey.count == publicKeyLength else {
+            return false
+        }
+        // An empty array still passes a valid (non-null) pointer to C.
+        return crypto_sign_verify_detached(signature, message, UInt64(message.count), publicKey) == 0
+    }
+
+    /// A random signing key held in ordinary memory, for test doubles (the in-memory
+    /// store's signer). Vault keys are derived and kept in secure memory by MedVaultKeys.
+    package struct EphemeralSigningKey: Sendable {
+        private let secretKey: [UInt8]
+        /// The public key (32 bytes).
+        package let publicKey: Data
+
+        /// A fresh random key pair.
+        package init() {
+            precondition(LibSodium.ready, "libsodium could not initialise (no system randomness)")
+            var publicKey = [UInt8](repeating: 0, count: Int(crypto_sign_PUBLICKEYBYTES))
+            var secretKey = [UInt8](repeating: 0, count: Int(crypto_sign_SECRETKEYBYTES))
+            crypto_sign_keypair(&publicKey, &secretKey)
+            self.publicKey = Data(publicKey)
+            self.secretKey = secretKey
+        }
+
+        /// The signature of `message` (64 bytes).
+        package func signature(for message: Data) -> Data {
+            var signature = [UInt8](repeating: 0, count: Int(crypto_sign_BYTES))
+            let messageBytes = [UInt8](message)
+            crypto_sign_detached(&signature, nil, messageBytes, UInt64(messageBytes.count), secretKey)
+            return Data(signature)
+        }
+    }
+}
