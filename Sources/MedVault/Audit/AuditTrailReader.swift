@@ -24,7 +24,8 @@ enum AuditTrailReader {
         }
         if let patient {
             let id = parameter(patient.vaultValue)
-            conditions.append("a.entity_id IN (\(patientEntities(id)))")
+            // The ids of every record of the patient, resolved now by joins.
+            conditions.append("a.entity_id IN (\(RecordTableRegistry.patientEntitiesSQL(id)))")
         }
         let limitParameter = parameter(.integer(Int64(limit)))
         let sql = """
@@ -42,27 +43,6 @@ enum AuditTrailReader {
                 entityID: row.isNull(at: 6) ? nil : try UUID(row: row, column: 6),
                 syncedFrom: row.isNull(at: 7) ? nil : try UUID(row: row, column: 7))
         }
-    }
-
-    /// The ids of every record of a patient, resolved now by joins: the patient, its
-    /// sessions (their signatures are keyed by the session's id), diagnoses, attachments,
-    /// addenda, medications, schedules, dose logs, dose-log revisions (and the voided
-    /// logs they keep) and refills.
-    private static func patientEntities(_ id: String) -> String {
-        """
-        SELECT \(id) \
-        UNION SELECT id FROM clinical_session WHERE patient_id = \(id) \
-        UNION SELECT d.id FROM diagnosis d JOIN clinical_session s ON s.id = d.session_id WHERE s.patient_id = \(id) \
-        UNION SELECT t.id FROM attachment t JOIN clinical_session s ON s.id = t.session_id WHERE s.patient_id = \(id) \
-        UNION SELECT x.id FROM session_addendum x JOIN clinical_session s ON s.id = x.session_id WHERE s.patient_id = \(id) \
-        UNION SELECT id FROM medication WHERE patient_id = \(id) \
-        UNION SELECT c.id FROM medication_schedule c JOIN medication m ON m.id = c.medication_id WHERE m.patient_id = \(id) \
-        UNION SELECT id FROM dose_log WHERE patient_id = \(id) \
-        UNION SELECT r.id FROM dose_log_revision r JOIN medication m ON m.id = r.medication_id WHERE m.patient_id = \(id) \
-        UNION SELECT r.dose_log_id FROM dose_log_revision r JOIN medication m ON m.id = r.medication_id WHERE m.patient_id = \(id) \
-        UNION SELECT id FROM medication_refill WHERE patient_id = \(id) \
-        UNION SELECT id FROM medication_stock_adjustment WHERE patient_id = \(id)
-        """
     }
 
     /// Throws `corrupted` when the trail's table is gone: only someone holding the

@@ -7,12 +7,8 @@
 /// Why: every byte an entry adds is an encrypted page byte of bulk inserts (W1); the
 /// names were a quarter of an entry. The codes are part of the file format: frozen.
 enum ChangeLogCodes {
-    static let tables: [VaultTable: Int64] = [
-        .professional: 1, .patient: 2, .clinicalSession: 3, .diagnosis: 4, .attachment: 5,
-        .medication: 6, .medicationSchedule: 7, .doseLog: 8,
-        .doseLogRevision: 9, .medicationRefill: 10, .sessionSignature: 11, .sessionAddendum: 12,
-        .medicationStockAdjustment: 13,
-    ]
+    /// Declared with each table in `RecordTableRegistry`.
+    static let tables = Dictionary(uniqueKeysWithValues: RecordTableRegistry.recordTables.map { ($0.table, $0.changeLogCode) })
     static let operations: [ChangeOperation: Int64] = [
         .insert: 1, .update: 2, .deactivate: 3, .reactivate: 4, .cancel: 5, .delete: 6,
     ]

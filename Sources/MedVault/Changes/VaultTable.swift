@@ -51,10 +51,7 @@ public struct VaultTable: RawRepresentable, Hashable, Sendable, Codable, Express
     /// Addenda of signed sessions (append-only).
     public static let sessionAddendum = VaultTable("session_addendum")
 
-    /// Every MedVault record table the change log covers.
-    public static let recordTables: Set<VaultTable> = [
-        .professional, .patient, .clinicalSession, .diagnosis, .attachment, .medication,
-        .medicationSchedule, .doseLog, .doseLogRevision, .medicationRefill, .sessionSignature, .sessionAddendum,
-        .medicationStockAdjustment,
-    ]
+    /// Every MedVault record table the change log covers (and so sync and the audit
+    /// trail): the tables `RecordTableRegistry` declares.
+    public static let recordTables: Set<VaultTable> = Set(RecordTableRegistry.recordTables.map(\.table))
 }

@@ -18,7 +18,7 @@ package enum SyncRecordStore {
     /// The column that identifies a record of `table`: `session_id` for a signature
     /// (one per session), `id` for every other record table.
     package static func keyColumn(_ table: VaultTable) -> String {
-        table == .sessionSignature ? "session_id" : "id"
+        RecordTableRegistry.record(table)?.keyColumn ?? "id"
     }
 
     /// The synced columns of `table`: every column but an `INTEGER PRIMARY KEY` (a

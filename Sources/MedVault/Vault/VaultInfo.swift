@@ -46,11 +46,7 @@ public struct VaultVerification: Sendable {
 
 extension Vault {
     /// Tables whose row counts ``info()`` reports, when they exist.
-    static let countedTables = [
-        "professional", "patient", "clinical_session", "diagnosis", "attachment",
-        "medication", "medication_schedule", "dose_log", "dose_log_revision", "medication_refill",
-        "session_signature", "session_addendum", "medication_stock_adjustment",
-    ]
+    static let countedTables = RecordTableRegistry.recordTables.map(\.table.rawValue)
 
     /// Formats, settings and record counts; no record content.
     ///
