@@ -2,18 +2,9 @@
 //
 // MedVault — an embeddable, encrypted clinical-records library.
 //
-// Layers (arrows point down only):
-//
-//   Examples/ (ClinicDemo, MedicationDemo, medvault CLI)
-//        │
-//   MedVault        the Vault facade, SQLCipher storage engine and repositories
-//        │
-//   MedVaultKeys    Argon2id, key hierarchy, keyring file, key manager
-//        │
-//   MedVaultCore    domain values, repository protocols, errors, in-memory repositories
-//
-//   CSQLCipher: SQLCipher's C API, loaded privately at run time (libsqlcipher0).
-//   CArgon2, CSodium: libargon2 and libsodium, system libraries found through pkg-config.
+// The modules, their layers and what each may import: docs/architecture.md (the one
+// diagram; README.md links to it too). Built and tested on Linux only: see its
+// "Platforms" section for what an Apple-platform app would need.
 
 import PackageDescription
 
