@@ -44,13 +44,16 @@ func journalLog(folder: String, hexKey: String, medication: String, instants: St
     key.wipe()
 }
 
-/// `CrashProbe journal-merge <vault folder>`: prints "opening", opens the vault (password
-/// "probe", fast test KDF), which merges the dose journal, and prints "merged"; the test
-/// kills it anywhere in between.
-func journalMerge(folder: String) async throws {
+/// `CrashProbe journal-merge <vault folder> <now ms>`: prints "opening", opens the vault
+/// (password "probe", fast test KDF, its clock fixed at `now`: the merge's new plan starts
+/// there, as the test's own vault would write it), which merges the dose journal, and
+/// prints "merged"; the test kills it anywhere in between.
+func journalMerge(folder: String, now: Date) async throws {
     emit("opening")
     let vault = try await Vault.open(at: URL(fileURLWithPath: folder), password: try Password("probe"),
-                                     options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0)))
+                                     options: Vault.Options(kdf: .fastForTestsOnly,
+                                                            passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0),
+                                                            clock: .fixed(now)))
     emit("merged")
     await vault.lock()
 }

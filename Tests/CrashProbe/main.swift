@@ -16,7 +16,7 @@
 //       the file system refuses. Prints "rotated", or "error <code>: <reason>".
 //
 //   CrashProbe journal-log <vault folder> <hex journal key> <medication id> <ms,ms,…>
-//   CrashProbe journal-merge <vault folder>
+//   CrashProbe journal-merge <vault folder> <now: milliseconds since 1970>
 //       See DoseJournalProbe.swift: an extension logging doses with the journal key only,
 //       and a vault opening (merging the journal) that the test kills.
 //
@@ -340,8 +340,8 @@ do {
         try await rotateFillingDisk(folder: arguments[2], filler: arguments[3])
     case "journal-log" where arguments.count == 6:
         try await journalLog(folder: arguments[2], hexKey: arguments[3], medication: arguments[4], instants: arguments[5])
-    case "journal-merge" where arguments.count == 3:
-        try await journalMerge(folder: arguments[2])
+    case "journal-merge" where arguments.count == 4:
+        try await journalMerge(folder: arguments[2], now: Date(millisecondsSince1970: Int64(arguments[3])!))
     case "rotate" where arguments.count == 4:
         try await rotateAndDie(folder: arguments[2], phase: arguments[3])
     default:

@@ -58,7 +58,10 @@ struct DoseJournalProcessTests {
                     try await journal.logTaken(medicationID: f.medication.id, doseAt: dose)
                 }
                 await journal.close()
-                let child = try ProbeChild(["journal-merge", f.folder.path], outputURL: dir.file("merge-\(round).txt"))
+                // The child's clock is the fixture's: a merge that completes writes the next
+                // plan from the same instant, so the next round's doses are still in it.
+                let child = try ProbeChild(["journal-merge", f.folder.path, String(f.clock.recordClock.now().millisecondsSince1970)],
+                                           outputURL: dir.file("merge-\(round).txt"))
                 #expect(try await child.waitForLines(1))
                 child.sigkill()
                 try await child.waitForExit()
