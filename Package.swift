@@ -64,8 +64,9 @@ let package = Package(
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"]), .brew(["argon2"])]
         ),
-        // libsodium: ChaCha20-Poly1305, HMAC-SHA256, SHA-256, constant-time comparison and
-        // guarded, locked, wiped memory for secrets (docs/keyring-format.md, "Primitives").
+        // libsodium: every primitive — ChaCha20-Poly1305, HMAC-SHA256, SHA-256, Ed25519,
+        // X25519 sealed boxes, constant-time comparison and guarded, locked, wiped memory
+        // for secrets (docs/keyring-format.md, "Primitives").
         .systemLibrary(
             name: "CSodium",
             pkgConfig: "libsodium",

@@ -5,7 +5,8 @@
 //
 // Its own package, so that apps importing MedVault never resolve a server dependency.
 // From the library it takes the wire values only (product MedVaultSyncWire): no storage
-// engine, no key code.
+// engine, no key code. Through MedVaultCore it links libsodium (libsodium-dev to build,
+// libsodium23 to run), as the devices do.
 //
 //   medvault-sync-server   executable: configuration from the environment, signals
 //        │

@@ -5,9 +5,9 @@ import Foundation
 /// check and the in-memory store's signer.
 ///
 /// libsodium's verification is the strict one: besides the equation, it refuses a public
-/// key or signature point of small order and a non-canonical `S`, which no honest signer
-/// produces (RFC 8032 signers, swift-crypto's and Python `cryptography`'s included, never
-/// do; tests check signatures from both).
+/// key or signature point of small order and a non-canonical `S`, which no RFC 8032
+/// signer produces (a committed fixture's swift-crypto signature and Python
+/// `cryptography`'s checks of libsodium's signatures are tested).
 package enum Ed25519 {
     /// Length of a public key.
     package static let publicKeyLength = Int(crypto_sign_PUBLICKEYBYTES)
@@ -24,10 +24,12 @@ package enum Ed25519 {
         return crypto_sign_verify_detached(signature, message, UInt64(message.count), publicKey) == 0
     }
 
-    /// A random signing key held in ordinary memory, for test doubles (the in-memory
-    /// store's signer). Vault keys are derived and kept in secure memory by MedVaultKeys.
-    package struct EphemeralSigningKey: Sendable {
-        private let secretKey: [UInt8]
+    /// A random signing key for the in-memory store's signer (`InMemoryVault`), its
+    /// secret key zeroed (`sodium_memzero`) when the last reference goes. Vault keys are
+    /// derived and kept in guarded memory by MedVaultKeys.
+    package final class EphemeralSigningKey: @unchecked Sendable {
+        // Written once in init, only read after: safe to share.
+        private let secretKey: UnsafeMutablePointer<UInt8>
         /// The public key (32 bytes).
         package let publicKey: Data
 
@@ -35,10 +37,14 @@ package enum Ed25519 {
         package init() {
             precondition(LibSodium.ready, "libsodium could not initialise (no system randomness)")
             var publicKey = [UInt8](repeating: 0, count: Int(crypto_sign_PUBLICKEYBYTES))
-            var secretKey = [UInt8](repeating: 0, count: Int(crypto_sign_SECRETKEYBYTES))
-            crypto_sign_keypair(&publicKey, &secretKey)
+            secretKey = .allocate(capacity: Int(crypto_sign_SECRETKEYBYTES))
+            crypto_sign_keypair(&publicKey, secretKey)
             self.publicKey = Data(publicKey)
-            self.secretKey = secretKey
+        }
+
+        deinit {
+            sodium_memzero(secretKey, Int(crypto_sign_SECRETKEYBYTES))
+            secretKey.deallocate()
         }
 
         /// The signature of `message` (64 bytes).

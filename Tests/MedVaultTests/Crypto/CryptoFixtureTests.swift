@@ -87,6 +87,8 @@ struct CryptoFixtureTests {
                 let opened = try keys.open(Hex.bytes(sync.sealedHex), associatedData: Array(sync.sealedAssociatedData.utf8))
                 #expect(opened == Array(sync.sealedPlaintext.utf8))
                 #expect(try keys.deviceSigningPublicKey() == Hex.bytes(sync.deviceSigningPublicKey))
+                // Ed25519 is deterministic: libsodium signs as swift-crypto did, byte for byte.
+                #expect(try keys.signForDevice(Array(sync.deviceSignedMessage.utf8)) == Hex.bytes(sync.deviceSignature))
             }
             // Signed by swift-crypto when the fixture was made; checked here by libsodium.
             #expect(SyncDeviceKey.verify(Hex.bytes(sync.deviceSignature), of: Array(sync.deviceSignedMessage.utf8),

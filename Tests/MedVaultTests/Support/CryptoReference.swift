@@ -36,6 +36,7 @@ enum CryptoReference {
     /// The answers to `requests`, in order.
     static func answers(_ requests: [Request]) async throws -> [[UInt8]] {
         let directory = try TemporaryDirectory()
+        defer { directory.remove() }
         let file = directory.url.appendingPathComponent("requests.json")
         try JSONEncoder().encode(requests.map(\.encoded)).write(to: file)
         let child = try await PythonChild(script: "crypto_reference.py", arguments: [file.path])
