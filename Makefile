@@ -12,7 +12,8 @@
 #   make bench-server-quick  its CI smoke run (5 devices, 5 s, a small clone)
 #   make docs         build the DocC catalogs of the library modules, warnings as errors
 #   make readme-app   build and run Tests/Fixtures/ReadmeApp: the README's code, as an app
-#                     that depends on the MedVault product alone
+#                     that depends on the MedVault product alone; `nm` shows its MedVault
+#                     holds no switch that weakens the vault
 #   make grdb-coexistence  run an app that uses GRDB (system SQLite) and MedVault in one
 #                     process, in both orders; the sqlite3 shell reads GRDB's database
 
@@ -103,9 +104,11 @@ grdb-coexistence: deps
 	@./scripts/grdb-coexistence.sh .build-fixtures/ReadmeApp/debug/GRDBCoexistence
 
 # Its own scratch folder: the app builds MedVault as a dependency, with its own settings.
+# Then `nm` proves the MedVault the app built (default traits) holds no bypass switch.
 readme-app: deps
 	$(SWIFT) build --package-path Tests/Fixtures/ReadmeApp --scratch-path .build-fixtures/ReadmeApp $(SWIFT_FLAGS)
 	$(SWIFT) run --package-path Tests/Fixtures/ReadmeApp --scratch-path .build-fixtures/ReadmeApp $(SWIFT_FLAGS) ReadmeApp
+	./scripts/check-no-bypass-switches.sh .build-fixtures/ReadmeApp/debug/MedVault.build
 
 clean:
 	$(SWIFT) package clean
