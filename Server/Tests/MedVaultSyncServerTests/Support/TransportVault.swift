@@ -7,7 +7,8 @@ import MedVaultSyncWire
 import Testing
 
 /// A real vault (fast test KDF) whose sync keys seal, sign and open, driving the server
-/// through `HTTPSyncTransport`: what a device does, minus the sync engine.
+/// through a transport (`HTTPSyncTransport`, or `InMemorySyncTransport` in the transport
+/// conformance suite): what a device does, minus the sync engine.
 struct TransportVault: Sendable {
     /// A marker that appears in every field a device fills; no request body the
     /// transport sends, and nothing in PostgreSQL, may contain it.
@@ -44,7 +45,7 @@ struct TransportVault: Sendable {
     }
 
     /// Registers the vault with a new first device; returns its credentials.
-    func register(_ transport: HTTPSyncTransport, keyringText: String = "keyring \(marker)") async throws -> SyncCredentials {
+    func register(_ transport: any SyncTransport, keyringText: String = "keyring \(marker)") async throws -> SyncCredentials {
         let deviceID = UUID()
         let challenge = try await transport.challenge(SyncChallengeRequest(vaultID: id, deviceID: deviceID)).challenge
         let message = SyncDeviceProof.message(.register, challenge: challenge, vaultID: id, deviceID: deviceID)
@@ -59,7 +60,7 @@ struct TransportVault: Sendable {
     }
 
     /// Joins the vault with a new device (`deviceID`, or a fresh one).
-    func join(_ transport: HTTPSyncTransport, deviceID: UUID = UUID()) async throws -> SyncCredentials {
+    func join(_ transport: any SyncTransport, deviceID: UUID = UUID()) async throws -> SyncCredentials {
         let challenge = try await transport.challenge(SyncChallengeRequest(vaultID: id, deviceID: deviceID)).challenge
         let message = SyncDeviceProof.message(.join, challenge: challenge, vaultID: id, deviceID: deviceID)
         let signature = try await vault.withSyncKeysSPI { Data(try $0.signForDevice(Array(message))) }
