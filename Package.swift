@@ -108,7 +108,10 @@ let package = Package(
         ),
         .target(
             name: "MedVaultICD11",
-            dependencies: ["MedVault"],
+            // Core only (the catalogue protocol, entities and the cache protocol): the
+            // client links neither SQLCipher nor the keys. The vault's offline cache
+            // (MedVault's `SQLCipherICD11CacheRepository`) is the app's to pass in.
+            dependencies: ["MedVaultCore"],
             swiftSettings: strictSettings
         ),
 
