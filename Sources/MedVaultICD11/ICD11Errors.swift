@@ -28,24 +28,12 @@ enum ICD11Errors {
         if let error = error as? MedVaultError { return error }
         if error is CancellationError { return cancelled }
         guard let error = error as? URLError else { return offline }
-        switch error.code {
-        case .timedOut:
-            return timeout
-        case .cancelled:
-            return cancelled
-        case .notConnectedToInternet, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
-             .networkConnectionLost, .internationalRoamingOff, .dataNotAllowed, .callIsActive,
-             .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected,
-             .cannotLoadFromNetwork:
-            return offline
-        case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData,
-             .zeroByteResource, .dataLengthExceedsMaximum, .httpTooManyRedirects, .redirectToNonExistentLocation:
-            return badResponse("the HTTP exchange failed")
-        case .userAuthenticationRequired, .userCancelledAuthentication:
-            return unauthorized
-        default:
-            return offline
+        switch HTTPExchangeFailure(error) {
+        case .timedOut: return timeout
+        case .cancelled: return cancelled
+        case .unreachable, .tls, .connectionLost, .other: return offline
+        case .emptyReply, .unusableAnswer, .answerTooLarge: return badResponse("the HTTP exchange failed")
+        case .authenticationRequired: return unauthorized
         }
     }
 
@@ -60,18 +48,8 @@ enum ICD11Errors {
         }
     }
 
-    /// The wait a `Retry-After` header asks for: delay seconds or an HTTP date, at most
-    /// a day; `nil` when absent or unreadable.
+    /// The wait a `Retry-After` header asks for (`HTTPExchangeFailure.retryAfter`).
     static func retryAfter(_ header: String?, now: Date = Date()) -> Duration? {
-        guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
-        let day = 86_400
-        if let seconds = Int(header), seconds >= 0 { return .seconds(min(seconds, day)) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: header) else { return nil }
-        let seconds = max(0, min(Int(date.timeIntervalSince(now).rounded(.up)), day))
-        return .seconds(seconds)
+        HTTPExchangeFailure.retryAfter(header, now: now)
     }
 }

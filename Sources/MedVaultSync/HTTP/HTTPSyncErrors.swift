@@ -73,33 +73,15 @@ enum HTTPSyncErrors {
         if let error = error as? MedVaultError { return HTTPSyncFailure(error: error, retry: .never) }
         if error is CancellationError { return HTTPSyncFailure(error: cancelled, retry: .never) }
         guard let error = error as? URLError else { return HTTPSyncFailure(error: offline, retry: .ambiguous) }
-        switch error.code {
-        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet,
-             .internationalRoamingOff, .dataNotAllowed, .callIsActive, .cannotLoadFromNetwork:
-            // Nothing was sent: the connection was never made.
-            return HTTPSyncFailure(error: offline, retry: .safe)
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected,
-             .clientCertificateRequired:
-            // A TLS failure repeats itself; nothing was sent either.
-            return HTTPSyncFailure(error: offline, retry: .never)
-        case .timedOut:
-            return HTTPSyncFailure(error: timeout, retry: .ambiguous)
-        case .networkConnectionLost, .badServerResponse:
-            // On Linux (FoundationNetworking over libcurl) a server that closes the
-            // connection after the request without answering — killed, restarted,
-            // dropped by a proxy — is `badServerResponse` ("empty reply"): the request
-            // may have been processed, exactly like a lost connection.
-            return HTTPSyncFailure(error: connectionLost, retry: .ambiguous)
-        case .cancelled:
-            return HTTPSyncFailure(error: cancelled, retry: .never)
-        case .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData,
-             .zeroByteResource, .httpTooManyRedirects, .redirectToNonExistentLocation:
-            return HTTPSyncFailure(error: badResponse("the HTTP exchange failed"), retry: .never)
-        case .dataLengthExceedsMaximum:
-            return HTTPSyncFailure(error: answerTooLarge, retry: .never)
-        default:
-            return HTTPSyncFailure(error: offline, retry: .ambiguous)
+        switch HTTPExchangeFailure(error) {
+        case .unreachable: return HTTPSyncFailure(error: offline, retry: .safe)
+        case .tls: return HTTPSyncFailure(error: offline, retry: .never)
+        case .timedOut: return HTTPSyncFailure(error: timeout, retry: .ambiguous)
+        case .connectionLost, .emptyReply: return HTTPSyncFailure(error: connectionLost, retry: .ambiguous)
+        case .cancelled: return HTTPSyncFailure(error: cancelled, retry: .never)
+        case .unusableAnswer: return HTTPSyncFailure(error: badResponse("the HTTP exchange failed"), retry: .never)
+        case .answerTooLarge: return HTTPSyncFailure(error: answerTooLarge, retry: .never)
+        case .authenticationRequired, .other: return HTTPSyncFailure(error: offline, retry: .ambiguous)
         }
     }
 
@@ -135,17 +117,8 @@ enum HTTPSyncErrors {
         }
     }
 
-    /// The wait a `Retry-After` header asks for: delay seconds or an HTTP date, at most
-    /// a day; `nil` when absent or unreadable.
+    /// The wait a `Retry-After` header asks for (`HTTPExchangeFailure.retryAfter`).
     static func retryAfter(_ header: String?, now: Date = Date()) -> Duration? {
-        guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
-        let day = 86_400
-        if let seconds = Int(header), seconds >= 0 { return .seconds(min(seconds, day)) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: header) else { return nil }
-        return .seconds(max(0, min(Int(date.timeIntervalSince(now).rounded(.up)), day)))
+        HTTPExchangeFailure.retryAfter(header, now: now)
     }
 }
