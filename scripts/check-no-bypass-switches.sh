@@ -17,8 +17,15 @@ if [ "${#objects[@]}" -lt 50 ]; then
     echo "check-no-bypass-switches: ${#objects[@]} object files in $folder: not MedVault's build" >&2
     exit 1
 fi
-symbols=$(nm "${objects[@]}" 2>/dev/null)
-if ! grep -q "busyTimeoutMilliseconds" <<<"$symbols"; then
+if ! symbols=$(nm "${objects[@]}" 2>&1); then
+    echo "check-no-bypass-switches: nm failed on the objects of $folder:" >&2
+    echo "$symbols" | tail -5 >&2
+    exit 1
+fi
+# The control must be defined here (a symbol nm lists with a section letter, not U).
+# (Into a variable first: `nm | grep -q` under pipefail fails when grep stops reading.)
+defined=$(nm --defined-only "${objects[@]}" 2>/dev/null)
+if ! grep -q "busyTimeoutMilliseconds" <<<"$defined"; then
     echo "check-no-bypass-switches: the control symbol is missing: the scan reads the wrong files" >&2
     exit 1
 fi

@@ -470,7 +470,7 @@ public actor InMemorySyncTransport: SyncTransport {
         if let origin, origin != Self.origin { throw Self.forbidden }
         let message = SyncDeviceProof.message(purpose, challenge: challenge, vaultID: vaultID, deviceID: deviceID,
                                               boundTo: origin)
-        guard Ed25519.isValidSignature([UInt8](signature), of: [UInt8](message), publicKey: [UInt8](key)) else {
+        guard SyncDeviceProof.isValidSignature(signature, of: message, by: key) else {
             throw Self.forbidden
         }
     }

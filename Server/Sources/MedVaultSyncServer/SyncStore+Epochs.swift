@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Logging
 import MedVaultSyncWire
@@ -191,10 +190,10 @@ extension SyncStore {
         return found
     }
 
-    /// Whether `signature` is `key`'s Ed25519 signature of `message`.
+    /// Whether `signature` is `key`'s Ed25519 signature of `message`: the devices' own
+    /// check (libsodium, strict), so the server accepts no proof a device would refuse.
     static func verify(_ signature: Data, _ message: Data, _ key: Data) -> Bool {
-        guard let publicKey = try? Curve25519.Signing.PublicKey(rawRepresentation: key) else { return false }
-        return publicKey.isValidSignature(signature, for: message)
+        SyncDeviceProof.isValidSignature(signature, of: message, by: key)
     }
 
     static func encode(_ certificate: SyncDeviceCertificate) throws -> Data {

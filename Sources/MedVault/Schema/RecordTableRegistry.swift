@@ -11,9 +11,9 @@
 /// Every record table is change-logged, synced and audited: the change log is the one
 /// source of the other two (a write logs a change; the audit trail records it in the same
 /// transaction; the sync engine seals what the log lists). To add one, see
-/// docs/architecture.md, "Adding a record table".
+/// docs/architecture.md, "Checklist: adding a record type".
 package enum RecordTableRegistry {
-    /// MedVault's record tables, in the order `Vault.info()` lists them.
+    /// MedVault's record tables (the order is the change-log codes').
     package static let recordTables: [RecordTable] = [
         RecordTable(.professional, code: 1, patientLink: .none),
         RecordTable(.patient, code: 2, patientLink: .isPatient),

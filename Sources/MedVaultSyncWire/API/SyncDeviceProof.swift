@@ -32,6 +32,14 @@ public enum SyncDeviceProof {
     /// Length of an Ed25519 signature.
     public static let signatureLength = 64
 
+    /// Whether `signature` is `verificationKey`'s Ed25519 signature of `message`, by the
+    /// check every device makes (libsodium's strict one: a small-order key or point, or a
+    /// non-canonical `S`, is refused). The sync server checks proofs and certificates with
+    /// it, so a proof the server accepts is one every device would.
+    public static func isValidSignature(_ signature: Data, of message: Data, by verificationKey: Data) -> Bool {
+        Ed25519.isValidSignature([UInt8](signature), of: [UInt8](message), publicKey: [UInt8](verificationKey))
+    }
+
     /// What a signature is for.
     public enum Purpose: String, Sendable, Hashable, CaseIterable {
         /// Registering a new vault with its first device.

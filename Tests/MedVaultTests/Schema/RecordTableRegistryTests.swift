@@ -124,14 +124,25 @@ extension RecordTableRegistryTests {
         UNION SELECT id FROM medication_stock_adjustment WHERE patient_id = ?1
         """
 
-    /// A query's SELECTs, each reduced to (selected column, table, link) with aliases removed.
+    /// A query's SELECTs, each with its table aliases replaced by the tables' names
+    /// (`x.id` of `diagnosis x` reads `diagnosis.id`), so that only what is selected from
+    /// which table, joined how, is compared.
     static func selects(_ sql: String) -> Set<String> {
         Set(sql.components(separatedBy: "UNION").map { select in
-            var words = select.split(whereSeparator: \.isWhitespace).map(String.init)
-            // Drop one-letter aliases and their "x." prefixes.
-            words = words.filter { $0.count > 1 || $0 == "=" }
-            return words.map { word in
-                word.count > 2 && word.dropFirst().first == "." ? String(word.dropFirst(2)) : word
+            let words = select.split(whereSeparator: \.isWhitespace).map(String.init)
+            var aliases: [String: String] = [:]
+            var declarations: Set<Int> = []
+            for index in words.indices.dropLast(2) where words[index] == "FROM" || words[index] == "JOIN" {
+                let candidate = words[index + 2]
+                if !["JOIN", "ON", "WHERE"].contains(candidate) {
+                    aliases[candidate] = words[index + 1]
+                    declarations.insert(index + 2)
+                }
+            }
+            return words.indices.filter { !declarations.contains($0) }.map { index in
+                let parts = words[index].split(separator: ".", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let table = aliases[parts[0]] else { return words[index] }
+                return table + "." + parts[1]
             }.joined(separator: " ")
         })
     }
