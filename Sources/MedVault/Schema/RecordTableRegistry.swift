@@ -89,6 +89,9 @@ package enum RecordTableRegistry {
                 }
             case .parent(let parent, let via):
                 guard case .column(let parentColumn) = byTable[parent]?.patientLink else {
+                    // Unreachable: `recordTables` is the constant literal above, and
+                    // RecordTableRegistryTests.declaredColumnsExist fails for any parent
+                    // that does not name its patient by a column.
                     preconditionFailure("RecordTableRegistry: a parent must link to the patient by a column")
                 }
                 for name in names {

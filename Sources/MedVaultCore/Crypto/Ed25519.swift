@@ -28,14 +28,19 @@ package enum Ed25519 {
     /// secret key zeroed (`sodium_memzero`) when the last reference goes. Vault keys are
     /// derived and kept in guarded memory by MedVaultKeys.
     package final class EphemeralSigningKey: @unchecked Sendable {
-        // Written once in init, only read after: safe to share.
+        // Why `@unchecked Sendable` is safe: the buffer is written once, in `init`, before
+        // the instance is shared; afterwards `crypto_sign_detached` only reads it (any
+        // number of threads at once), and `deinit` runs when no reference is left.
         private let secretKey: UnsafeMutablePointer<UInt8>
         /// The public key (32 bytes).
         package let publicKey: Data
 
         /// A fresh random key pair.
         package init() {
-            precondition(LibSodium.ready, "libsodium could not initialise (no system randomness)")
+            // sodium_init first, as libsodium asks. Should the system give no randomness,
+            // libsodium's generator aborts inside crypto_sign_keypair (it never returns a
+            // predictable key), which is also the only way sodium_init can fail.
+            _ = LibSodium.ready
             var publicKey = [UInt8](repeating: 0, count: Int(crypto_sign_PUBLICKEYBYTES))
             secretKey = .allocate(capacity: Int(crypto_sign_SECRETKEYBYTES))
             crypto_sign_keypair(&publicKey, secretKey)
