@@ -131,65 +131,89 @@ extension SyncStore {
     }
 
     /// One page of envelopes after `after`, in sequence order: a range scan of the
-    /// primary key (vault_id, sequence).
+    /// primary key (vault_id, sequence). See ``pullPage(_:logger:vaultID:after:limit:maximumBytes:)``.
     func pull(vaultID: UUID, after: Int64, limit: Int, maximumBytes: Int) async throws -> SyncPullResponse {
         try await withConnection { connection in
-            let rows = try await connection.guardedQuery("""
-                SELECT e.sequence, e.device_id, e.envelope_id, e.record_key, e.ciphertext, e.epoch, e.signature_id,
-                       octet_length(s.entries)
-                FROM envelopes e LEFT JOIN push_signatures s ON s.id = e.signature_id
-                WHERE e.vault_id = \(vaultID) AND e.sequence > \(after)
-                ORDER BY e.sequence LIMIT \(Int64(limit) + 1)
-                """, logger: logger)
-            var page: [SyncPulledEnvelope] = []
-            var bytes = 0
-            var hasMore = false
-            var signatureIDs: [Int64] = []
-            var signatureIndex: [Int64: Int] = [:]
-            for try await (sequence, device, id, recordKey, ciphertext, epoch, signatureID, entriesLength)
-                in rows.decode((Int64, UUID, UUID, Data, Data, Int64, Int64?, Int32?).self) {
-                // Once the page is cut, every later row stays out too: a smaller envelope
-                // after a large one (an attachment's metadata after its chunks) must not
-                // slip in, or the cursor would jump over the rows left out.
-                // A signature the page does not carry yet counts towards its size.
-                let signatureBytes = signatureID.map { signatureIndex[$0] == nil ? Int(entriesLength ?? 0) + Self.signatureOverhead : 0 } ?? 0
-                if hasMore || page.count == limit || (!page.isEmpty && bytes + ciphertext.count + signatureBytes > maximumBytes) {
-                    hasMore = true
-                    continue // drain the rows so the connection returns to the pool clean
-                }
-                bytes += ciphertext.count + signatureBytes
-                let index = signatureID.map { signatureID in
-                    signatureIndex[signatureID] ?? {
-                        signatureIDs.append(signatureID)
-                        signatureIndex[signatureID] = signatureIDs.count - 1
-                        return signatureIDs.count - 1
-                    }()
-                }
-                page.append(SyncPulledEnvelope(sequence: sequence, deviceID: device,
-                                               envelope: try SyncEnvelope(id: id, recordKey: recordKey, ciphertext: ciphertext,
-                                                                          epoch: UInt32(clamping: epoch)),
-                                               signature: index))
-            }
-            var signatures: [SyncPushSignature] = []
-            if !signatureIDs.isEmpty {
-                var byID: [Int64: SyncPushSignature] = [:]
-                let rows = try await connection.guardedQuery("""
-                    SELECT id, signer, epoch, entries, certificate, signature FROM push_signatures
-                    WHERE vault_id = \(vaultID) AND id = ANY(\(signatureIDs))
-                    """, logger: logger)
-                for try await (id, signer, epoch, entries, certificate, signature)
-                    in rows.decode((Int64, UUID, Int64, Data, Data, Data).self) {
-                    byID[id] = try SyncPushSignature(signer: signer, epoch: UInt32(clamping: epoch), entries: entries,
-                                                     certificate: try Self.decodeCertificate(certificate), signature: signature)
-                }
-                signatures = try signatureIDs.map { id in
-                    guard let signature = byID[id] else { throw SyncServerError.internalError }
-                    return signature
-                }
-            }
-            return SyncPullResponse(envelopes: page, lastSequence: page.last?.sequence ?? after, hasMore: hasMore,
-                                    signatures: signatures.isEmpty ? nil : signatures)
+            try await Self.pullPage(connection, logger: logger, vaultID: vaultID, after: after, limit: limit,
+                                    maximumBytes: maximumBytes)
         }
+    }
+
+    /// One page of envelopes after `after` on `connection`: at most `limit` envelopes and,
+    /// past the first, at most `maximumBytes` of ciphertexts and of the signatures the page
+    /// carries.
+    ///
+    /// The page is cut in the query itself: its first part reads the sizes of the
+    /// `limit + 1` candidates (`octet_length` reads a stored value's size without reading
+    /// the value), the second reads the bodies of the envelopes sent only. A pull of 1 MiB
+    /// envelopes so reads about the 4 MiB it sends, not the 500 MiB of 501 candidates.
+    /// One statement, so one snapshot: the sizes and the bodies agree.
+    static func pullPage(_ connection: PostgresConnection, logger: Logger, vaultID: UUID, after: Int64, limit: Int,
+                         maximumBytes: Int) async throws -> SyncPullResponse {
+        // A signature counts once, with the first envelope of the page that names it.
+        // The running total only grows, so the rows kept are a prefix of the candidates.
+        let rows = try await connection.guardedQuery("""
+            WITH candidates AS MATERIALIZED (
+                SELECT sequence, signature_id, octet_length(ciphertext) AS size FROM envelopes
+                WHERE vault_id = \(vaultID) AND sequence > \(after)
+                ORDER BY sequence LIMIT \(Int64(limit) + 1)
+            ), sized AS (
+                SELECT c.sequence, c.size::bigint + CASE
+                           WHEN c.signature_id IS NULL THEN 0
+                           WHEN c.sequence = min(c.sequence) OVER (PARTITION BY c.signature_id)
+                               THEN coalesce(octet_length(s.entries), 0) + \(Int64(signatureOverhead))
+                           ELSE 0 END AS bytes
+                FROM candidates c LEFT JOIN push_signatures s ON s.id = c.signature_id
+            ), running AS (
+                SELECT sequence, row_number() OVER w AS position, sum(bytes) OVER w AS total,
+                       count(*) OVER () AS candidates
+                FROM sized WINDOW w AS (ORDER BY sequence)
+            )
+            SELECT e.sequence, e.device_id, e.envelope_id, e.record_key, e.ciphertext, e.epoch, e.signature_id,
+                   z.candidates
+            FROM running z JOIN envelopes e ON e.vault_id = \(vaultID) AND e.sequence = z.sequence
+            WHERE z.position <= \(Int64(limit)) AND (z.position = 1 OR z.total <= \(Int64(maximumBytes)))
+            ORDER BY e.sequence
+            """, logger: logger)
+        var page: [SyncPulledEnvelope] = []
+        var candidates: Int64 = 0
+        var signatureIDs: [Int64] = []
+        var signatureIndex: [Int64: Int] = [:]
+        for try await (sequence, device, id, recordKey, ciphertext, epoch, signatureID, count)
+            in rows.decode((Int64, UUID, UUID, Data, Data, Int64, Int64?, Int64).self) {
+            candidates = count
+            let index = signatureID.map { signatureID in
+                signatureIndex[signatureID] ?? {
+                    signatureIDs.append(signatureID)
+                    signatureIndex[signatureID] = signatureIDs.count - 1
+                    return signatureIDs.count - 1
+                }()
+            }
+            page.append(SyncPulledEnvelope(sequence: sequence, deviceID: device,
+                                           envelope: try SyncEnvelope(id: id, recordKey: recordKey, ciphertext: ciphertext,
+                                                                      epoch: UInt32(clamping: epoch)),
+                                           signature: index))
+        }
+        var signatures: [SyncPushSignature] = []
+        if !signatureIDs.isEmpty {
+            var byID: [Int64: SyncPushSignature] = [:]
+            let rows = try await connection.guardedQuery("""
+                SELECT id, signer, epoch, entries, certificate, signature FROM push_signatures
+                WHERE vault_id = \(vaultID) AND id = ANY(\(signatureIDs))
+                """, logger: logger)
+            for try await (id, signer, epoch, entries, certificate, signature)
+                in rows.decode((Int64, UUID, Int64, Data, Data, Data).self) {
+                byID[id] = try SyncPushSignature(signer: signer, epoch: UInt32(clamping: epoch), entries: entries,
+                                                 certificate: try decodeCertificate(certificate), signature: signature)
+            }
+            signatures = try signatureIDs.map { id in
+                guard let signature = byID[id] else { throw SyncServerError.internalError }
+                return signature
+            }
+        }
+        return SyncPullResponse(envelopes: page, lastSequence: page.last?.sequence ?? after,
+                                hasMore: candidates > Int64(page.count),
+                                signatures: signatures.isEmpty ? nil : signatures)
     }
 
     /// Bytes a push's signature adds besides its entries: the certificate and signature,
