@@ -15,16 +15,17 @@ struct TestServer: Sendable {
     let database: String
     let postgres: TestPostgres
 
-    /// Runs `body` against a new server (over `postgres`, by default the shared one);
-    /// stops the server afterwards, also on failure.
+    /// Runs `body` against a new server (over `postgres`, by default the shared one, and
+    /// `database`, by default a fresh one); stops the server afterwards, also on failure.
     static func with<T: Sendable>(limits: SyncServerLimits = SyncServerLimits(), postgres given: TestPostgres? = nil,
                                   metricsToken: String? = TestServer.metricsToken, trustedProxies: Set<String> = [],
                                   registrationSecret: String? = nil, invitations: Bool = false,
-                                  origin: String? = nil,
+                                  origin: String? = nil, database givenDatabase: String? = nil,
                                   _ body: @Sendable (TestServer) async throws -> T) async throws -> T {
         let postgres: TestPostgres
         if let given { postgres = given } else { postgres = try await TestPostgres.get() }
-        let database = try await postgres.makeDatabase()
+        let database: String
+        if let givenDatabase { database = givenDatabase } else { database = try await postgres.makeDatabase() }
         var configuration = SyncServerConfiguration(database: postgresConfiguration(postgres, database))
         configuration.port = 0
         configuration.limits = limits
