@@ -28,7 +28,7 @@ struct EnvelopeSealer {
     /// - Throws: `limitExceeded` when the sealed record is longer than an envelope holds.
     func seal(_ record: SyncRecord, id: UUID = UUID()) throws -> SyncEnvelope {
         let recordKey = try keys.recordKey(table: record.table, recordID: record.recordID)
-        var plaintext = Array(try Self.encoder.encode(record))
+        var plaintext = record.json()
         let padded = (plaintext.count / Self.paddingBlock + 1) * Self.paddingBlock
         plaintext += [UInt8](repeating: UInt8(ascii: " "), count: padded - plaintext.count)
         let sealed = try keys.seal(plaintext, associatedData: Self.associatedData(
@@ -72,12 +72,6 @@ struct EnvelopeSealer {
         if epoch != 0 { withUnsafeBytes(of: epoch.bigEndian) { bytes += $0 } }
         withUnsafeBytes(of: envelopeID.uuid) { bytes += $0 }
         return bytes + recordKey
-    }
-
-    private static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return encoder
     }
 
     private static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {

@@ -60,8 +60,6 @@ enum PendingChangeSealer {
             }
         }
         let sealer = EnvelopeSealer(keys: keys)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         let listsUnsent = try SyncStateStore.hasUnsent(db)
         var unsent = 0
         for pending in order {
@@ -82,7 +80,7 @@ enum PendingChangeSealer {
                 version: state?.version ?? pending.last.version ?? 0,
                 operation: state == nil ? ChangeOperation.delete.rawValue : pending.last.operation.rawValue,
                 timestamp: UInt64(stamp), deviceID: localDevice,
-                state: try state.map { try encoder.encode($0) },
+                state: try state?.json(),
                 baseTimestamp: base.map { UInt64($0.timestamp) }, baseDeviceID: base?.deviceID,
                 deviceSequence: numbers.upcoming)
             let envelope: SyncEnvelope

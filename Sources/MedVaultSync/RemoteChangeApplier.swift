@@ -144,8 +144,6 @@ enum RemoteChangeApplier {
     static let refusals: Set<MedVaultError.Code> = [.immutable, .conflict, .duplicate, .validation, .invalidArgument, .notFound]
 
     static func encode(_ state: SyncRowState?) throws -> Data? {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return try state.map { try encoder.encode($0) }
+        try state?.json()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MedVault
 
 /// What an envelope carries once opened: which record changed, how and when, and the
 /// record's full state after the change.
@@ -29,4 +30,25 @@ struct SyncRecord: Sendable, Equatable, Codable {
     /// This envelope's number in its device's sequence (1, 2, 3…; see
     /// `SyncDeviceSequences`); `nil` in envelopes sealed by a build before numbering.
     var deviceSequence: Int64? = nil
+}
+
+extension SyncRecord {
+    /// This record's JSON, as `JSONEncoder` with `.sortedKeys` writes it (absent optionals
+    /// left out), written by ``SyncJSONWriter``.
+    func json() -> [UInt8] {
+        var writer = SyncJSONWriter(capacity: 256 + (state?.count ?? 0) * 4 / 3)
+        writer.object { writer in
+            if let baseDeviceID { writer.key("baseDeviceID"); writer.uuid(baseDeviceID) }
+            if let baseTimestamp { writer.key("baseTimestamp"); writer.integer(baseTimestamp) }
+            writer.key("deviceID"); writer.uuid(deviceID)
+            if let deviceSequence { writer.key("deviceSequence"); writer.integer(deviceSequence) }
+            writer.key("operation"); writer.string(operation)
+            writer.key("recordID"); writer.uuid(recordID)
+            if let state { writer.key("state"); writer.base64(state) }
+            writer.key("table"); writer.string(table)
+            writer.key("timestamp"); writer.integer(timestamp)
+            writer.key("version"); writer.integer(version)
+        }
+        return writer.bytes
+    }
 }

@@ -95,7 +95,12 @@ enum JSONShape: Equatable {
         static let maximumDepth = 64
 
         mutating func skipWhitespace() {
-            while position < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[position]) { position += 1 }
+            while position < bytes.count {
+                switch bytes[position] {
+                case 0x20, 0x09, 0x0A, 0x0D: position += 1
+                default: return
+                }
+            }
         }
 
         mutating func value(depth: Int) -> JSONShape? {
@@ -105,7 +110,7 @@ enum JSONShape: Equatable {
             switch bytes[position] {
             case UInt8(ascii: "{"): return object(depth: depth)
             case UInt8(ascii: "["): return array(depth: depth)
-            case UInt8(ascii: "\""): return string() == nil ? nil : .scalar
+            case UInt8(ascii: "\""): return string(keeping: false) == nil ? nil : .scalar
             case UInt8(ascii: "n"): return literal("null") ? .null : nil
             case UInt8(ascii: "t"): return literal("true") ? .scalar : nil
             case UInt8(ascii: "f"): return literal("false") ? .scalar : nil
@@ -169,27 +174,34 @@ enum JSONShape: Equatable {
         }
 
         /// A string's value, escapes decoded: keys are compared as `JSONDecoder` sees them.
-        private mutating func string() -> String? {
+        /// With `keeping` false (a value, not a key) the text is checked as a decoder would
+        /// read it but not built, and the result is empty.
+        private mutating func string(keeping: Bool = true) -> String? {
             position += 1
             var scalars = String.UnicodeScalarView()
+            var hadEscape = false
             var run = position
             while position < bytes.count {
                 let byte = bytes[position]
                 if byte == UInt8(ascii: "\"") {
-                    guard let text = String(bytes: bytes[run..<position], encoding: .utf8) else { return nil }
-                    scalars.append(contentsOf: text.unicodeScalars)
+                    guard let text = self.text(run..<position, keeping: keeping) else { return nil }
                     position += 1
+                    // Without escapes (the usual string) the text is the value as it stands.
+                    guard hadEscape, keeping else { return text }
+                    scalars.append(contentsOf: text.unicodeScalars)
                     return String(scalars)
                 }
                 guard byte == UInt8(ascii: "\\") else {
                     position += 1
                     continue
                 }
-                guard let text = String(bytes: bytes[run..<position], encoding: .utf8),
+                guard let text = self.text(run..<position, keeping: keeping),
                       position + 1 < bytes.count else { return nil }
-                scalars.append(contentsOf: text.unicodeScalars)
+                hadEscape = true
+                if keeping { scalars.append(contentsOf: text.unicodeScalars) }
                 let escape = bytes[position + 1]
                 position += 2
+                let scalar: Unicode.Scalar
                 switch escape {
                 case UInt8(ascii: "u"):
                     guard var value = hex4() else { return nil }
@@ -197,19 +209,28 @@ enum JSONShape: Equatable {
                         guard literal("\\u"), let low = hex4(), (0xDC00..<0xE000).contains(low) else { return nil }
                         value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
                     }
-                    guard let scalar = Unicode.Scalar(value) else { return nil }
-                    scalars.append(scalar)
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "t"): scalars.append("\t")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "b"): scalars.append("\u{08}")
-                case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalars.append(Unicode.Scalar(escape))
+                    guard let decoded = Unicode.Scalar(value) else { return nil }
+                    scalar = decoded
+                case UInt8(ascii: "n"): scalar = "\n"
+                case UInt8(ascii: "t"): scalar = "\t"
+                case UInt8(ascii: "r"): scalar = "\r"
+                case UInt8(ascii: "b"): scalar = "\u{08}"
+                case UInt8(ascii: "f"): scalar = "\u{0C}"
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalar = Unicode.Scalar(escape)
                 default: return nil
                 }
+                if keeping { scalars.append(scalar) }
                 run = position
             }
             return nil
+        }
+
+        /// The bytes of `range` as text when they are UTF-8 (`nil` otherwise); empty when
+        /// not `keeping`, after the same check (ASCII, the usual case, without a copy).
+        private func text(_ range: Range<Int>, keeping: Bool) -> String? {
+            if !keeping, !bytes[range].contains(where: { $0 >= 0x80 }) { return "" }
+            guard let text = String(validating: bytes[range], as: UTF8.self) else { return nil }
+            return keeping ? text : ""
         }
 
         private mutating func hex4() -> UInt32? {
