@@ -407,25 +407,61 @@ public actor SyncEngine {
 
     private func pushOutbox(_ credentials: SyncCredentials) async throws -> Int {
         var uploaded = 0
-        let limit = batchSize
-        let maximumBytes = maximumPushBytes
-        while true {
-            // As many envelopes as fit the server's body limit: attachment chunks are
-            // ~117 KiB each in a push's JSON.
-            let rows = try await vault.database.read { db in
-                try SyncStateStore.outbox(limit: limit, maximumBodyBytes: maximumBytes, db)
-            }
-            guard !rows.isEmpty else { return uploaded }
-            let envelopes = rows.map(\.envelope)
-            let response = try await transport.push(
-                SyncPushRequest(envelopes: envelopes, signature: try await pushSignature(envelopes, credentials)),
-                as: credentials)
-            guard response.sequences.count == rows.count else {
+        // The next batch is read and signed while the one before is on its way.
+        var next = try await outboxBatch(after: nil, credentials)
+        while let batch = next {
+            async let following = outboxBatch(after: batch.rows.last?.position, credentials)
+            let response = try await transport.push(batch.request, as: credentials)
+            guard response.sequences.count == batch.rows.count else {
                 throw MedVaultError(.badResponse, reason: "the sync server acknowledged another number of envelopes")
             }
-            try await vault.database.write { db in try SyncStateStore.removeFromOutbox(rows, db) }
-            uploaded += rows.count
+            let epoch = batch.request.envelopes[0].epoch
+            try await vault.database.write { db in
+                try SyncStateStore.removeFromOutbox(batch.rows, db)
+                try Self.passOwnEnvelopes(response.sequences, epoch: epoch, db)
+            }
+            uploaded += batch.rows.count
+            next = try await following
         }
+        return uploaded
+    }
+
+    /// The oldest outbox envelopes after `position` that fit one push (as many as fit
+    /// the server's body limit: attachment chunks are ~117 KiB each in a push's JSON),
+    /// and their signed push; `nil` when none is left.
+    private func outboxBatch(after position: Int64?, _ credentials: SyncCredentials) async throws
+        -> (rows: [SyncStateStore.OutboxEnvelope], request: SyncPushRequest)? {
+        let limit = batchSize
+        let maximumBytes = maximumPushBytes
+        let rows = try await vault.database.read { db in
+            try SyncStateStore.outbox(after: position ?? 0, limit: limit, maximumBodyBytes: maximumBytes, db)
+        }
+        guard !rows.isEmpty else { return nil }
+        let envelopes = rows.map(\.envelope)
+        return (rows, SyncPushRequest(envelopes: envelopes, signature: try await pushSignature(envelopes, credentials)))
+    }
+
+    /// Moves the pull cursor over the envelopes a push just stored when the server
+    /// numbered them right after it, so that no other device's envelope lies between:
+    /// pulling them back would apply nothing (a device skips its own records), and after
+    /// a first push would download the whole vault again. Anything else (a retry's old
+    /// numbers, another device's envelopes in between) leaves the cursor to the pull.
+    ///
+    /// A server that numbers a push over another device's envelopes hides those from
+    /// this device, which it can do anyway by leaving them out of pulls; the other
+    /// device's sequence numbers then show the gap (``missingEnvelopes()``).
+    static func passOwnEnvelopes(_ sequences: [Int64], epoch: UInt32, _ db: DatabaseConnection) throws {
+        let cursor = try SyncStateStore.state(db).pulledThrough
+        var last = cursor
+        for sequence in sequences {
+            // Overflow-safe: the numbers are the server's.
+            let (next, overflow) = last.addingReportingOverflow(1)
+            guard !overflow, sequence == next else { return }
+            last = next
+        }
+        guard last > cursor else { return }
+        try SyncStateStore.setPulledThrough(last, db)
+        try SyncEpochRecord.raisePulledEpoch(to: epoch, db)
     }
 
     /// This device's signature of `envelopes` (``PushSignatures``); `nil` for envelopes of

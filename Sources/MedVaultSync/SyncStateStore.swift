@@ -117,20 +117,22 @@ enum SyncStateStore {
         let envelope: SyncEnvelope
     }
 
-    /// The oldest outbox envelopes, at most `limit`, whose push body (the JSON of
-    /// `SyncPushRequest`, as `SyncWireJSON` writes it) stays within `maximumBodyBytes`;
-    /// always at least one.
-    static func outbox(limit: Int, maximumBodyBytes: Int, _ db: DatabaseConnection) throws -> [OutboxEnvelope] {
-        let encoder = SyncWireJSON.encoder()
+    /// The oldest outbox envelopes after `position`, at most `limit`, whose push body (the
+    /// JSON of `SyncPushRequest`, as `SyncWireJSON` writes it) stays within
+    /// `maximumBodyBytes`; at least one when any is left.
+    static func outbox(after position: Int64 = 0, limit: Int, maximumBodyBytes: Int,
+                       _ db: DatabaseConnection) throws -> [OutboxEnvelope] {
         // `{"envelopes":[` + the envelopes joined by `,` + `]}`, and the push's signature:
         // its entries (48 bytes an envelope, in base64) and 2 KiB for the rest.
         var bodyBytes = 16 + 2_048
         var found: [OutboxEnvelope] = []
-        try db.forEachRow("SELECT position, envelope_id, record_key, ciphertext, epoch FROM sync_outbox ORDER BY position LIMIT ?",
-                          [.integer(Int64(limit))]) { row in
+        try db.forEachRow("""
+            SELECT position, envelope_id, record_key, ciphertext, epoch FROM sync_outbox
+            WHERE position > ? ORDER BY position LIMIT ?
+            """, [.integer(position), .integer(Int64(limit))]) { row in
             let envelope = try SyncEnvelope(id: try row[1], recordKey: row.blob(at: 2), ciphertext: row.blob(at: 3),
                                             epoch: UInt32(clamping: row.int64(at: 4)))
-            let size = try encoder.encode(envelope).count + (found.isEmpty ? 0 : 1) + 64
+            let size = envelope.wireJSONLength + (found.isEmpty ? 0 : 1) + 64
             guard found.isEmpty || bodyBytes + size <= maximumBodyBytes else { return false }
             bodyBytes += size
             found.append(OutboxEnvelope(position: row.int64(at: 0), envelope: envelope))
