@@ -9,9 +9,12 @@ import MedVaultSyncWire
 /// completed sessions each, one diagnosis per session, and pushes them through the real
 /// server (`SyncEngine` + `HTTPSyncTransport`); a new device joins from the keyring the
 /// server holds and syncs everything. Timed: the push, and the new device's `sync()`
-/// (pull over HTTP, open, apply).
+/// (pull over HTTP, open, apply). The reference: the same envelope rows copied straight
+/// into PostgreSQL, 500 a transaction, as the server stores a push (the bound storage
+/// sets on this machine).
 struct CloneRun {
     let baseURL: URL
+    let postgres: LoadPostgres
     let patients: Int
     let sessionsPerPatient: Int
     let log: @Sendable (String) -> Void
@@ -21,6 +24,7 @@ struct CloneRun {
         var loadSeconds = 0.0
         var pushSeconds = 0.0
         var cloneSeconds = 0.0
+        var referenceSeconds = 0.0
     }
 
     func run() async throws -> Result {
@@ -40,6 +44,8 @@ struct CloneRun {
         try await first.register()
         log("clone: pushing")
         result.pushSeconds = try await seconds { _ = try await first.sync() }
+        log("clone: the direct-insert reference")
+        result.referenceSeconds = try await seconds { try directInsert(vaultID: vault.vaultID) }
 
         guard let credentials = try await first.credentials() else { throw LoadError("the first device did not register") }
         let keyring = try await transport.keyring(as: credentials)
@@ -60,6 +66,33 @@ struct CloneRun {
             throw LoadError("the clone holds \(counts) rows (\(synced.errors.count) refused envelopes), expected \(expected)")
         }
         return result
+    }
+
+    /// Copies the vault's envelope rows into a table shaped as `envelopes` (its indexes,
+    /// not its foreign keys), 500 rows a committed transaction: what PostgreSQL alone
+    /// takes to store what the push stored.
+    private func directInsert(vaultID: UUID) throws {
+        // Three commands: a DO block commits only outside a transaction block, and psql
+        // runs the statements of one command in one.
+        _ = try postgres.psql(
+            "CREATE TABLE reference_envelopes (LIKE envelopes INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES)")
+        _ = try postgres.psql("""
+            DO $$
+            DECLARE
+                done bigint := 0;
+                last bigint;
+            BEGIN
+                SELECT coalesce(max(sequence), 0) INTO last FROM envelopes WHERE vault_id = '\(vaultID)';
+                WHILE done < last LOOP
+                    INSERT INTO reference_envelopes SELECT * FROM envelopes
+                    WHERE vault_id = '\(vaultID)' AND sequence > done AND sequence <= done + 500;
+                    COMMIT;
+                    done := done + 500;
+                END LOOP;
+            END
+            $$
+            """)
+        _ = try postgres.psql("DROP TABLE reference_envelopes")
     }
 
     /// The dataset, written with the batch calls, 500 patients (and their rows) at a time.

@@ -7,9 +7,10 @@ import MedVaultSyncWire
 /// The device load: simulated devices (five per vault, like the devices of a small
 /// clinic) each in a closed loop — seal and push a batch, pull everything new — through
 /// the library's `HTTPSyncTransport`, one per device, with retries off so that every
-/// failed request counts as an error.
+/// failed request counts as an error. With several server instances, the devices are
+/// spread across them in turn (each vault's devices on different instances).
 struct DeviceLoad {
-    let baseURL: URL
+    let baseURLs: [URL]
     let devices: Int
     let duration: Duration
     let envelopesPerPush: Int
@@ -42,9 +43,11 @@ struct DeviceLoad {
             let vault = SimulatedVault()
             let size = min(5, devices - vaultIndex * 5)
             guard size > 0 else { break }
-            let first = try await SimulatedDevice.register(vault, transport: try makeTransport())
+            let first = try await SimulatedDevice.register(vault, transport: try makeTransport(fleet.count))
             fleet.append(first)
-            for _ in 1..<size { fleet.append(try await SimulatedDevice.join(vault, transport: try makeTransport())) }
+            for _ in 1..<size {
+                fleet.append(try await SimulatedDevice.join(vault, transport: try makeTransport(fleet.count)))
+            }
         }
         let deadline = ContinuousClock.now + duration
         let started = ContinuousClock.now
@@ -58,8 +61,9 @@ struct DeviceLoad {
         return total
     }
 
-    private func makeTransport() throws -> HTTPSyncTransport {
-        var configuration = HTTPSyncTransport.Configuration(baseURL: baseURL, timeout: .seconds(30))
+    /// The transport of the `index`th device, on the instance its turn gives.
+    private func makeTransport(_ index: Int) throws -> HTTPSyncTransport {
+        var configuration = HTTPSyncTransport.Configuration(baseURL: baseURLs[index % baseURLs.count], timeout: .seconds(30))
         configuration.retryPolicy = .never
         return try HTTPSyncTransport(configuration: configuration)
     }

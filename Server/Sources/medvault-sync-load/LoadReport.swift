@@ -7,6 +7,8 @@ struct LoadReport {
     let cpu: CPUWatch.Usage
     let timings: ServerTimings
     let serverErrorLines: Int
+    let twoInstances: DeviceLoad.Result
+    let twoInstanceErrorLines: Int
     let clone: CloneRun.Result
     let envelopeRows: String
 
@@ -65,6 +67,21 @@ struct LoadReport {
             The difference is the devices' side (URLSession over libcurl, JSON, base64) and
             queueing for the CPU the three processes share.
 
+            ## One instance against two
+
+            The same load again with a second `medvault-sync-server` over the same database, the
+            devices spread across both in turn (each vault's devices on both instances). On this
+            machine both instances share the same two cores with the devices and PostgreSQL, so a
+            second instance shows that instances agree, not more capacity.
+
+            | measure | one instance | two instances |
+            |---|---|---|
+            | requests/s | \(fmt(Double(load.requests) / load.seconds)) | \(fmt(Double(twoInstances.requests) / twoInstances.seconds)) |
+            | envelopes pushed/s | \(fmt(Double(load.pushedEnvelopes) / load.seconds)) | \(fmt(Double(twoInstances.pushedEnvelopes) / twoInstances.seconds)) |
+            | push p50 / p99 | \(ms(percentile(load.pushMilliseconds, 0.5))) / \(ms(percentile(load.pushMilliseconds, 0.99))) | \(ms(percentile(twoInstances.pushMilliseconds, 0.5))) / \(ms(percentile(twoInstances.pushMilliseconds, 0.99))) |
+            | pull p50 / p99 | \(ms(percentile(load.pullMilliseconds, 0.5))) / \(ms(percentile(load.pullMilliseconds, 0.99))) | \(ms(percentile(twoInstances.pullMilliseconds, 0.5))) / \(ms(percentile(twoInstances.pullMilliseconds, 0.99))) |
+            | errors | \(errors) | \(twoInstances.errors.values.reduce(0, +)) (second instance's error log lines: \(twoInstanceErrorLines)) |
+
             ## Full clone through the server
 
             A first device holds \(clone.records) records (\(options.clonePatients) patients, ten completed sessions
@@ -75,8 +92,10 @@ struct LoadReport {
             |---|---|---|
             | load the first device (batch inserts) | \(fmt(clone.loadSeconds)) s | \(fmt(Double(clone.records) / clone.loadSeconds)) |
             | push (seal + HTTP + PostgreSQL) | \(fmt(clone.pushSeconds)) s | \(fmt(Double(clone.records) / clone.pushSeconds)) |
+            | reference: the same rows copied straight into PostgreSQL | \(fmt(clone.referenceSeconds)) s | \(fmt(Double(clone.records) / clone.referenceSeconds)) |
             | clone to a new device (pull + open + apply) | \(fmt(clone.cloneSeconds)) s | \(fmt(Double(clone.records) / clone.cloneSeconds)) |
 
+            The push takes \(fmt(clone.pushSeconds / max(clone.referenceSeconds, 0.001)))× the reference (target: within 3×).
             Envelope rows on the server after the run: \(envelopeRows).
 
             """

@@ -30,7 +30,7 @@ do {
 
     log("device load: \(options.devices) devices for \(options.seconds) s")
     let processes = CPUWatch(server: server.pid, postmaster: postgres.postmaster())
-    let load = DeviceLoad(baseURL: server.baseURL, devices: options.devices,
+    let load = DeviceLoad(baseURLs: [server.baseURL], devices: options.devices,
                           duration: .milliseconds(Int(options.seconds * 1_000)),
                           envelopesPerPush: options.envelopesPerPush, plaintextBytes: options.plaintextBytes)
     let loadResult = try await load.run()
@@ -38,10 +38,21 @@ do {
     let timings = await ServerTimings.scrape(server.baseURL)
     let serverErrors = server.standardError.split(separator: "\n").filter { $0.contains("error") }.count
 
-    let clone = try await CloneRun(baseURL: server.baseURL, patients: options.clonePatients, sessionsPerPatient: 10,
-                                   log: log).run()
+    // The same load with a second instance over the same database, the devices spread
+    // across both (the server keeps no state of its own between requests).
+    log("device load on two instances")
+    let second = try await LoadServer(postgres: postgres, requestsPerSecond: 1_000_000)
+    let twoInstances = try await DeviceLoad(baseURLs: [server.baseURL, second.baseURL], devices: options.devices,
+                                            duration: .milliseconds(Int(options.seconds * 1_000)),
+                                            envelopesPerPush: options.envelopesPerPush,
+                                            plaintextBytes: options.plaintextBytes).run()
+    let secondErrors = second.standardError.split(separator: "\n").filter { $0.contains("error") }.count
+    second.stop()
+
+    let clone = try await CloneRun(baseURL: server.baseURL, postgres: postgres, patients: options.clonePatients,
+                                   sessionsPerPatient: 10, log: log).run()
     let report = LoadReport(options: options, load: loadResult, cpu: cpu, timings: timings, serverErrorLines: serverErrors,
-                            clone: clone, envelopeRows: (try? postgres.psql("SELECT count(*) FROM envelopes")) ?? "?")
+                            twoInstances: twoInstances, twoInstanceErrorLines: secondErrors, clone: clone, envelopeRows: (try? postgres.psql("SELECT count(*) FROM envelopes")) ?? "?")
     let text = report.markdown()
     if let output = options.output {
         try Data(text.utf8).write(to: URL(fileURLWithPath: output))
@@ -50,6 +61,7 @@ do {
         print(text)
     }
     if !loadResult.errors.isEmpty { log("errors: \(loadResult.errors)") }
+    if !twoInstances.errors.isEmpty { log("errors on two instances: \(twoInstances.errors)") }
 } catch {
     log("failed: \(error)")
     exit(1)
