@@ -62,8 +62,12 @@ enum PendingChangeSealer {
         let sealer = EnvelopeSealer(keys: keys)
         let listsUnsent = try SyncStateStore.hasUnsent(db)
         var unsent = 0
+        // Each table's synced columns, read once (`PRAGMA table_info`) instead of per record.
+        var columnsByTable: [VaultTable: [String]] = [:]
         for pending in order {
-            let state = try SyncRecordStore.read(pending.table, id: pending.id, db)
+            let columns = try columnsByTable[pending.table] ?? SyncRecordStore.columns(of: pending.table, db)
+            columnsByTable[pending.table] = columns
+            let state = try SyncRecordStore.read(pending.table, id: pending.id, columns: columns, db)
             let base = try SyncStateStore.clock(pending.table, pending.id, db)
             let stamp = max(pending.last.timestamp.rawValue, (base?.timestamp ?? 0) + 1)
             if pending.table == .attachment, state != nil {

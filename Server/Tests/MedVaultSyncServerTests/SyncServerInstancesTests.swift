@@ -17,8 +17,8 @@ struct SyncServerInstancesTests {
             try await TestServer.with(database: first.database) { second in
                 let viaFirst = try makeTransport(first.baseURL)
                 let viaSecond = try makeTransport(second.baseURL)
-                // Vault A: registered through the first instance, joined through the second
-                // (the challenge of one instance answered at the other), and a third device.
+                // Vault A: registered through the first instance, joined through the second,
+                // and a third device through the first.
                 let a1 = try await devices.register(viaFirst)
                 let a2 = try await devices.join(a1, viaSecond)
                 let a3 = try await devices.join(a1, viaFirst)

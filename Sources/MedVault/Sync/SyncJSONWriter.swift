@@ -26,6 +26,24 @@ package struct SyncJSONWriter {
         needsComma = true
     }
 
+    /// `[`, then the values the caller writes, then `]`.
+    package mutating func array(_ body: (inout SyncJSONWriter) throws -> Void) rethrows {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+        try body(&self)
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    /// A value already written as JSON (by `JSONEncoder`, for a part this writer does
+    /// not write itself).
+    package mutating func raw(_ json: Data) {
+        separate()
+        bytes += json
+        needsComma = true
+    }
+
     /// `"key":` inside an object; the value follows.
     package mutating func key(_ key: String) {
         string(key)

@@ -266,7 +266,8 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
         }
         if let body {
             do {
-                request.httpBody = try SyncWireJSON.encoder().encode(body)
+                // A push's envelopes are written without JSONEncoder (the same bytes).
+                request.httpBody = try (body as? SyncPushRequest)?.wireJSON() ?? SyncWireJSON.encoder().encode(body)
             } catch {
                 throw MedVaultError(.invalidArgument, reason: "the sync request could not be encoded")
             }

@@ -120,3 +120,28 @@ struct SyncEnvelopeWireLengthTests {
         }
     }
 }
+
+@Suite("Sync push body: SyncWireJSON's bytes without JSONEncoder")
+struct SyncPushWireJSONTests {
+    @Test("Pushes of no, one and many envelopes of several epochs, with and without a signature: the bytes SyncWireJSON writes")
+    func pushBodyMatchesEncoder() throws {
+        var generator = SeededGenerator(seed: 11)
+        func envelope(_ epoch: UInt32) throws -> SyncEnvelope {
+            try SyncEnvelope(id: UUID(), recordKey: Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }),
+                             ciphertext: Data((0..<Int.random(in: 28...600, using: &generator)).map { _ in
+                                 UInt8.random(in: 0...255, using: &generator)
+                             }), epoch: epoch)
+        }
+        let envelopes = try (0..<50).map { try envelope(UInt32($0 % 3)) }
+        let signer = UUID()
+        let certificate = try SyncDeviceCertificate(deviceID: signer, epoch: 2, signingKey: Data(repeating: 1, count: 32),
+                                                    boxKey: Data(repeating: 2, count: 32), signature: Data(repeating: 3, count: 64))
+        let signature = try SyncPushSignature(signer: signer, epoch: 2, entries: Data(repeating: 0xFF, count: 48 * 50),
+                                              certificate: certificate, signature: Data(repeating: 4, count: 64))
+        let encoder = SyncWireJSON.encoder()
+        for request in [SyncPushRequest(envelopes: []), SyncPushRequest(envelopes: [envelopes[0]]),
+                        SyncPushRequest(envelopes: envelopes), SyncPushRequest(envelopes: envelopes, signature: signature)] {
+            #expect(try request.wireJSON() == (try encoder.encode(request)))
+        }
+    }
+}
