@@ -150,31 +150,8 @@ extension SyncStore {
     /// One statement, so one snapshot: the sizes and the bodies agree.
     static func pullPage(_ connection: PostgresConnection, logger: Logger, vaultID: UUID, after: Int64, limit: Int,
                          maximumBytes: Int) async throws -> SyncPullResponse {
-        // A signature counts once, with the first envelope of the page that names it.
-        // The running total only grows, so the rows kept are a prefix of the candidates.
-        let rows = try await connection.guardedQuery("""
-            WITH candidates AS MATERIALIZED (
-                SELECT sequence, signature_id, octet_length(ciphertext) AS size FROM envelopes
-                WHERE vault_id = \(vaultID) AND sequence > \(after)
-                ORDER BY sequence LIMIT \(Int64(limit) + 1)
-            ), sized AS (
-                SELECT c.sequence, c.size::bigint + CASE
-                           WHEN c.signature_id IS NULL THEN 0
-                           WHEN c.sequence = min(c.sequence) OVER (PARTITION BY c.signature_id)
-                               THEN coalesce(octet_length(s.entries), 0) + \(Int64(signatureOverhead))
-                           ELSE 0 END AS bytes
-                FROM candidates c LEFT JOIN push_signatures s ON s.id = c.signature_id
-            ), running AS (
-                SELECT sequence, row_number() OVER w AS position, sum(bytes) OVER w AS total,
-                       count(*) OVER () AS candidates
-                FROM sized WINDOW w AS (ORDER BY sequence)
-            )
-            SELECT e.sequence, e.device_id, e.envelope_id, e.record_key, e.ciphertext, e.epoch, e.signature_id,
-                   z.candidates
-            FROM running z JOIN envelopes e ON e.vault_id = \(vaultID) AND e.sequence = z.sequence
-            WHERE z.position <= \(Int64(limit)) AND (z.position = 1 OR z.total <= \(Int64(maximumBytes)))
-            ORDER BY e.sequence
-            """, logger: logger)
+        let rows = try await connection.guardedQuery(
+            pullQuery(vaultID: vaultID, after: after, limit: limit, maximumBytes: maximumBytes), logger: logger)
         var page: [SyncPulledEnvelope] = []
         var candidates: Int64 = 0
         var signatureIDs: [Int64] = []
@@ -214,6 +191,42 @@ extension SyncStore {
         return SyncPullResponse(envelopes: page, lastSequence: page.last?.sequence ?? after,
                                 hasMore: candidates > Int64(page.count),
                                 signatures: signatures.isEmpty ? nil : signatures)
+    }
+
+    /// The statement of ``pullPage(_:logger:vaultID:after:limit:maximumBytes:)`` (its
+    /// plan is tested).
+    static func pullQuery(vaultID: UUID, after: Int64, limit: Int, maximumBytes: Int) -> PostgresQuery {
+        // A signature counts once, with the first envelope of the page that names it.
+        // The running total only grows, so the rows kept are a prefix of the candidates:
+        // the bodies are one range scan of the primary key up to the last one kept (a join
+        // on the candidates let the planner read the whole vault once it had statistics).
+        """
+            WITH candidates AS MATERIALIZED (
+                SELECT sequence, signature_id, octet_length(ciphertext) AS size FROM envelopes
+                WHERE vault_id = \(vaultID) AND sequence > \(after)
+                ORDER BY sequence LIMIT \(Int64(limit) + 1)
+            ), sized AS (
+                SELECT c.sequence, c.size::bigint + CASE
+                           WHEN c.signature_id IS NULL THEN 0
+                           WHEN c.sequence = min(c.sequence) OVER (PARTITION BY c.signature_id)
+                               THEN coalesce((SELECT octet_length(s.entries) FROM push_signatures s
+                                              WHERE s.id = c.signature_id), 0) + \(Int64(signatureOverhead))
+                           ELSE 0 END AS bytes
+                FROM candidates c
+            ), running AS (
+                SELECT sequence, row_number() OVER w AS position, sum(bytes) OVER w AS total,
+                       count(*) OVER () AS candidates
+                FROM sized WINDOW w AS (ORDER BY sequence)
+            ), kept AS (
+                SELECT max(sequence) AS last, max(candidates) AS candidates FROM running
+                WHERE position <= \(Int64(limit)) AND (position = 1 OR total <= \(Int64(maximumBytes)))
+            )
+            SELECT e.sequence, e.device_id, e.envelope_id, e.record_key, e.ciphertext, e.epoch, e.signature_id,
+                   k.candidates
+            FROM kept k JOIN envelopes e
+                ON e.vault_id = \(vaultID) AND e.sequence > \(after) AND e.sequence <= k.last
+            ORDER BY e.sequence LIMIT \(Int64(limit))
+            """
     }
 
     /// Bytes a push's signature adds besides its entries: the certificate and signature,

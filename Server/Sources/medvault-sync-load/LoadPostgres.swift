@@ -35,6 +35,36 @@ final class LoadPostgres: Sendable {
         return text?.split(separator: "\n").first.flatMap { pid_t($0) }
     }
 
+    /// Stores `count` envelopes of 640 random-looking bytes, 1,000 in each of `count / 1000`
+    /// new vaults with one device each, straight in SQL, then `ANALYZE`: the database of a
+    /// server that has been running a long time. One transaction per 100 vaults.
+    func storeEnvelopes(_ count: Int) throws {
+        let vaults = max(1, count / 1_000)
+        for start in stride(from: 0, to: vaults, by: 100) {
+            let batch = min(100, vaults - start)
+            _ = try psql("""
+                WITH v AS (
+                    INSERT INTO vaults (vault_id, verification_key, last_sequence, stored_bytes)
+                    SELECT gen_random_uuid(), decode(repeat('01', 32), 'hex'), 1000, 1000 * 672
+                    FROM generate_series(1, \(batch)) RETURNING vault_id
+                ), d AS (
+                    INSERT INTO devices (vault_id, device_id, token_hash)
+                    SELECT vault_id, gen_random_uuid(), sha256(vault_id::text::bytea) FROM v
+                    RETURNING vault_id, device_id
+                )
+                INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext)
+                SELECT d.vault_id, n, gen_random_uuid(), sha256((d.vault_id::text || n)::bytea), d.device_id,
+                       sha512((n || 'a' || d.vault_id::text)::bytea) || sha512((n || 'b' || d.vault_id::text)::bytea)
+                       || sha512((n || 'c' || d.vault_id::text)::bytea) || sha512((n || 'd' || d.vault_id::text)::bytea)
+                       || sha512((n || 'e' || d.vault_id::text)::bytea) || sha512((n || 'f' || d.vault_id::text)::bytea)
+                       || sha512((n || 'g' || d.vault_id::text)::bytea) || sha512((n || 'h' || d.vault_id::text)::bytea)
+                       || sha512((n || 'i' || d.vault_id::text)::bytea) || sha512((n || 'j' || d.vault_id::text)::bytea)
+                FROM d, generate_series(1, 1000) n
+                """)
+        }
+        _ = try psql("ANALYZE")
+    }
+
     /// `psql -At -c sql` on the run's database.
     func psql(_ sql: String) throws -> String {
         try LoadChild.run(bin + "/psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.superuser, "-At",

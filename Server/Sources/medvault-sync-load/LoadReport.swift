@@ -9,6 +9,8 @@ struct LoadReport {
     let serverErrorLines: Int
     let twoInstances: DeviceLoad.Result
     let twoInstanceErrorLines: Int
+    let stored: DeviceLoad.Result
+    let storeSeconds: Double
     let clone: CloneRun.Result
     let envelopeRows: String
 
@@ -82,6 +84,21 @@ struct LoadReport {
             | pull p50 / p99 | \(ms(percentile(load.pullMilliseconds, 0.5))) / \(ms(percentile(load.pullMilliseconds, 0.99))) | \(ms(percentile(twoInstances.pullMilliseconds, 0.5))) / \(ms(percentile(twoInstances.pullMilliseconds, 0.99))) |
             | errors | \(errors) | \(twoInstances.errors.values.reduce(0, +)) (second instance's error log lines: \(twoInstanceErrorLines)) |
 
+            ## A server that has been running a long time
+
+            The first load again on one instance, once the database also holds
+            \(options.storedEnvelopes) envelopes of 640 bytes in \(max(1, options.storedEnvelopes / 1_000)) vaults (written straight in SQL in
+            \(fmt(storeSeconds)) s, then `ANALYZE`). Target: p99 at most 1.5× the empty server's.
+
+            | measure | empty server | \(options.storedEnvelopes) stored | ratio |
+            |---|---|---|---|
+            | push p50 | \(ms(percentile(load.pushMilliseconds, 0.5))) | \(ms(percentile(stored.pushMilliseconds, 0.5))) | \(ratio(percentile(stored.pushMilliseconds, 0.5), percentile(load.pushMilliseconds, 0.5))) |
+            | push p99 | \(ms(percentile(load.pushMilliseconds, 0.99))) | \(ms(percentile(stored.pushMilliseconds, 0.99))) | \(ratio(percentile(stored.pushMilliseconds, 0.99), percentile(load.pushMilliseconds, 0.99))) |
+            | pull p50 | \(ms(percentile(load.pullMilliseconds, 0.5))) | \(ms(percentile(stored.pullMilliseconds, 0.5))) | \(ratio(percentile(stored.pullMilliseconds, 0.5), percentile(load.pullMilliseconds, 0.5))) |
+            | pull p99 | \(ms(percentile(load.pullMilliseconds, 0.99))) | \(ms(percentile(stored.pullMilliseconds, 0.99))) | \(ratio(percentile(stored.pullMilliseconds, 0.99), percentile(load.pullMilliseconds, 0.99))) |
+            | requests/s | \(fmt(Double(load.requests) / load.seconds)) | \(fmt(Double(stored.requests) / stored.seconds)) | |
+            | errors | \(errors) | \(stored.errors.values.reduce(0, +)) | |
+
             ## Full clone through the server
 
             A first device holds \(clone.records) records (\(options.clonePatients) patients, ten completed sessions
@@ -109,6 +126,10 @@ struct LoadReport {
 
     private func fmt(_ value: Double) -> String {
         value >= 100 ? String(format: "%.0f", value) : String(format: "%.1f", value)
+    }
+
+    private func ratio(_ value: Double, _ reference: Double) -> String {
+        reference > 0 ? String(format: "%.2f×", value / reference) : "–"
     }
 
     private func ms(_ value: Double) -> String {

@@ -49,10 +49,21 @@ do {
     let secondErrors = second.standardError.split(separator: "\n").filter { $0.contains("error") }.count
     second.stop()
 
+    // The same load once the database holds `storedEnvelopes` more (a server that has been
+    // running a long time), against the same one instance.
+    log("storing \(options.storedEnvelopes) envelopes in \(max(1, options.storedEnvelopes / 1_000)) vaults")
+    let storeSeconds = try await seconds { try postgres.storeEnvelopes(options.storedEnvelopes) }
+    log("device load against the stored envelopes")
+    let stored = try await DeviceLoad(baseURLs: [server.baseURL], devices: options.devices,
+                                      duration: .milliseconds(Int(options.seconds * 1_000)),
+                                      envelopesPerPush: options.envelopesPerPush,
+                                      plaintextBytes: options.plaintextBytes).run()
+
     let clone = try await CloneRun(baseURL: server.baseURL, postgres: postgres, patients: options.clonePatients,
                                    sessionsPerPatient: 10, log: log).run()
     let report = LoadReport(options: options, load: loadResult, cpu: cpu, timings: timings, serverErrorLines: serverErrors,
-                            twoInstances: twoInstances, twoInstanceErrorLines: secondErrors, clone: clone, envelopeRows: (try? postgres.psql("SELECT count(*) FROM envelopes")) ?? "?")
+                            twoInstances: twoInstances, twoInstanceErrorLines: secondErrors,
+                            stored: stored, storeSeconds: storeSeconds, clone: clone, envelopeRows: (try? postgres.psql("SELECT count(*) FROM envelopes")) ?? "?")
     let text = report.markdown()
     if let output = options.output {
         try Data(text.utf8).write(to: URL(fileURLWithPath: output))
@@ -62,6 +73,7 @@ do {
     }
     if !loadResult.errors.isEmpty { log("errors: \(loadResult.errors)") }
     if !twoInstances.errors.isEmpty { log("errors on two instances: \(twoInstances.errors)") }
+    if !stored.errors.isEmpty { log("errors against the stored envelopes: \(stored.errors)") }
 } catch {
     log("failed: \(error)")
     exit(1)

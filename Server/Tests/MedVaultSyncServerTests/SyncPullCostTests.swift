@@ -61,4 +61,49 @@ struct SyncPullCostTests {
             #expect(Double(read) <= 1.5 * Double(sent), "\(read) bytes of buffers read for \(sent) bytes sent")
         }
     }
+
+    @Test("The pull reads by the primary key whatever the statistics say: with 30 vaults of 1,000 envelopes analysed, both reads are ranges of the primary key")
+    func pullPlanUsesPrimaryKey() async throws {
+        try await TestServer.with { server in
+            let vault = TestVault()
+            let device = try await TestDevice.register(vault, client: server.client)
+            _ = try await server.sql("""
+                WITH v AS (
+                    INSERT INTO vaults (vault_id, verification_key) SELECT gen_random_uuid(), decode(repeat('01', 32), 'hex')
+                    FROM generate_series(1, 30) RETURNING vault_id
+                ), d AS (
+                    INSERT INTO devices (vault_id, device_id, token_hash)
+                    SELECT vault_id, gen_random_uuid(), sha256(vault_id::text::bytea) FROM v RETURNING vault_id, device_id
+                )
+                INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext)
+                SELECT d.vault_id, n, gen_random_uuid(), sha256(n::text::bytea), d.device_id, sha512(n::text::bytea)
+                FROM d, generate_series(1, 1000) n;
+                INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext)
+                SELECT '\(vault.id)', n, gen_random_uuid(), sha256(n::text::bytea), '\(device.id)', sha512(n::text::bytea)
+                FROM generate_series(1, 600) n;
+                ANALYZE
+                """)
+            let logger = Logger(label: "test")
+            let client = PostgresClient(configuration: TestServer.postgresConfiguration(server.postgres, server.database),
+                                        backgroundLogger: logger)
+            let runner = Task { await client.run() }
+            defer { runner.cancel() }
+            let query = SyncStore.pullQuery(vaultID: vault.id, after: 100, limit: SyncProtocolLimits.maximumPullLimit,
+                                            maximumBytes: SyncProtocolLimits.maximumPullBytes)
+            let plan = try await client.withConnection { connection in
+                var lines: [String] = []
+                for try await line in try await connection.query(
+                    PostgresQuery(unsafeSQL: "EXPLAIN " + query.sql, binds: query.binds), logger: logger
+                ).decode(String.self) { lines.append(line) }
+                return lines.joined(separator: "\n")
+            }
+            runner.cancel()
+            // Both reads of envelopes (the sizes, then the bodies) are ranges of the primary
+            // key: (vault_id, sequence) bounded, never the whole table or the whole vault.
+            #expect(!plan.contains("Seq Scan on envelopes") && !plan.contains("Hash Join"), "\(plan)")
+            let conditions = plan.split(separator: "\n").filter { $0.contains("Index Cond:") }
+            #expect(conditions.count == 2 && conditions.allSatisfy { $0.contains("vault_id = ") && $0.contains("sequence > ") },
+                    "\(plan)")
+        }
+    }
 }
