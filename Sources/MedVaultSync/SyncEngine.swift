@@ -407,7 +407,10 @@ public actor SyncEngine {
 
     private func pushOutbox(_ credentials: SyncCredentials) async throws -> Int {
         var uploaded = 0
-        // The next batch is read and signed while the one before is on its way.
+        // The next batch is read and signed while the one before is on its way. It starts
+        // after the last position of the batch before: positions are rowids, so envelopes
+        // sealed after another pass emptied the outbox may take lower ones; those wait for
+        // the next `pushOutbox` (this pass pushes again after its pull), nothing is lost.
         var next = try await outboxBatch(after: nil, credentials)
         while let batch = next {
             async let following = outboxBatch(after: batch.rows.last?.position, credentials)

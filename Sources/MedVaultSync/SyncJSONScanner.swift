@@ -1,4 +1,5 @@
 import Foundation
+import MedVaultCore
 
 /// A strict reader of the small JSON subset ``SyncRecord`` and `SyncRowState` are
 /// encoded in, for the apply path: Foundation's `JSONDecoder` cost more than half of a
@@ -158,7 +159,7 @@ struct SyncJSONScanner {
     }
 
     private static func utf8(_ bytes: UnsafeBufferPointer<UInt8>) throws(GiveUp) -> String {
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw GiveUp() }
+        guard let text = strictUTF8(bytes) else { throw GiveUp() }
         return text
     }
 

@@ -74,6 +74,7 @@ struct CloneRun {
     private func directInsert(vaultID: UUID) throws {
         // Three commands: a DO block commits only outside a transaction block, and psql
         // runs the statements of one command in one.
+        _ = try postgres.psql("DROP TABLE IF EXISTS reference_envelopes")
         _ = try postgres.psql(
             "CREATE TABLE reference_envelopes (LIKE envelopes INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES)")
         _ = try postgres.psql("""

@@ -42,12 +42,12 @@ do {
     // across both (the server keeps no state of its own between requests).
     log("device load on two instances")
     let second = try await LoadServer(postgres: postgres, requestsPerSecond: 1_000_000)
+    defer { second.stop() }
     let twoInstances = try await DeviceLoad(baseURLs: [server.baseURL, second.baseURL], devices: options.devices,
                                             duration: .milliseconds(Int(options.seconds * 1_000)),
                                             envelopesPerPush: options.envelopesPerPush,
                                             plaintextBytes: options.plaintextBytes).run()
     let secondErrors = second.standardError.split(separator: "\n").filter { $0.contains("error") }.count
-    second.stop()
 
     // The same load once the database holds `storedEnvelopes` more (a server that has been
     // running a long time), against the same one instance.

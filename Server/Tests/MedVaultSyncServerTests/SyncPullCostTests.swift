@@ -24,15 +24,10 @@ struct SyncPullCostTests {
                 FROM generate_series(1, 20) n;
                 UPDATE vaults SET last_sequence = 20 WHERE vault_id = '\(vault.id)'
                 """)
-            let logger = Logger(label: "test")
-            let client = PostgresClient(configuration: TestServer.postgresConfiguration(server.postgres, server.database),
-                                        backgroundLogger: logger)
-            let runner = Task { await client.run() }
-            defer { runner.cancel() }
             // The buffers one transaction asked for, in the envelopes' table, its TOAST table
             // (where large ciphertexts live) and their indexes: counted per transaction, so
             // read at once, before the transaction ends.
-            let (page, blocks) = try await client.withConnection { connection in
+            let (page, blocks) = try await Self.withConnection(to: server) { connection, logger in
                 try await connection.query("BEGIN", logger: logger)
                 let page = try await SyncStore.pullPage(connection, logger: logger, vaultID: vault.id, after: 0,
                                                         limit: SyncProtocolLimits.maximumPullLimit,
@@ -51,7 +46,6 @@ struct SyncPullCostTests {
                 try await connection.query("COMMIT", logger: logger)
                 return (page, blocks)
             }
-            runner.cancel()
 
             #expect(page.envelopes.count == 4 && page.hasMore)
             #expect(page.envelopes.map(\.sequence) == [1, 2, 3, 4])
@@ -83,27 +77,129 @@ struct SyncPullCostTests {
                 FROM generate_series(1, 600) n;
                 ANALYZE
                 """)
-            let logger = Logger(label: "test")
-            let client = PostgresClient(configuration: TestServer.postgresConfiguration(server.postgres, server.database),
-                                        backgroundLogger: logger)
-            let runner = Task { await client.run() }
-            defer { runner.cancel() }
             let query = SyncStore.pullQuery(vaultID: vault.id, after: 100, limit: SyncProtocolLimits.maximumPullLimit,
                                             maximumBytes: SyncProtocolLimits.maximumPullBytes)
-            let plan = try await client.withConnection { connection in
+            let plan = try await Self.withConnection(to: server) { connection, logger in
                 var lines: [String] = []
                 for try await line in try await connection.query(
                     PostgresQuery(unsafeSQL: "EXPLAIN " + query.sql, binds: query.binds), logger: logger
                 ).decode(String.self) { lines.append(line) }
                 return lines.joined(separator: "\n")
             }
-            runner.cancel()
             // Both reads of envelopes (the sizes, then the bodies) are ranges of the primary
             // key: (vault_id, sequence) bounded, never the whole table or the whole vault.
             #expect(!plan.contains("Seq Scan on envelopes") && !plan.contains("Hash Join"), "\(plan)")
-            let conditions = plan.split(separator: "\n").filter { $0.contains("Index Cond:") }
-            #expect(conditions.count == 2 && conditions.allSatisfy { $0.contains("vault_id = ") && $0.contains("sequence > ") },
-                    "\(plan)")
+            let conditions = plan.split(separator: "\n").filter { $0.contains("Index Cond: ((vault_id = ") }
+            #expect(conditions.count == 2 && conditions.allSatisfy { $0.contains("sequence > ") }, "\(plan)")
         }
+    }
+
+    /// One stored envelope as the page rule sees it.
+    struct StoredRow {
+        let sequence: Int64
+        let size: Int
+        let signature: Int?
+    }
+
+    /// The page rule, as the server applied it in Swift before the cut moved into SQL: the
+    /// oracle of ``cutMatchesRule()``. Returns the sequences sent, `hasMore`, and the
+    /// signatures in the order the page first names them.
+    static func expectedPage(_ rows: [StoredRow], entries: [Int], after: Int64, limit: Int, maximumBytes: Int)
+        -> (sequences: [Int64], hasMore: Bool, signatures: [Int]) {
+        var sequences: [Int64] = []
+        var bytes = 0
+        var hasMore = false
+        var signatures: [Int] = []
+        for row in rows.filter({ $0.sequence > after }).prefix(limit + 1) {
+            let signatureBytes = row.signature.map { signatures.contains($0) ? 0 : entries[$0] + SyncStore.signatureOverhead } ?? 0
+            if hasMore || sequences.count == limit || (!sequences.isEmpty && bytes + row.size + signatureBytes > maximumBytes) {
+                hasMore = true
+                continue
+            }
+            bytes += row.size + signatureBytes
+            if let signature = row.signature, !signatures.contains(signature) { signatures.append(signature) }
+            sequences.append(row.sequence)
+        }
+        return (sequences, hasMore, signatures)
+    }
+
+    @Test("The cut in SQL is the page rule, envelope by envelope: random sizes, signatures shared by runs of envelopes, every limit, cursor and byte budget")
+    func cutMatchesRule() async throws {
+        try await TestServer.with { server in
+            let vault = TestVault()
+            let device = try await TestDevice.register(vault, client: server.client)
+            // Five signatures of 1 to 60 entries, each with its own entries (to tell them apart).
+            let entries = [48, 480, 2_880, 96, 1_440]
+            var signatureIDs: [Int64] = []
+            for (index, length) in entries.enumerated() {
+                let certificate = try SyncDeviceCertificate(
+                    deviceID: device.id, epoch: 0, signingKey: Data(repeating: 1, count: 32),
+                    boxKey: Data(repeating: 2, count: 32), signature: Data(repeating: 3, count: 64))
+                let json = try SyncStore.encode(certificate).map { String(format: "%02x", $0) }.joined()
+                let id = try await server.sql("""
+                    INSERT INTO push_signatures (vault_id, signer, epoch, entries, certificate, signature)
+                    VALUES ('\(vault.id)', '\(device.id)', 0, decode(repeat('\(String(format: "%02x", index + 1))', \(length)), 'hex'),
+                            decode('\(json)', 'hex'), decode(repeat('04', 64), 'hex')) RETURNING id
+                    """)
+                signatureIDs.append(try #require(Int64(id.split(separator: "\n").first.map(String.init) ?? "")))
+            }
+            // Sixty envelopes of 28 bytes to 6 KB, in runs under one signature or none.
+            var random = SystemRandomNumberGenerator()
+            var rows: [StoredRow] = []
+            var signature: Int? = nil
+            for sequence in 1...60 {
+                if Int.random(in: 0..<4, using: &random) == 0 {
+                    signature = Bool.random(using: &random) ? nil : Int.random(in: 0..<entries.count, using: &random)
+                }
+                rows.append(StoredRow(sequence: Int64(sequence), size: Int.random(in: 28...6_000, using: &random),
+                                      signature: signature))
+            }
+            let values = rows.map { row in
+                "('\(vault.id)', \(row.sequence), gen_random_uuid(), decode(repeat('ab', 32), 'hex'), '\(device.id)', "
+                    + "decode(repeat('cd', \(row.size)), 'hex'), \(row.signature.map { String(signatureIDs[$0]) } ?? "NULL"))"
+            }
+            _ = try await server.sql("""
+                INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext, signature_id)
+                VALUES \(values.joined(separator: ", "));
+                UPDATE vaults SET last_sequence = 60 WHERE vault_id = '\(vault.id)'
+                """)
+            let layout = rows.map { "\($0.size)/\($0.signature.map(String.init) ?? "-")" }.joined(separator: " ")
+
+            try await Self.withConnection(to: server) { connection, logger in
+                for after: Int64 in [0, 1, 17, 58, 59, 60, 99] {
+                    for limit in [1, 2, 7, 500] {
+                        for maximumBytes in [1, 3_000, 9_000, 40_000, 4 << 20] {
+                            let page = try await SyncStore.pullPage(connection, logger: logger, vaultID: vault.id,
+                                                                    after: after, limit: limit, maximumBytes: maximumBytes)
+                            let expected = Self.expectedPage(rows, entries: entries, after: after, limit: limit,
+                                                             maximumBytes: maximumBytes)
+                            let context = "after \(after), limit \(limit), bytes \(maximumBytes); rows \(layout)"
+                            #expect(page.envelopes.map(\.sequence) == expected.sequences, "\(context)")
+                            #expect(page.hasMore == expected.hasMore, "\(context)")
+                            #expect(page.lastSequence == (expected.sequences.last ?? after), "\(context)")
+                            // The signatures, in first-named order, and each envelope pointing at its own.
+                            let named = (page.signatures ?? []).map { entries.firstIndex(of: $0.entries.count) }
+                            #expect(named == expected.signatures.map { Optional($0) }, "\(context)")
+                            for envelope in page.envelopes {
+                                let own = rows[Int(envelope.sequence) - 1].signature
+                                #expect(envelope.signature.map { named[$0] } == own.map { Optional($0) }, "\(context)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs `body` on a connection of the test's own to `server`'s database.
+    static func withConnection<T: Sendable>(
+        to server: TestServer, _ body: (PostgresConnection, Logger) async throws -> T
+    ) async throws -> T {
+        let logger = Logger(label: "test")
+        let client = PostgresClient(configuration: TestServer.postgresConfiguration(server.postgres, server.database),
+                                    backgroundLogger: logger)
+        let runner = Task { await client.run() }
+        defer { runner.cancel() }
+        return try await client.withConnection { connection in try await body(connection, logger) }
     }
 }

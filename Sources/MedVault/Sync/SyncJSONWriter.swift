@@ -5,6 +5,9 @@ import Foundation
 /// fraction of its time: the first seal of a full clinic spent half its time in
 /// `JSONEncoder` (docs/sync-server-benchmarks.md).
 ///
+/// "`JSONEncoder`'s bytes" is swift-foundation's encoder, the one Linux (built and
+/// tested) and Apple's newer systems ship; any other encoder's bytes decode the same.
+///
 /// Package API for the sync engine. The caller writes an object's keys in sorted order
 /// (UTF-8 byte order, `JSONEncoder`'s); `Double` values go through `JSONEncoder` itself,
 /// so their digits are its own.
@@ -18,21 +21,21 @@ package struct SyncJSONWriter {
 
     /// `{`, then the keys and values the caller writes, then `}`.
     package mutating func object(_ body: (inout SyncJSONWriter) throws -> Void) rethrows {
-        separate()
-        bytes.append(UInt8(ascii: "{"))
-        needsComma = false
-        try body(&self)
-        bytes.append(UInt8(ascii: "}"))
-        needsComma = true
+        try container(UInt8(ascii: "{"), UInt8(ascii: "}"), body)
     }
 
     /// `[`, then the values the caller writes, then `]`.
     package mutating func array(_ body: (inout SyncJSONWriter) throws -> Void) rethrows {
+        try container(UInt8(ascii: "["), UInt8(ascii: "]"), body)
+    }
+
+    private mutating func container(_ open: UInt8, _ close: UInt8,
+                                    _ body: (inout SyncJSONWriter) throws -> Void) rethrows {
         separate()
-        bytes.append(UInt8(ascii: "["))
+        bytes.append(open)
         needsComma = false
         try body(&self)
-        bytes.append(UInt8(ascii: "]"))
+        bytes.append(close)
         needsComma = true
     }
 

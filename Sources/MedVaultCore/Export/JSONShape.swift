@@ -229,7 +229,7 @@ enum JSONShape: Equatable {
         /// not `keeping`, after the same check (ASCII, the usual case, without a copy).
         private func text(_ range: Range<Int>, keeping: Bool) -> String? {
             if !keeping, !bytes[range].contains(where: { $0 >= 0x80 }) { return "" }
-            guard let text = String(validating: bytes[range], as: UTF8.self) else { return nil }
+            guard let text = strictUTF8(bytes[range]) else { return nil }
             return keeping ? text : ""
         }
 

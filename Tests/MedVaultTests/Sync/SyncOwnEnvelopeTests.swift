@@ -21,6 +21,28 @@ actor CountingPullTransport: ForwardingSyncTransport {
     }
 }
 
+/// A transport whose `failing`th push fails `offline`, before it reaches the server.
+actor FailingPushTransport: ForwardingSyncTransport {
+    let inner: InMemorySyncTransport
+    let failing: Int
+    private var pushes = 0
+
+    init(_ inner: InMemorySyncTransport, failing: Int) {
+        self.inner = inner
+        self.failing = failing
+    }
+
+    func push(_ request: SyncPushRequest, as credentials: SyncCredentials) async throws -> SyncPushResponse {
+        pushes += 1
+        if pushes == failing { throw MedVaultError(.offline, reason: "the test's network dropped the push") }
+        return try await inner.push(request, as: credentials)
+    }
+
+    func pull(after: Int64, limit: Int, as credentials: SyncCredentials) async throws -> SyncPullResponse {
+        try await inner.pull(after: after, limit: limit, as: credentials)
+    }
+}
+
 /// A device does not download again what it has just pushed (`SyncEngine.passOwnEnvelopes`).
 @Suite("Sync: a device's own pushes are not pulled back")
 struct SyncOwnEnvelopeTests {
@@ -74,7 +96,39 @@ struct SyncOwnEnvelopeTests {
             #expect(try await cursor(after: [4, 5], from: 10) == 10)
             #expect(try await cursor(after: [], from: 10) == 10)
             #expect(try await cursor(after: [.max], from: .max - 1) == .max)
+            // The epoch floor of pulls rises with a pass, and only then.
+            let floors = try await database.write { db -> [UInt32] in
+                try SyncStateStore.setPulledThrough(0, db)
+                let initial = try SyncEpochRecord.pulledEpoch(db)
+                try SyncEngine.passOwnEnvelopes([5], epoch: 7, db)
+                let before = try SyncEpochRecord.pulledEpoch(db)
+                try SyncEngine.passOwnEnvelopes([1], epoch: 7, db)
+                return [initial, before, try SyncEpochRecord.pulledEpoch(db)]
+            }
+            #expect(floors[0] < 7 && floors[1] == floors[0] && floors[2] == 7)
             #expect(try await cursor(after: [.max, .min], from: .max - 1) == .max - 1)
+        }
+    }
+
+    @Test("A push that fails while the next batch is read ahead: the acknowledged batch left the outbox, the next sync sends the rest once, and the devices converge")
+    func pipelinedPushFailure() async throws {
+        try await withTemporaryDirectory { dir in
+            let server = InMemorySyncTransport()
+            let devices = try await SyncDevices.make(2, in: dir, batchSize: 10, server: server)
+            defer { Task { await devices.lockAll() } }
+            let failing = SyncEngine(vault: devices.vaults[0], transport: FailingPushTransport(server, failing: 2),
+                                     batchSize: 10)
+            for name in ["Ana", "Luis", "Eva", "Pau", "Noa"] {
+                try await SyncFixtures.addRecord(to: devices.vaults[0], name: name)
+            }
+            await #expect { _ = try await failing.sync() } throws: { ($0 as? MedVaultError)?.code == .offline }
+            let vaultID = devices.vaults[0].vaultID
+            #expect(await server.envelopeCount(vaultID: vaultID) == 10)
+            #expect(try await failing.sync().uploaded == 20)
+            #expect(await server.envelopeCount(vaultID: vaultID) == 30)
+            #expect(try await devices.engines[1].sync().downloaded == 30)
+            let exports = try await devices.exports()
+            #expect(exports[0] == exports[1])
         }
     }
 }
