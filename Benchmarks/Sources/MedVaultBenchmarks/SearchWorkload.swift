@@ -54,7 +54,29 @@ struct SearchWorkload: Workload {
                         medVault: Statistics.p50(result.medVault), reference: nil, unit: .microseconds, target: nil,
                         note: "GRDB: filter(Column(\"name_key\") >= prefix && < upper bound), the query C plain runs")
                 .with(plain: nil, grdb: try GRDBPeerProcess.figure(grdb, "range.p50")),
-        ]
+        ] + (try await Self.shortPrefixes(clinic, queries: queries, plainClinic: plainClinic, context: context))
+    }
+
+    /// The search as a user types: the first one and two letters of surnames, against the
+    /// same raw C search and the plain schema's name-key range (no targets yet: #36).
+    static func shortPrefixes(_ clinic: ReadFixtures.Clinic, queries: Int, plainClinic: PlainClinic,
+                              context: BenchmarkContext) async throws -> [Measurement] {
+        var measurements: [Measurement] = []
+        for letters in [1, 2] {
+            let result = try await measure(clinic, queries: queries, letters: letters, context: context)
+            let prefixes = Self.queries(clinic, count: queries, letters: letters, context: context).map(\.text)
+            let plain = try ReadFixtures.measure(prefixes) { _ = try plainClinic.search($0) }
+            let label = "W4 search, \(letters)-letter surname prefixes"
+            measurements += [
+                Measurement(label: label + " p50", referenceLabel: "raw C", medVault: Statistics.p50(result.medVault),
+                            reference: Statistics.p50(result.reference), unit: .microseconds, target: nil, note: nil)
+                    .with(plain: Statistics.p50(plain), grdb: nil),
+                Measurement(label: label + " p99", referenceLabel: "raw C", medVault: Statistics.p99(result.medVault),
+                            reference: Statistics.p99(result.reference), unit: .microseconds, target: nil, note: nil)
+                    .with(plain: Statistics.p99(plain), grdb: nil),
+            ]
+        }
+        return measurements
     }
 
     struct Query: Sendable {
@@ -62,21 +84,22 @@ struct SearchWorkload: Workload {
         let folded: String
     }
 
-    /// The first three letters of a random patient's first surname, as written
+    /// The first `letters` letters of a random patient's first surname, as written
     /// ("Núñ", "Ibá"), the same for every side.
-    static func queries(_ clinic: ReadFixtures.Clinic, count: Int, context: BenchmarkContext) -> [Query] {
+    static func queries(_ clinic: ReadFixtures.Clinic, count: Int, letters: Int = 3,
+                        context: BenchmarkContext) -> [Query] {
         var rng = SplitMix64(seed: context.seed).fork(0x5734)
         return (0..<count).map { _ -> Query in
             let patient = clinic.data.patients[Int.random(in: 0..<clinic.data.patients.count, using: &rng)]
-            let text = String(patient.lastName.prefix(3))
+            let text = String(patient.lastName.prefix(letters))
             return Query(text: text, folded: SearchText.tokens(of: text).joined(separator: " "))
         }
     }
 
-    static func measure(_ clinic: ReadFixtures.Clinic, queries count: Int, context: BenchmarkContext) async throws
-        -> (medVault: [Double], reference: [Double])
+    static func measure(_ clinic: ReadFixtures.Clinic, queries count: Int, letters: Int = 3,
+                        context: BenchmarkContext) async throws -> (medVault: [Double], reference: [Double])
     {
-        let queries = queries(clinic, count: count, context: context)
+        let queries = queries(clinic, count: count, letters: letters, context: context)
         let pool = try await ReadFixtures.openPool(clinic)
         let patients = SQLCipherPatientRepository(pool: pool)
         let raw = try RawSQLCipher(path: clinic.url.path, key: .raw(clinic.key), role: .reader)
