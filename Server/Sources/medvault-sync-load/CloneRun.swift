@@ -45,6 +45,8 @@ struct CloneRun {
         log("clone: pushing")
         result.pushSeconds = try await seconds { _ = try await first.sync() }
         log("clone: the direct-insert reference")
+        // The push's own WAL written out first, so that its checkpoint is not timed here.
+        _ = try postgres.psql("CHECKPOINT")
         result.referenceSeconds = try await seconds { try directInsert(vaultID: vault.vaultID) }
 
         guard let credentials = try await first.credentials() else { throw LoadError("the first device did not register") }
@@ -85,8 +87,10 @@ struct CloneRun {
             BEGIN
                 SELECT coalesce(max(sequence), 0) INTO last FROM envelopes WHERE vault_id = '\(vaultID)';
                 WHILE done < last LOOP
-                    INSERT INTO reference_envelopes SELECT * FROM envelopes
-                    WHERE vault_id = '\(vaultID)' AND sequence > done AND sequence <= done + 500;
+                    -- EXECUTE: a plan for these bounds, not PL/pgSQL's generic one.
+                    EXECUTE format('INSERT INTO reference_envelopes SELECT * FROM envelopes '
+                                   'WHERE vault_id = %L AND sequence > %s AND sequence <= %s',
+                                   '\(vaultID)', done, done + 500);
                     COMMIT;
                     done := done + 500;
                 END LOOP;
