@@ -141,24 +141,47 @@ extension SyncStore {
 
     /// One page of envelopes after `after` on `connection`: at most `limit` envelopes and,
     /// past the first, at most `maximumBytes` of ciphertexts and of the signatures the page
-    /// carries.
+    /// carries (each counted once, with the first envelope that names it).
     ///
-    /// The page is cut in the query itself: its first part reads the sizes of the
-    /// `limit + 1` candidates (`octet_length` reads a stored value's size without reading
-    /// the value), the second reads the bodies of the envelopes sent only. A pull of 1 MiB
+    /// Two statements: the sizes of the `limit + 1` candidates first (`octet_length` reads
+    /// a stored value's size without reading the value), the page cut from them, then the
+    /// bodies of the envelopes kept only, as one range of the primary key. A pull of 1 MiB
     /// envelopes so reads about the 4 MiB it sends, not the 500 MiB of 501 candidates.
-    /// One statement, so one snapshot: the sizes and the bodies agree.
+    /// Every envelope up to the last one kept was committed before the first statement
+    /// (a vault's pushes commit in sequence order), so the second finds exactly those.
     static func pullPage(_ connection: PostgresConnection, logger: Logger, vaultID: UUID, after: Int64, limit: Int,
                          maximumBytes: Int) async throws -> SyncPullResponse {
-        let rows = try await connection.guardedQuery(
-            pullQuery(vaultID: vaultID, after: after, limit: limit, maximumBytes: maximumBytes), logger: logger)
+        var kept: [Int64] = []
+        var bytes = 0
+        var hasMore = false
+        var counted = Set<Int64>()
+        let sizes = try await connection.guardedQuery(
+            sizesQuery(vaultID: vaultID, after: after, limit: limit), logger: logger)
+        for try await (sequence, size, signatureID, entriesLength)
+            in sizes.decode((Int64, Int32, Int64?, Int32?).self) {
+            // Once the page is cut, every later row stays out too: a smaller envelope
+            // after a large one (an attachment's metadata after its chunks) must not
+            // slip in, or the cursor would jump over the rows left out.
+            let signatureBytes = signatureID.map { counted.contains($0) ? 0 : Int(entriesLength ?? 0) + signatureOverhead } ?? 0
+            if hasMore || kept.count == limit || (!kept.isEmpty && bytes + Int(size) + signatureBytes > maximumBytes) {
+                hasMore = true
+                continue // drain the rows so the connection returns to the pool clean
+            }
+            bytes += Int(size) + signatureBytes
+            if let signatureID { counted.insert(signatureID) }
+            kept.append(sequence)
+        }
+        guard let last = kept.last else {
+            return SyncPullResponse(envelopes: [], lastSequence: after, hasMore: false, signatures: nil)
+        }
+
         var page: [SyncPulledEnvelope] = []
-        var candidates: Int64 = 0
         var signatureIDs: [Int64] = []
         var signatureIndex: [Int64: Int] = [:]
-        for try await (sequence, device, id, recordKey, ciphertext, epoch, signatureID, count)
-            in rows.decode((Int64, UUID, UUID, Data, Data, Int64, Int64?, Int64).self) {
-            candidates = count
+        let rows = try await connection.guardedQuery(
+            bodiesQuery(vaultID: vaultID, after: after, through: last, limit: limit), logger: logger)
+        for try await (sequence, device, id, recordKey, ciphertext, epoch, signatureID)
+            in rows.decode((Int64, UUID, UUID, Data, Data, Int64, Int64?).self) {
             let index = signatureID.map { signatureID in
                 signatureIndex[signatureID] ?? {
                     signatureIDs.append(signatureID)
@@ -171,6 +194,7 @@ extension SyncStore {
                                                                       epoch: UInt32(clamping: epoch)),
                                            signature: index))
         }
+        guard page.map(\.sequence) == kept else { throw SyncServerError.internalError }
         var signatures: [SyncPushSignature] = []
         if !signatureIDs.isEmpty {
             var byID: [Int64: SyncPushSignature] = [:]
@@ -188,45 +212,32 @@ extension SyncStore {
                 return signature
             }
         }
-        return SyncPullResponse(envelopes: page, lastSequence: page.last?.sequence ?? after,
-                                hasMore: candidates > Int64(page.count),
+        return SyncPullResponse(envelopes: page, lastSequence: last, hasMore: hasMore,
                                 signatures: signatures.isEmpty ? nil : signatures)
     }
 
-    /// The statement of ``pullPage(_:logger:vaultID:after:limit:maximumBytes:)`` (its
-    /// plan is tested).
-    static func pullQuery(vaultID: UUID, after: Int64, limit: Int, maximumBytes: Int) -> PostgresQuery {
-        // A signature counts once, with the first envelope of the page that names it.
-        // The running total only grows, so the rows kept are a prefix of the candidates:
-        // the bodies are one range scan of the primary key up to the last one kept (a join
-        // on the candidates let the planner read the whole vault once it had statistics).
-        """
-            WITH candidates AS MATERIALIZED (
-                SELECT sequence, signature_id, octet_length(ciphertext) AS size FROM envelopes
-                WHERE vault_id = \(vaultID) AND sequence > \(after)
-                ORDER BY sequence LIMIT \(Int64(limit) + 1)
-            ), sized AS (
-                SELECT c.sequence, c.size::bigint + CASE
-                           WHEN c.signature_id IS NULL THEN 0
-                           WHEN c.sequence = min(c.sequence) OVER (PARTITION BY c.signature_id)
-                               THEN coalesce((SELECT octet_length(s.entries) FROM push_signatures s
-                                              WHERE s.id = c.signature_id), 0) + \(Int64(signatureOverhead))
-                           ELSE 0 END AS bytes
-                FROM candidates c
-            ), running AS (
-                SELECT sequence, row_number() OVER w AS position, sum(bytes) OVER w AS total,
-                       count(*) OVER () AS candidates
-                FROM sized WINDOW w AS (ORDER BY sequence)
-            ), kept AS (
-                SELECT max(sequence) AS last, max(candidates) AS candidates FROM running
-                WHERE position <= \(Int64(limit)) AND (position = 1 OR total <= \(Int64(maximumBytes)))
-            )
-            SELECT e.sequence, e.device_id, e.envelope_id, e.record_key, e.ciphertext, e.epoch, e.signature_id,
-                   k.candidates
-            FROM kept k JOIN envelopes e
-                ON e.vault_id = \(vaultID) AND e.sequence > \(after) AND e.sequence <= k.last
-            ORDER BY e.sequence LIMIT \(Int64(limit))
+    /// The sizes of the `limit + 1` envelopes after `after`: no body read. A vault's
+    /// sequences are dense (a push numbers its envelopes after the vault's last one under
+    /// the vault's row lock; envelopes are never deleted), so the candidates are
+    /// after+1 … after+limit+1, and saying so bounds every plan, whatever the statistics.
+    static func sizesQuery(vaultID: UUID, after: Int64, limit: Int) -> PostgresQuery {
+        let (bound, overflow) = after.addingReportingOverflow(Int64(limit) + 1)
+        let upper = overflow ? Int64.max : bound
+        return """
+            SELECT e.sequence, octet_length(e.ciphertext), e.signature_id, octet_length(s.entries)
+            FROM envelopes e LEFT JOIN push_signatures s ON s.id = e.signature_id
+            WHERE e.vault_id = \(vaultID) AND e.sequence > \(after) AND e.sequence <= \(upper)
+            ORDER BY e.sequence LIMIT \(Int64(limit) + 1)
             """
+    }
+
+    /// The bodies of the envelopes after `after` through `last`: one range of the primary key.
+    static func bodiesQuery(vaultID: UUID, after: Int64, through last: Int64, limit: Int) -> PostgresQuery {
+        """
+        SELECT sequence, device_id, envelope_id, record_key, ciphertext, epoch, signature_id FROM envelopes
+        WHERE vault_id = \(vaultID) AND sequence > \(after) AND sequence <= \(last)
+        ORDER BY sequence LIMIT \(Int64(limit))
+        """
     }
 
     /// Bytes a push's signature adds besides its entries: the certificate and signature,

@@ -5,8 +5,8 @@ import MedVaultSyncWire
 import PostgresNIO
 import Testing
 
-/// What a pull costs PostgreSQL: the page is cut by bytes in the query, so the bodies
-/// of the candidates a page leaves out are never read (SyncStore+Envelopes.swift).
+/// What a pull costs PostgreSQL: the page is cut from the candidates' sizes, so the
+/// bodies of the candidates a page leaves out are never read (SyncStore+Envelopes.swift).
 @Suite("What a pull reads", .timeLimit(.minutes(5)))
 struct SyncPullCostTests {
     @Test("A pull of 1 MiB envelopes reads at most 1.5 times the bytes it sends, not the bodies of every candidate")
@@ -56,7 +56,7 @@ struct SyncPullCostTests {
         }
     }
 
-    @Test("The pull reads by the primary key whatever the statistics say: with 30 vaults of 1,000 envelopes analysed, both reads are ranges of the primary key")
+    @Test("The pull reads by the primary key whatever the statistics say: with 30 vaults of 1,000 envelopes analysed, each read is a bounded range of the primary key")
     func pullPlanUsesPrimaryKey() async throws {
         try await TestServer.with { server in
             let vault = TestVault()
@@ -77,20 +77,26 @@ struct SyncPullCostTests {
                 FROM generate_series(1, 600) n;
                 ANALYZE
                 """)
-            let query = SyncStore.pullQuery(vaultID: vault.id, after: 100, limit: SyncProtocolLimits.maximumPullLimit,
-                                            maximumBytes: SyncProtocolLimits.maximumPullBytes)
-            let plan = try await Self.withConnection(to: server) { connection, logger in
-                var lines: [String] = []
-                for try await line in try await connection.query(
-                    PostgresQuery(unsafeSQL: "EXPLAIN " + query.sql, binds: query.binds), logger: logger
-                ).decode(String.self) { lines.append(line) }
-                return lines.joined(separator: "\n")
+            let queries = [
+                SyncStore.sizesQuery(vaultID: vault.id, after: 100, limit: SyncProtocolLimits.maximumPullLimit),
+                SyncStore.bodiesQuery(vaultID: vault.id, after: 100, through: 400, limit: SyncProtocolLimits.maximumPullLimit),
+            ]
+            for query in queries {
+                let plan = try await Self.withConnection(to: server) { connection, logger in
+                    var lines: [String] = []
+                    for try await line in try await connection.query(
+                        PostgresQuery(unsafeSQL: "EXPLAIN " + query.sql, binds: query.binds), logger: logger
+                    ).decode(String.self) { lines.append(line) }
+                    return lines.joined(separator: "\n")
+                }
+                // The read of envelopes is a range of the primary key, (vault_id, sequence)
+                // bounded on both sides: never the whole table or the whole vault.
+                #expect(!plan.contains("Seq Scan on envelopes") && !plan.contains("Hash Join"), "\(plan)")
+                let conditions = plan.split(separator: "\n").filter { $0.contains("Index Cond: ((vault_id = ") }
+                #expect(conditions.count == 1 && conditions.allSatisfy {
+                    $0.contains("sequence > ") && $0.contains("sequence <= ")
+                }, "\(plan)")
             }
-            // Both reads of envelopes (the sizes, then the bodies) are ranges of the primary
-            // key: (vault_id, sequence) bounded, never the whole table or the whole vault.
-            #expect(!plan.contains("Seq Scan on envelopes") && !plan.contains("Hash Join"), "\(plan)")
-            let conditions = plan.split(separator: "\n").filter { $0.contains("Index Cond: ((vault_id = ") }
-            #expect(conditions.count == 2 && conditions.allSatisfy { $0.contains("sequence > ") }, "\(plan)")
         }
     }
 
@@ -101,8 +107,8 @@ struct SyncPullCostTests {
         let signature: Int?
     }
 
-    /// The page rule, as the server applied it in Swift before the cut moved into SQL: the
-    /// oracle of ``cutMatchesRule()``. Returns the sequences sent, `hasMore`, and the
+    /// The page rule over whole rows, as the server applied it when it read every
+    /// candidate's body: the oracle of ``cutMatchesRule()``. Returns the sequences sent, `hasMore`, and the
     /// signatures in the order the page first names them.
     static func expectedPage(_ rows: [StoredRow], entries: [Int], after: Int64, limit: Int, maximumBytes: Int)
         -> (sequences: [Int64], hasMore: Bool, signatures: [Int]) {
@@ -123,7 +129,7 @@ struct SyncPullCostTests {
         return (sequences, hasMore, signatures)
     }
 
-    @Test("The cut in SQL is the page rule, envelope by envelope: random sizes, signatures shared by runs of envelopes, every limit, cursor and byte budget")
+    @Test("A page read as sizes then bodies is the page rule, envelope by envelope: random sizes, signatures shared by runs of envelopes, every limit, cursor and byte budget")
     func cutMatchesRule() async throws {
         try await TestServer.with { server in
             let vault = TestVault()
