@@ -172,7 +172,7 @@ struct SyncPullCostTests {
             let layout = rows.map { "\($0.size)/\($0.signature.map(String.init) ?? "-")" }.joined(separator: " ")
 
             try await Self.withConnection(to: server) { connection, logger in
-                for after: Int64 in [0, 1, 17, 58, 59, 60, 99] {
+                for after: Int64 in [0, 1, 17, 58, 59, 60, 99, .max - 500, .max] {
                     for limit in [1, 2, 7, 500] {
                         for maximumBytes in [1, 3_000, 9_000, 40_000, 4 << 20] {
                             let page = try await SyncStore.pullPage(connection, logger: logger, vaultID: vault.id,
