@@ -147,23 +147,26 @@ struct HTTPSyncTransportEndToEndTests {
     @Test("rate limited: the transport waits out Retry-After and every call succeeds; with no retries, rateLimited and the wait")
     func rateLimited() async throws {
         var limits = SyncServerLimits()
-        limits.requestsPerSecond = 1
+        // One request every two seconds after a burst of three: calls come faster than
+        // that even on a loaded machine, so the loop below empties the bucket however
+        // slowly it is scheduled (it calls until refused, up to 30 times).
+        limits.requestsPerSecond = 0.5
         limits.burst = 3
         try await TransportVault.with { vault in try await TestServer.with(limits: limits) { server in
             let patient = try makeTransport(server.baseURL, attempts: 5)
             let impatient = try makeTransport(server.baseURL, attempts: 1)
             let device = try await vault.register(patient)
             var refused: MedVaultError?
-            for _ in 0..<6 where refused == nil {
+            for _ in 0..<30 where refused == nil {
                 do { _ = try await impatient.keyring(as: device) } catch let error as MedVaultError { refused = error }
             }
             #expect(refused?.code == .rateLimited)
             #expect((refused?.retryAfter ?? .zero) >= .seconds(1))
 
-            // The bucket is empty and refills at one request a second: four calls need
-            // about three seconds of waits, which the transport takes from Retry-After.
+            // The bucket is empty and refills at one request in two seconds: three calls
+            // need waits, which the transport takes from Retry-After.
             let started = ContinuousClock.now
-            for _ in 0..<4 { #expect(try await patient.keyring(as: device).generation == 1) }
+            for _ in 0..<3 { #expect(try await patient.keyring(as: device).generation == 1) }
             #expect(ContinuousClock.now - started >= .seconds(1))
         } }
     }
