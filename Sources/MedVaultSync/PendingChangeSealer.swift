@@ -17,48 +17,123 @@ import MedVaultSyncWire
 /// A complete attachment's content is sealed just before its envelope, one envelope per
 /// 64 KiB chunk (``AttachmentChunkRecord``), with ids derived the same way.
 enum PendingChangeSealer {
-    /// Seals everything after `sealed_through`.
+    /// The most records one step of a large seal run seals: a step is one short write
+    /// transaction (the app writes between steps) and holds this many records' plan rows.
+    static let stepSize = 1_000
+
+    /// Seals everything after `sealed_through` in the caller's transaction: the rest of
+    /// a planned run, then whatever came after it.
     ///
     /// - Returns: How many records were sealed (and attachments whose chunks were sent
-    ///   again, see ``sealResends(keys:localDevice:_:)``); chunk envelopes and records too
-    ///   large to send (listed instead, see `SyncUnsentRecord`) are not counted.
+    ///   again, see ``sealResends(keys:localDevice:numbers:_:)``); chunk envelopes and
+    ///   records too large to send (listed instead, see `SyncUnsentRecord`) are not counted.
     @discardableResult
     static func sealPending(keys: SyncKeys, localDevice: UUID, _ db: DatabaseConnection) throws -> Int {
+        var sealed = 0
+        while true {
+            let step = try sealStep(keys: keys, localDevice: localDevice, limit: nil, db)
+            sealed += step.sealed
+            if step.finished { return sealed }
+        }
+    }
+
+    /// One step of sealing, in the caller's transaction.
+    ///
+    /// A run of changes to more than `limit` records is first planned (`SyncSealPlan`:
+    /// one SQL statement, nothing held here), then sealed `limit` records a step, each
+    /// step deleting what it sealed from the plan: a kill between steps loses nothing
+    /// and seals nothing twice, and the next step goes on. A smaller run, or any run
+    /// when `limit` is `nil`, is sealed from the change log at once. `sealed_through`
+    /// moves when a run is sealed whole.
+    ///
+    /// - Returns: How many records were sealed, and whether everything was sealed at
+    ///   the call (`false` when a planned run is unfinished, or has just finished and
+    ///   changes made meanwhile may wait).
+    static func sealStep(keys: SyncKeys, localDevice: UUID, limit: Int?,
+                         _ db: DatabaseConnection) throws -> (sealed: Int, finished: Bool) {
         // Adjustments the upgrade seeded are logged first, so they are sealed with the rest.
         try MedicationStockStore.logSeeds(db)
         var numbers = try SyncDeviceSequences.Counter(device: localDevice, db)
         let resent = try sealResends(keys: keys, localDevice: localDevice, numbers: &numbers, db)
-        let start = try SyncStateStore.state(db).sealedThrough
-        let latest = try SyncRecordStore.latestSequence(db)
-        guard latest > start else {
-            try numbers.save(db)
-            return resent
+        var target = try SyncStateStore.sealingThrough(db)
+        if target == 0 {
+            let start = try SyncStateStore.state(db).sealedThrough
+            let latest = try SyncRecordStore.latestSequence(db)
+            guard latest > start else {
+                try numbers.save(db)
+                return (resent, true)
+            }
+            guard let limit, latest - start > Int64(limit) else {
+                let sealed = try seal(try pendingRecords(after: start, through: latest, db), keys: keys,
+                                      localDevice: localDevice, numbers: &numbers, db)
+                try SyncStateStore.setSealedThrough(latest, db)
+                try numbers.save(db)
+                return (resent + sealed, true)
+            }
+            try SyncSealPlan.make(after: start, through: latest, db)
+            try SyncStateStore.setSealingThrough(latest, db)
+            target = latest
         }
-        var entries: [ChangeLogEntry] = []
+        let items = try SyncSealPlan.next(limit: limit ?? Int(Int32.max), db)
+        // An entry the app pruned before sync consumed it is skipped, as a run sealed at
+        // once would never have seen it.
+        let records = items.compactMap { item in
+            item.last.flatMap { last in
+                VaultTable.recordTables.contains(last.table)
+                    ? PendingRecord(table: last.table, id: last.recordID, firstSequence: item.firstSequence, last: last)
+                    : nil
+            }
+        }
+        let sealed = try seal(records, keys: keys, localDevice: localDevice, numbers: &numbers, db)
+        if let last = items.last { try SyncSealPlan.remove(through: last.firstSequence, db) }
+        if try SyncSealPlan.isEmpty(db) {
+            try SyncStateStore.setSealedThrough(target, db)
+            try SyncStateStore.setSealingThrough(0, db)
+        }
+        try numbers.save(db)
+        return (resent + sealed, false)
+    }
+
+    /// A record changed since the last seal: the sequence of its first change (its
+    /// envelope id derives from it) and its last change.
+    struct PendingRecord {
+        let table: VaultTable
+        let id: UUID
+        let firstSequence: Int64
+        var last: ChangeLogEntry
+    }
+
+    /// The records changed in `(start, latest]`, in the order of their first change.
+    private static func pendingRecords(after start: Int64, through latest: Int64,
+                                       _ db: DatabaseConnection) throws -> [PendingRecord] {
+        var order: [PendingRecord] = []
+        var index: [String: Int] = [:]
         var after = start
         while after < latest {
             let page = try SyncRecordStore.changeEntries(after: after, limit: 10_000, db)
             guard let last = page.last else { break }
-            entries += page
+            for entry in page where entry.sequence <= latest && VaultTable.recordTables.contains(entry.table) {
+                let key = entry.table.rawValue + "/" + entry.recordID.uuidString
+                if let position = index[key] {
+                    order[position].last = entry
+                } else {
+                    index[key] = order.count
+                    order.append(PendingRecord(table: entry.table, id: entry.recordID, firstSequence: entry.sequence,
+                                               last: entry))
+                }
+            }
             after = last.sequence
         }
-        struct Pending {
-            let table: VaultTable
-            let id: UUID
-            let firstSequence: Int64
-            var last: ChangeLogEntry
-        }
-        var order: [Pending] = []
-        var index: [String: Int] = [:]
-        for entry in entries where VaultTable.recordTables.contains(entry.table) {
-            let key = entry.table.rawValue + "/" + entry.recordID.uuidString
-            if let position = index[key] {
-                order[position].last = entry
-            } else {
-                index[key] = order.count
-                order.append(Pending(table: entry.table, id: entry.recordID, firstSequence: entry.sequence, last: entry))
-            }
-        }
+        return order
+    }
+
+    /// Seals `order` into the outbox: one envelope per record (its current state, or a
+    /// delete), its chunks first for an attachment; a record too large is listed unsent.
+    ///
+    /// - Returns: How many records were sealed or listed.
+    private static func seal(_ order: [PendingRecord], keys: SyncKeys, localDevice: UUID,
+                             numbers: inout SyncDeviceSequences.Counter, _ db: DatabaseConnection) throws -> Int {
+        guard !order.isEmpty else { return 0 }
         let sealer = EnvelopeSealer(keys: keys)
         let listsUnsent = try SyncStateStore.hasUnsent(db)
         var unsent = 0
@@ -110,9 +185,7 @@ enum PendingChangeSealer {
             try SyncStateStore.setClock(.init(timestamp: stamp, deviceID: localDevice), pending.table, pending.id, db)
             if listsUnsent { try SyncStateStore.clearUnsent(pending.table, pending.id, db) }
         }
-        try SyncStateStore.setSealedThrough(latest, db)
-        try numbers.save(db)
-        return resent + order.count - unsent
+        return order.count - unsent
     }
 
     /// Seals the chunks of the attachments this device synced before contents travelled

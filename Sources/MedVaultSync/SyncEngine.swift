@@ -360,29 +360,42 @@ public actor SyncEngine {
         result.keyring = try await syncKeyring(credentials)
         try await ensureCertified(credentials)
         try await resealOutbox()
-        try await sealPending(credentials)
         // A push the server refuses for size or quota (`limitExceeded`, not retried) must not
         // stop this device from receiving the others' changes: pull, then report it.
         do {
-            result.uploaded += try await pushOutboxAdoptingEpochs(credentials)
+            result.uploaded += try await sealAndPush(credentials)
         } catch let refused as MedVaultError where refused.code == .limitExceeded {
             try await pull(credentials, into: &result)
             throw refused
         }
         try await pull(credentials, into: &result)
-        try await sealPending(credentials)
-        result.uploaded += try await pushOutboxAdoptingEpochs(credentials)
+        result.uploaded += try await sealAndPush(credentials)
         result.unsentRecords = try await unsentRecords().count
         result.missingEnvelopes = try await missingEnvelopes()
         return result
     }
 
-    private func sealPending(_ credentials: SyncCredentials) async throws {
+    /// Seals this device's pending changes, then pushes them. Sealing goes a bounded step
+    /// a write transaction (``PendingChangeSealer/sealStep(keys:localDevice:limit:_:)``): a
+    /// first seal of a large vault neither holds its changes in memory nor keeps the app's
+    /// writes waiting for its whole length, and a kill between steps loses nothing.
+    /// (Pushing one step's envelopes while the next step sealed was tried: on two cores
+    /// shared with the server the full clinic's push took 96.6 s against 89.3 s.)
+    ///
+    /// - Returns: How many envelopes were pushed.
+    private func sealAndPush(_ credentials: SyncCredentials) async throws -> Int {
+        while try await !sealStep(credentials) {}
+        return try await pushOutboxAdoptingEpochs(credentials)
+    }
+
+    /// One sealing step in its own write transaction; whether nothing waited.
+    private func sealStep(_ credentials: SyncCredentials) async throws -> Bool {
         let device = credentials.deviceID
         let database = vault.database
-        _ = try await vault.withSyncKeyChain { chain in
+        return try await vault.withSyncKeyChain { chain in
             try await database.write(duration: .long) { db in
-                try PendingChangeSealer.sealPending(keys: chain.current, localDevice: device, db)
+                try PendingChangeSealer.sealStep(keys: chain.current, localDevice: device,
+                                                 limit: PendingChangeSealer.stepSize, db).finished
             }
         }
     }

@@ -52,6 +52,17 @@ enum SyncStateStore {
         try db.execute("UPDATE sync_state SET sealed_through = ? WHERE singleton = 1", [.integer(sequence)])
     }
 
+    /// The last change-log sequence of the seal run in progress; 0 when none is
+    /// (``PendingChangeSealer``, `SyncSealPlan`).
+    static func sealingThrough(_ db: DatabaseConnection) throws -> Int64 {
+        try db.fetchOne("SELECT sealing_through FROM sync_state WHERE singleton = 1") { row in row.int64(at: 0) } ?? 0
+    }
+
+    static func setSealingThrough(_ sequence: Int64, _ db: DatabaseConnection) throws {
+        try ensureRow(db)
+        try db.execute("UPDATE sync_state SET sealing_through = ? WHERE singleton = 1", [.integer(sequence)])
+    }
+
     /// The keyring generation and digest last published or adopted (0 and `nil` before).
     static func keyringMark(_ db: DatabaseConnection) throws -> (generation: Int64, sha256: Data?) {
         try db.fetchOne("SELECT keyring_generation, keyring_sha256 FROM sync_state WHERE singleton = 1") { row in

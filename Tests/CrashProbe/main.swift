@@ -314,6 +314,8 @@ do {
     case "sync-attachment" where arguments.count == 4 || arguments.count == 5:
         try await syncAttachment(folder: arguments[2], serverFile: arguments[3],
                                  pause: arguments.count == 5 ? arguments[4] : nil)
+    case "seal-steps" where arguments.count == 3:
+        try await sealSteps(folder: arguments[2])
     case "add-patients" where arguments.count == 3:
         try await addPatients(folder: arguments[2])
     case "unit-hold" where arguments.count == 3:

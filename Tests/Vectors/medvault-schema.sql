@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals | sync secret | professional signatures | sync device sequences | sync epochs | audit origin | session note search | dose journal
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals | sync secret | professional signatures | sync device sequences | sync epochs | audit origin | session note search | dose journal | sync seal plan
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -578,6 +578,12 @@ reason TEXT NOT NULL,
 refused_at INTEGER NOT NULL
 )
 
+-- table sync_seal_plan on sync_seal_plan
+CREATE TABLE sync_seal_plan (
+first_seq INTEGER PRIMARY KEY,
+last_seq INTEGER NOT NULL CHECK (last_seq >= first_seq)
+)
+
 -- table sync_state on sync_state
 CREATE TABLE sync_state (
 singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
@@ -588,7 +594,7 @@ sealed_through INTEGER NOT NULL DEFAULT 0,
 pulled_through INTEGER NOT NULL DEFAULT 0,
 keyring_generation INTEGER NOT NULL DEFAULT 0,
 keyring_sha256 BLOB
-, sync_secret BLOB CHECK (sync_secret IS NULL OR length(sync_secret) = 16), sync_secret_confirmed INTEGER NOT NULL DEFAULT 0 CHECK (sync_secret_confirmed IN (0, 1)), keyring_counter INTEGER NOT NULL DEFAULT 0 CHECK (keyring_counter >= 0), sealed_keyring_seen INTEGER NOT NULL DEFAULT 0 CHECK (sealed_keyring_seen IN (0, 1)), numbered_from INTEGER NOT NULL DEFAULT 0, device_key BLOB CHECK (device_key IS NULL OR length(device_key) = 32), pulled_epoch INTEGER NOT NULL DEFAULT 0 CHECK (pulled_epoch >= 0), first_epoch INTEGER NOT NULL DEFAULT 0 CHECK (first_epoch IN (0, 1)), certified_epoch INTEGER CHECK (certified_epoch IS NULL OR certified_epoch >= 0))
+, sync_secret BLOB CHECK (sync_secret IS NULL OR length(sync_secret) = 16), sync_secret_confirmed INTEGER NOT NULL DEFAULT 0 CHECK (sync_secret_confirmed IN (0, 1)), keyring_counter INTEGER NOT NULL DEFAULT 0 CHECK (keyring_counter >= 0), sealed_keyring_seen INTEGER NOT NULL DEFAULT 0 CHECK (sealed_keyring_seen IN (0, 1)), numbered_from INTEGER NOT NULL DEFAULT 0, device_key BLOB CHECK (device_key IS NULL OR length(device_key) = 32), pulled_epoch INTEGER NOT NULL DEFAULT 0 CHECK (pulled_epoch >= 0), first_epoch INTEGER NOT NULL DEFAULT 0 CHECK (first_epoch IN (0, 1)), certified_epoch INTEGER CHECK (certified_epoch IS NULL OR certified_epoch >= 0), sealing_through INTEGER NOT NULL DEFAULT 0)
 
 -- table sync_unsent_record on sync_unsent_record
 CREATE TABLE sync_unsent_record (

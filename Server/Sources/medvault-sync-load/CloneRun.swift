@@ -25,6 +25,9 @@ struct CloneRun {
         var pushSeconds = 0.0
         var cloneSeconds = 0.0
         var referenceSeconds = 0.0
+        /// Peak resident memory the push (first seal included) added, in MiB; `nil` where
+        /// it cannot be measured.
+        var pushPeakMebibytes: Double?
     }
 
     func run() async throws -> Result {
@@ -43,7 +46,9 @@ struct CloneRun {
         let first = SyncEngine(vault: vault, transport: transport, batchSize: 500)
         try await first.register()
         log("clone: pushing")
-        result.pushSeconds = try await seconds { _ = try await first.sync() }
+        (result.pushSeconds, result.pushPeakMebibytes) = try await PeakResident.mebibytesAbove {
+            try await seconds { _ = try await first.sync() }
+        }
         log("clone: the direct-insert reference")
         // The push's own WAL written out first, so that its checkpoint is not timed here.
         _ = try postgres.psql("CHECKPOINT")

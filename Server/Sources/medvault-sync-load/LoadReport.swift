@@ -113,6 +113,8 @@ struct LoadReport {
             | clone to a new device (pull + open + apply) | \(fmt(clone.cloneSeconds)) s | \(fmt(Double(clone.records) / clone.cloneSeconds)) |
 
             The push takes \(fmt(clone.pushSeconds / max(clone.referenceSeconds, 0.001)))× the reference (target: within 3×).
+            Peak memory the push added to the first device's process (its first seal included, in steps of
+            1,000 records): \(clone.pushPeakMebibytes.map { fmt($0) + " MiB" } ?? "n/a") (target: at most 64 MiB).
             Envelope rows on the server after the run: \(envelopeRows).
 
             """

@@ -18,13 +18,16 @@ enum ChangeLogReader {
 
     /// Up to `limit` entries after `sequence`, oldest first.
     static func entries(after sequence: Int64, limit: Int, _ db: DatabaseConnection) throws -> [ChangeLogEntry] {
-        try db.fetchAll(selectEntries, [.integer(sequence), .integer(Int64(limit))]) { row in
-            ChangeLogEntry(
-                sequence: row.int64(at: 0), table: ChangeLogCodes.table(row.text(at: 1)),
-                recordID: try UUID(row: row, column: 2), operation: ChangeLogCodes.operation(row.text(at: 3)),
-                version: row.isNull(at: 4) ? nil : row.int64(at: 4),
-                timestamp: HybridTimestamp(rawValue: row.int64(at: 5)), deviceID: try UUID(row: row, column: 6))
-        }
+        try db.fetchAll(selectEntries, [.integer(sequence), .integer(Int64(limit))]) { row in try entry(row, from: 0) }
+    }
+
+    /// The entry in columns `from`… of `row`, selected as ``selectEntries`` selects them.
+    static func entry(_ row: VaultRow, from first: Int32) throws -> ChangeLogEntry {
+        ChangeLogEntry(
+            sequence: row.int64(at: first), table: ChangeLogCodes.table(row.text(at: first + 1)),
+            recordID: try UUID(row: row, column: first + 2), operation: ChangeLogCodes.operation(row.text(at: first + 3)),
+            version: row.isNull(at: first + 4) ? nil : row.int64(at: first + 4),
+            timestamp: HybridTimestamp(rawValue: row.int64(at: first + 5)), deviceID: try UUID(row: row, column: first + 6))
     }
 
     /// The highest sequence ever written (0 for an empty log): pruning keeps the newest entry.

@@ -30,6 +30,7 @@ public enum MedVaultSchema {
         .init("audit origin", apply: AuditSchema.addOrigin),
         .init("session note search", apply: SessionNoteSearchSchema.createNoteSearch),
         .init("dose journal", apply: DoseJournalStateSchema.createState),
+        .init("sync seal plan", apply: SyncSealPlanSchema.createSealPlan),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a

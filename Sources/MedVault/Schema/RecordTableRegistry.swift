@@ -59,6 +59,7 @@ package enum RecordTableRegistry {
         "sync_epoch_key": "sync epoch keys",
         "sync_outbox": "changes waiting to be sealed",
         "sync_record_clock": "each record's last hybrid timestamp",
+        "sync_seal_plan": "the records a large first seal has still to seal",
         "sync_refused_envelope": "envelopes refused, for the user",
         "sync_state": "sync cursor and settings",
         "sync_unsent_record": "records changed here and not yet pushed",
