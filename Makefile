@@ -7,6 +7,7 @@
 #   make sync-demo    start PostgreSQL and the sync server locally, sync a patient between
 #                     two device vaults through them, stop everything
 #   make bench        run the benchmark suite (release build), write docs/benchmarks.md
+#   make bench-full   W2, W4 and W5 at a full clinic's size, write docs/benchmarks-full-size.md
 #   make bench-quick  the same at a tenth of the size, for CI smoke runs
 #   make bench-server the sync server's load benchmark, write docs/sync-server-benchmarks.md
 #   make bench-server-quick  its CI smoke run (5 devices, 5 s, a small clone)
@@ -21,7 +22,7 @@ SWIFT ?= swift
 # Extra flags for every build, e.g. SWIFT_FLAGS="-Xswiftc -warnings-as-errors".
 SWIFT_FLAGS ?=
 
-.PHONY: deps build test test-loaded server sync-demo demo medication-demo bench bench-quick bench-server bench-server-quick docs readme-app grdb-coexistence clean
+.PHONY: deps build test test-loaded server sync-demo demo medication-demo bench bench-full bench-quick bench-server bench-server-quick docs readme-app grdb-coexistence clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -71,6 +72,13 @@ BENCH_ARGS ?=
 bench: deps
 	$(SWIFT) build --package-path Benchmarks --scratch-path $(BENCH_SCRATCH) -c release $(SWIFT_FLAGS)
 	$(BENCH_RUN) MedVaultBenchmarks --output docs/benchmarks.md $(BENCH_ARGS)
+
+# The workloads a user feels at a full clinic's size (10,000 patients; issue #36): open +
+# first query (W2), search as the user types (W4: 1-, 2- and 3-letter prefixes) and get +
+# update (W5), at scale 1.0; about ten minutes.
+bench-full: deps
+	$(SWIFT) build --package-path Benchmarks --scratch-path $(BENCH_SCRATCH) -c release $(SWIFT_FLAGS)
+	$(BENCH_RUN) MedVaultBenchmarks --scale 1 --only W2,W4,W5 --output docs/benchmarks-full-size.md $(BENCH_ARGS)
 
 bench-quick: deps
 	$(SWIFT) build --package-path Benchmarks --scratch-path $(BENCH_SCRATCH) -c release $(SWIFT_FLAGS)
