@@ -7,8 +7,8 @@
 #   make sync-demo    start PostgreSQL and the sync server locally, sync a patient between
 #                     two device vaults through them, stop everything
 #   make bench        run the benchmark suite (release build), write docs/benchmarks.md
-#   make bench-full   W2, W4 and W5 at a full clinic's size, write docs/benchmarks-full-size.md
 #   make bench-quick  the same at a tenth of the size, for CI smoke runs
+#   make bench-full   W2, W4 and W5 at a full clinic's size, write docs/benchmarks-full-size.md
 #   make bench-server the sync server's load benchmark, write docs/sync-server-benchmarks.md
 #   make bench-server-quick  its CI smoke run (5 devices, 5 s, a small clone)
 #   make docs         build the DocC catalogs of the library modules, warnings as errors

@@ -16,10 +16,13 @@ import MedVaultSyncWire
 /// before the commit yields the same id, and the server cannot link ids to sequences.
 /// A complete attachment's content is sealed just before its envelope, one envelope per
 /// 64 KiB chunk (``AttachmentChunkRecord``), with ids derived the same way.
-enum PendingChangeSealer {
-    /// The most records one step of a large seal run seals: a step is one short write
-    /// transaction (the app writes between steps) and holds this many records' plan rows.
-    static let stepSize = 1_000
+package enum PendingChangeSealer {
+    /// The most change-log entries one step of a large seal run covers: a step is one
+    /// short write transaction (the app writes between steps) and reads this many plan rows.
+    package static let stepSize = 1_000
+    /// The most attachment chunk envelopes (64 KiB each) one step seals: a step with
+    /// attachments ends early, after the attachment that reached this many.
+    package static let stepChunks: Int64 = 256
 
     /// Seals everything after `sealed_through` in the caller's transaction: the rest of
     /// a planned run, then whatever came after it.
@@ -39,33 +42,46 @@ enum PendingChangeSealer {
 
     /// One step of sealing, in the caller's transaction.
     ///
-    /// A run of changes to more than `limit` records is first planned (`SyncSealPlan`:
-    /// one SQL statement, nothing held here), then sealed `limit` records a step, each
-    /// step deleting what it sealed from the plan: a kill between steps loses nothing
-    /// and seals nothing twice, and the next step goes on. A smaller run, or any run
-    /// when `limit` is `nil`, is sealed from the change log at once. `sealed_through`
-    /// moves when a run is sealed whole.
+    /// A run of more than `limit` change-log entries is first planned (`SyncSealPlan`:
+    /// one SQL statement; SQLite groups the entries), then sealed a step at a time: at
+    /// most `limit` planned records, ending early after `chunks` attachment chunk envelopes,
+    /// each step deleting what it sealed from the plan. A kill between steps loses
+    /// nothing and seals nothing twice; the next step goes on. A planned record changed
+    /// again meanwhile is sealed in its step with its current state (it cannot wait for
+    /// the next run: its children in this run would reach other devices before it), and
+    /// again by the next run. A smaller run, or any run when `limit` is `nil`, is sealed
+    /// from the change log at once. `sealed_through` moves when a run is sealed whole.
     ///
-    /// - Returns: How many records were sealed, and whether everything was sealed at
-    ///   the call (`false` when a planned run is unfinished, or has just finished and
+    /// - Parameter goal: With no run in progress, `sealed_through` at or past `goal` is
+    ///   finished: a caller that stops there is not kept sealing what the app writes
+    ///   meanwhile.
+    /// - Returns: How many records were sealed, and whether the step found nothing left
+    ///   to do (`false` when a planned run is unfinished, or has just finished and
     ///   changes made meanwhile may wait).
-    static func sealStep(keys: SyncKeys, localDevice: UUID, limit: Int?,
-                         _ db: DatabaseConnection) throws -> (sealed: Int, finished: Bool) {
+    package static func sealStep(keys: SyncKeys, localDevice: UUID, limit: Int?, goal: Int64? = nil,
+                                 chunks chunkBudget: Int64 = stepChunks,
+                                 _ db: DatabaseConnection) throws -> (sealed: Int, finished: Bool) {
         // Adjustments the upgrade seeded are logged first, so they are sealed with the rest.
         try MedicationStockStore.logSeeds(db)
         var numbers = try SyncDeviceSequences.Counter(device: localDevice, db)
         let resent = try sealResends(keys: keys, localDevice: localDevice, numbers: &numbers, db)
         var target = try SyncStateStore.sealingThrough(db)
+        if target == 0, let adopted = try SyncSealPlan.highestLastSequence(db) {
+            // Plan rows without their run's end (no path writes that; heal rather than stop).
+            target = adopted
+            try SyncStateStore.setSealingThrough(adopted, db)
+        }
         if target == 0 {
             let start = try SyncStateStore.state(db).sealedThrough
             let latest = try SyncRecordStore.latestSequence(db)
-            guard latest > start else {
+            guard latest > start, start < (goal ?? .max) else {
                 try numbers.save(db)
                 return (resent, true)
             }
             guard let limit, latest - start > Int64(limit) else {
-                let sealed = try seal(try pendingRecords(after: start, through: latest, db), keys: keys,
-                                      localDevice: localDevice, numbers: &numbers, db)
+                let records = try pendingRecords(after: start, through: latest, db)
+                let sealed = try seal(records, planned: false, chunkBudget: .max, keys: keys,
+                                      localDevice: localDevice, numbers: &numbers, db).sealed
                 try SyncStateStore.setSealedThrough(latest, db)
                 try numbers.save(db)
                 return (resent + sealed, true)
@@ -84,8 +100,11 @@ enum PendingChangeSealer {
                     : nil
             }
         }
-        let sealed = try seal(records, keys: keys, localDevice: localDevice, numbers: &numbers, db)
-        if let last = items.last { try SyncSealPlan.remove(through: last.firstSequence, db) }
+        let (sealed, consumed) = try seal(records, planned: true, chunkBudget: chunkBudget, keys: keys,
+                                          localDevice: localDevice, numbers: &numbers, db)
+        // Through the last record sealed: all the plan rows read, unless chunks ended the step early.
+        let through = consumed < records.count ? records[consumed - 1].firstSequence : items.last?.firstSequence
+        if let through { try SyncSealPlan.remove(through: through, db) }
         if try SyncSealPlan.isEmpty(db) {
             try SyncStateStore.setSealedThrough(target, db)
             try SyncStateStore.setSealingThrough(0, db)
@@ -129,17 +148,26 @@ enum PendingChangeSealer {
 
     /// Seals `order` into the outbox: one envelope per record (its current state, or a
     /// delete), its chunks first for an attachment; a record too large is listed unsent.
+    /// `planned` records (a step of a planned run) end early after `chunkBudget`
+    /// chunk envelopes.
     ///
-    /// - Returns: How many records were sealed or listed.
-    private static func seal(_ order: [PendingRecord], keys: SyncKeys, localDevice: UUID,
-                             numbers: inout SyncDeviceSequences.Counter, _ db: DatabaseConnection) throws -> Int {
-        guard !order.isEmpty else { return 0 }
+    /// - Returns: How many records were sealed or listed, and how many of `order` were
+    ///   gone through (all of them unless chunks ended a planned step early).
+    private static func seal(_ order: [PendingRecord], planned: Bool, chunkBudget: Int64, keys: SyncKeys,
+                             localDevice: UUID,
+                             numbers: inout SyncDeviceSequences.Counter,
+                             _ db: DatabaseConnection) throws -> (sealed: Int, consumed: Int) {
+        guard !order.isEmpty else { return (0, 0) }
         let sealer = EnvelopeSealer(keys: keys)
         let listsUnsent = try SyncStateStore.hasUnsent(db)
         var unsent = 0
+        var chunks: Int64 = 0
+        var consumed = 0
         // Each table's synced columns, read once (`PRAGMA table_info`) instead of per record.
         var columnsByTable: [VaultTable: [String]] = [:]
         for pending in order {
+            if planned, chunks >= chunkBudget { break }
+            consumed += 1
             let columns = try columnsByTable[pending.table] ?? SyncRecordStore.columns(of: pending.table, db)
             columnsByTable[pending.table] = columns
             let state = try SyncRecordStore.read(pending.table, id: pending.id, columns: columns, db)
@@ -148,11 +176,12 @@ enum PendingChangeSealer {
             if pending.table == .attachment, state != nil {
                 // The content first: a receiver normally has every chunk when the
                 // metadata arrives, and completes the attachment in that transaction.
-                try sealChunks(of: pending.id, stamp: stamp, keys: keys, sealer: sealer, localDevice: localDevice,
-                               numbers: &numbers, envelopeID: { seq in
-                                   try AttachmentChunkRecord.envelopeID(keys: keys, device: localDevice,
-                                                                        sequence: pending.firstSequence, seq: seq)
-                               }, db)
+                chunks += try sealChunks(
+                    of: pending.id, stamp: stamp, keys: keys, sealer: sealer, localDevice: localDevice,
+                    numbers: &numbers, envelopeID: { seq in
+                        try AttachmentChunkRecord.envelopeID(keys: keys, device: localDevice,
+                                                             sequence: pending.firstSequence, seq: seq)
+                    }, db)
             }
             let record = SyncRecord(
                 table: pending.table.rawValue, recordID: pending.id,
@@ -185,8 +214,9 @@ enum PendingChangeSealer {
             try SyncStateStore.setClock(.init(timestamp: stamp, deviceID: localDevice), pending.table, pending.id, db)
             if listsUnsent { try SyncStateStore.clearUnsent(pending.table, pending.id, db) }
         }
-        return order.count - unsent
+        return (consumed - unsent, consumed)
     }
+
 
     /// Seals the chunks of the attachments this device synced before contents travelled
     /// (metadata only), once: their receivers complete them from these chunks.

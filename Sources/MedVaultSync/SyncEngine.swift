@@ -329,7 +329,9 @@ public actor SyncEngine {
     /// 0. Keyring: a local password or recovery-key change is published; one published
     ///    by another device is adopted (see docs/sync.md, "Keyring").
     /// 1. Seal: each record changed since the last seal becomes one envelope in the
-    ///    outbox (one transaction with the seal cursor).
+    ///    outbox (one transaction with the seal cursor; a run of more than 1,000
+    ///    change-log entries, such as a large vault's first seal, in steps of their own:
+    ///    docs/sync.md, "Sealing a large vault").
     /// 2. Push the outbox in batches; each acknowledged batch leaves the outbox.
     /// 3. Pull pages after the pull cursor; each page is opened, then applied in one
     ///    transaction that also seals local changes made meanwhile and moves the cursor.
@@ -384,18 +386,21 @@ public actor SyncEngine {
     ///
     /// - Returns: How many envelopes were pushed.
     private func sealAndPush(_ credentials: SyncCredentials) async throws -> Int {
-        while try await !sealStep(credentials) {}
+        // What was written before this call; what the app writes while the steps run is
+        // left to the next pass, so that a steady import cannot keep the push waiting.
+        let goal = try await vault.database.read { db in try SyncRecordStore.latestSequence(db) }
+        while try await !sealStep(credentials, goal: goal) {}
         return try await pushOutboxAdoptingEpochs(credentials)
     }
 
-    /// One sealing step in its own write transaction; whether nothing waited.
-    private func sealStep(_ credentials: SyncCredentials) async throws -> Bool {
+    /// One sealing step in its own write transaction; whether nothing was left before `goal`.
+    private func sealStep(_ credentials: SyncCredentials, goal: Int64) async throws -> Bool {
         let device = credentials.deviceID
         let database = vault.database
         return try await vault.withSyncKeyChain { chain in
             try await database.write(duration: .long) { db in
                 try PendingChangeSealer.sealStep(keys: chain.current, localDevice: device,
-                                                 limit: PendingChangeSealer.stepSize, db).finished
+                                                 limit: PendingChangeSealer.stepSize, goal: goal, db).finished
             }
         }
     }

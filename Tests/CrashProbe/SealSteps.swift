@@ -1,7 +1,7 @@
 import Foundation
 import MedVault
 import MedVaultCore
-@testable import MedVaultSync
+import MedVaultSync
 
 /// `CrashProbe seal-steps <folder>`: seals the vault's pending changes three records a
 /// step, one write transaction each, printing "step" after each commit and "finished"

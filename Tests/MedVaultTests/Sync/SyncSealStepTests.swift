@@ -50,7 +50,7 @@ struct SyncSealStepTests {
         }
     }
 
-    @Test("Changes made between steps: a planned record changed again reaches the other device in its newest state, a record created meanwhile too; both converge")
+    @Test("Changes made between steps: a planned record changed again is sealed in its step and again after the run, a record created meanwhile after it; both devices converge")
     func changesBetweenSteps() async throws {
         try await withTemporaryDirectory { dir in
             let devices = try await SyncDevices.make(2, in: dir)
@@ -69,6 +69,10 @@ struct SyncSealStepTests {
             #expect(try await vault.database.read { db in
                 try SyncStateStore.state(db).sealedThrough == SyncRecordStore.latestSequence(db)
             })
+            // The changed patient was sealed in its step (its session, planned after it,
+            // needs it first) and again by the run after: the later change is not lost.
+            let envelopes = try await Self.outbox(vault).filter { $0.contains(changed.id.uuidString) }
+            #expect(envelopes.count == 2)
 
             _ = try await devices.syncAll()
             let exports = try await devices.exports()
@@ -78,7 +82,7 @@ struct SyncSealStepTests {
         }
     }
 
-    @Test("Through the engine: 2,400 records sealed in steps of 1,000, then pushed; every record stored once on the server, the other device converges")
+    @Test("Through the engine: 2,400 records, more than a step, sealed and pushed in one sync; every record stored once on the server, the other device converges")
     func engineSealsInSteps() async throws {
         try await withTemporaryDirectory { dir in
             let devices = try await SyncDevices.make(2, in: dir)
@@ -99,6 +103,64 @@ struct SyncSealStepTests {
             #expect(try await devices.engines[1].sync().downloaded == 2_400)
             let exports = try await devices.exports()
             #expect(exports[0] == exports[1])
+        }
+    }
+
+    @Test("A step with attachments ends after its chunk budget and the next goes on; the outbox is still the single transaction's")
+    func chunkBudgetEndsStep() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(1, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let vault = devices.vaults[0]
+            let device = try #require(try await devices.engines[0].credentials()).deviceID
+            for index in 0..<3 {
+                let session = try await SyncAttachmentFixtures.session(on: vault, name: "A\(index)")
+                _ = try await SyncAttachmentFixtures.attach(SyncAttachmentFixtures.content(100_000, seed: UInt64(index + 1)),
+                                                            to: session, on: vault)
+            }
+            let expected = try await Self.sealedInOneTransaction(vault, device: device)
+            let step = { @Sendable () async throws -> Bool in
+                try await vault.withSyncKeyChain { chain in
+                    try await vault.database.write(duration: .long) { db in
+                        try PendingChangeSealer.sealStep(keys: chain.current, localDevice: device, limit: 5, chunks: 1, db).finished
+                    }
+                }
+            }
+            #expect(try await step() == false)
+            let planned = { @Sendable () async throws -> Int64 in
+                try await vault.database.read { db in try db.fetchOne("SELECT count(*) FROM sync_seal_plan") { $0.int64(at: 0) } ?? 0 }
+            }
+            let left = try await planned()
+            // Five planned records a step, but the first attachment's chunks ended it.
+            let first = try await Self.outbox(vault).count
+            #expect(left > 0 && first < expected.count)
+            while try await !step() {}
+            #expect(try await Self.outbox(vault) == expected)
+        }
+    }
+
+    @Test("A step given a goal the seal cursor has reached seals nothing more: what the app writes meanwhile waits for the next pass")
+    func goalStopsSealing() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(1, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let vault = devices.vaults[0]
+            let device = try #require(try await devices.engines[0].credentials()).deviceID
+            try await Self.addRecords(to: vault, patients: 2)
+            while try await !Self.step(vault, device: device, limit: 3) {}
+            let goal = try await vault.database.read { db in try SyncRecordStore.latestSequence(db) }
+            let sealed = try await Self.outbox(vault)
+            _ = try await vault.patients.create(ClinicalFixtures.patient("Después", "Plan"))
+            let finished = try await vault.withSyncKeyChain { chain in
+                try await vault.database.write(duration: .long) { db in
+                    try PendingChangeSealer.sealStep(keys: chain.current, localDevice: device, limit: 3, goal: goal, db)
+                }
+            }
+            #expect(finished.finished && finished.sealed == 0)
+            #expect(try await Self.outbox(vault) == sealed)
+            // Without a goal, the next step seals it.
+            #expect(try await Self.step(vault, device: device, limit: 3))
+            #expect(try await Self.outbox(vault).count == sealed.count + 1)
         }
     }
 
@@ -148,11 +210,17 @@ struct SyncSealStepTests {
                 let child = try ProbeChild(["seal-steps", dir.file("device-0").path], outputURL: dir.file("out-\(round)"))
                 // After one or two committed steps (each round makes progress), at a random
                 // moment of the next: between two steps or inside one.
-                _ = try await child.waitForLines(Int.random(in: 1...2, using: &random))
+                let printed = try await child.waitForLines(Int.random(in: 1...2, using: &random))
                 try await Task.sleep(for: .microseconds(Int.random(in: 0...3_000, using: &random)))
                 kill(child.process.processIdentifier, SIGKILL)
                 child.process.waitUntilExit()
                 finished = child.lines.contains("finished")
+                // Killed, or done: a probe that failed (an error, an exit status) fails the test.
+                let killed = child.process.terminationReason == .uncaughtSignal
+                    && child.process.terminationStatus == SIGKILL
+                let done = child.process.terminationReason == .exit && child.process.terminationStatus == 0 && finished
+                #expect(killed || done, "round \(round): the probe failed: \(child.lines)")
+                #expect(printed || finished, "round \(round): the probe never committed a step")
                 if !finished { kills += 1 }
             }
             print("seal-steps killed \(kills) times before it finished")
