@@ -164,6 +164,30 @@ struct SyncSealStepTests {
         }
     }
 
+    @Test("Plan rows left without their run's end are adopted and drained, not refused forever; a second plan over one in progress is conflict")
+    func orphanPlanAdopted() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(1, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let vault = devices.vaults[0]
+            let device = try #require(try await devices.engines[0].credentials()).deviceID
+            try await Self.addRecords(to: vault, patients: 3)
+            let expected = try await Self.sealedInOneTransaction(vault, device: device)
+            // A plan whose end was never recorded (no code path writes that).
+            try await vault.database.write { db in
+                let start = try SyncStateStore.state(db).sealedThrough
+                try SyncSealPlan.make(after: start, through: try SyncRecordStore.latestSequence(db), db)
+                #expect {
+                    try SyncSealPlan.make(after: start, through: try SyncRecordStore.latestSequence(db), db)
+                } throws: { ($0 as? MedVaultError)?.code == .conflict }
+            }
+            #expect(try await Self.sealingThrough(vault) == 0)
+            while try await !Self.step(vault, device: device, limit: 2) {}
+            #expect(try await Self.outbox(vault) == expected)
+            #expect(try await vault.database.read { db in try SyncSealPlan.isEmpty(db) })
+        }
+    }
+
     @Test("The app prunes the change log in the middle of a planned run: the plan still drains, the run ends, only the surviving entry's record is sealed after")
     func prunedDuringRun() async throws {
         try await withTemporaryDirectory { dir in
@@ -211,6 +235,9 @@ struct SyncSealStepTests {
                 // After one or two committed steps (each round makes progress), at a random
                 // moment of the next: between two steps or inside one.
                 let printed = try await child.waitForLines(Int.random(in: 1...2, using: &random))
+                // Not a wait for anything: a random delay places the kill between or inside
+                // steps. Whatever the machine's speed, each round ends with a kill or the end,
+                // and the outcome is checked the same way.
                 try await Task.sleep(for: .microseconds(Int.random(in: 0...3_000, using: &random)))
                 kill(child.process.processIdentifier, SIGKILL)
                 child.process.waitUntilExit()
