@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals | sync secret | professional signatures | sync device sequences | sync epochs | audit origin | session note search | dose journal | sync seal plan
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals | sync secret | professional signatures | sync device sequences | sync epochs | audit origin | session note search | dose journal | sync seal plan | shared diagnosis snapshots
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -11,8 +11,8 @@ CREATE INDEX clinical_session_agenda ON clinical_session(date_ms, id)
 -- index clinical_session_history on clinical_session
 CREATE INDEX clinical_session_history ON clinical_session(patient_id, date_ms, id)
 
--- index diagnosis_by_session on diagnosis
-CREATE INDEX diagnosis_by_session ON diagnosis(session_id, diagnosed_at, id)
+-- index diagnosis_by_session on diagnosis_row
+CREATE INDEX diagnosis_by_session ON diagnosis_row(session_id, diagnosed_at, id)
 
 -- index dose_log_by_patient_time on dose_log
 CREATE INDEX dose_log_by_patient_time ON dose_log(patient_id, scheduled_at, medication_id)
@@ -28,6 +28,9 @@ CREATE INDEX dose_snooze_by_patient_time ON dose_snooze(patient_id, scheduled_at
 
 -- index icd11_cache_uri on icd11_cache
 CREATE INDEX icd11_cache_uri ON icd11_cache(release_version, uri)
+
+-- index icd11_snapshot_by_value on icd11_snapshot
+CREATE UNIQUE INDEX icd11_snapshot_by_value ON icd11_snapshot(release_version, code, uri, title, title_es)
 
 -- index medication_by_patient on medication
 CREATE INDEX medication_by_patient ON medication(patient_id)
@@ -69,7 +72,7 @@ CREATE INDEX session_note_document_recent ON session_note_document(date_ms, sess
 -- index sqlite_autoindex_clinical_session_1 on clinical_session
 (automatic)
 
--- index sqlite_autoindex_diagnosis_1 on diagnosis
+-- index sqlite_autoindex_diagnosis_row_1 on diagnosis_row
 (automatic)
 
 -- index sqlite_autoindex_dose_log_1 on dose_log
@@ -180,15 +183,11 @@ treatment_plan TEXT,
 notes TEXT
 )
 
--- table diagnosis on diagnosis
-CREATE TABLE diagnosis (
+-- table diagnosis_row on diagnosis_row
+CREATE TABLE diagnosis_row (
 id BLOB NOT NULL UNIQUE CHECK (length(id) = 16),
 session_id BLOB NOT NULL REFERENCES clinical_session(id),
-code TEXT NOT NULL,
-title TEXT NOT NULL,
-title_es TEXT,
-uri TEXT NOT NULL,
-release_version TEXT NOT NULL,
+snapshot_id INTEGER NOT NULL REFERENCES icd11_snapshot(id),
 diagnosis_type TEXT NOT NULL,
 severity TEXT,
 diagnosed_at INTEGER NOT NULL,
@@ -276,6 +275,16 @@ titles TEXT NOT NULL, -- JSON object: language tag -> title
 cached_at INTEGER NOT NULL, -- last saved, milliseconds UTC
 PRIMARY KEY (release_version, code)
 ) WITHOUT ROWID
+
+-- table icd11_snapshot on icd11_snapshot
+CREATE TABLE icd11_snapshot (
+id INTEGER PRIMARY KEY,
+release_version TEXT NOT NULL,
+code TEXT NOT NULL,
+uri TEXT NOT NULL,
+title TEXT NOT NULL,
+title_es TEXT
+)
 
 -- table medication on medication
 CREATE TABLE medication (
@@ -667,17 +676,43 @@ SELECT RAISE(ABORT, 'medvault: immutable: a signed session is part of the medica
 END
 
 -- trigger diagnosis_fixed on diagnosis
-CREATE TRIGGER diagnosis_fixed BEFORE UPDATE OF id, session_id, diagnosed_at ON diagnosis BEGIN
+CREATE TRIGGER diagnosis_fixed INSTEAD OF UPDATE OF id, session_id, diagnosed_at ON diagnosis BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis keeps its session and date');
 END
 
+-- trigger diagnosis_insert on diagnosis
+CREATE TRIGGER diagnosis_insert INSTEAD OF INSERT ON diagnosis BEGIN
+INSERT INTO icd11_snapshot (release_version, code, uri, title, title_es)
+SELECT NEW.release_version, NEW.code, NEW.uri, NEW.title, NEW.title_es
+WHERE NOT EXISTS (SELECT 1 FROM icd11_snapshot WHERE release_version = NEW.release_version
+AND code = NEW.code AND uri = NEW.uri AND title = NEW.title AND title_es IS NEW.title_es);
+INSERT INTO diagnosis_row (id, session_id, snapshot_id, diagnosis_type, severity, diagnosed_at,
+created_at, updated_at, version, clinical_notes)
+VALUES (NEW.id, NEW.session_id,
+(SELECT id FROM icd11_snapshot WHERE release_version = NEW.release_version
+AND code = NEW.code AND uri = NEW.uri AND title = NEW.title AND title_es IS NEW.title_es),
+NEW.diagnosis_type, NEW.severity, NEW.diagnosed_at,
+NEW.created_at, NEW.updated_at, NEW.version, NEW.clinical_notes);
+END
+
 -- trigger diagnosis_never_deleted on diagnosis
-CREATE TRIGGER diagnosis_never_deleted BEFORE DELETE ON diagnosis BEGIN
+CREATE TRIGGER diagnosis_never_deleted INSTEAD OF DELETE ON diagnosis BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis is part of the medical record');
 END
 
--- trigger diagnosis_signed_notes on diagnosis
-CREATE TRIGGER diagnosis_signed_notes BEFORE UPDATE OF clinical_notes ON diagnosis
+-- trigger diagnosis_row_fixed on diagnosis_row
+CREATE TRIGGER diagnosis_row_fixed
+BEFORE UPDATE OF id, session_id, snapshot_id, diagnosed_at ON diagnosis_row BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis keeps its session, date and snapshot');
+END
+
+-- trigger diagnosis_row_never_deleted on diagnosis_row
+CREATE TRIGGER diagnosis_row_never_deleted BEFORE DELETE ON diagnosis_row BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis is part of the medical record');
+END
+
+-- trigger diagnosis_row_signed_notes on diagnosis_row
+CREATE TRIGGER diagnosis_row_signed_notes BEFORE UPDATE OF clinical_notes ON diagnosis_row
 WHEN NEW.clinical_notes IS NOT OLD.clinical_notes
 AND EXISTS (SELECT 1 FROM session_signature WHERE session_id = OLD.session_id) BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: a signed session''s content never changes');
@@ -685,8 +720,18 @@ END
 
 -- trigger diagnosis_snapshot_immutable on diagnosis
 CREATE TRIGGER diagnosis_snapshot_immutable
-BEFORE UPDATE OF code, title, title_es, uri, release_version ON diagnosis BEGIN
+INSTEAD OF UPDATE OF code, title, title_es, uri, release_version ON diagnosis BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis snapshot never changes');
+END
+
+-- trigger diagnosis_update on diagnosis
+CREATE TRIGGER diagnosis_update
+INSTEAD OF UPDATE OF diagnosis_type, severity, created_at, updated_at, version, clinical_notes
+ON diagnosis BEGIN
+UPDATE diagnosis_row SET diagnosis_type = NEW.diagnosis_type, severity = NEW.severity,
+created_at = NEW.created_at, updated_at = NEW.updated_at, version = NEW.version,
+clinical_notes = NEW.clinical_notes
+WHERE id = OLD.id;
 END
 
 -- trigger dose_log_revision_no_delete on dose_log_revision
@@ -699,6 +744,16 @@ END
 CREATE TRIGGER dose_log_revision_no_update BEFORE UPDATE ON dose_log_revision
 BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: a dose log revision cannot change');
+END
+
+-- trigger icd11_snapshot_fixed on icd11_snapshot
+CREATE TRIGGER icd11_snapshot_fixed BEFORE UPDATE ON icd11_snapshot BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis snapshot never changes');
+END
+
+-- trigger icd11_snapshot_kept on icd11_snapshot
+CREATE TRIGGER icd11_snapshot_kept BEFORE DELETE ON icd11_snapshot BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis snapshot never changes');
 END
 
 -- trigger medication_keeps_its_patient on medication
@@ -809,3 +864,12 @@ END
 CREATE TRIGGER signing_policy_kept BEFORE DELETE ON signing_policy BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: the signing setting is kept; update it instead');
 END
+
+-- view diagnosis on diagnosis
+CREATE VIEW diagnosis AS
+SELECT d.id AS id, d.session_id AS session_id, s.code AS code, s.title AS title,
+s.title_es AS title_es, s.uri AS uri, s.release_version AS release_version,
+d.diagnosis_type AS diagnosis_type, d.severity AS severity, d.diagnosed_at AS diagnosed_at,
+d.created_at AS created_at, d.updated_at AS updated_at, d.version AS version,
+d.clinical_notes AS clinical_notes
+FROM diagnosis_row d JOIN icd11_snapshot s ON s.id = d.snapshot_id

@@ -35,8 +35,18 @@ enum ClinicSQL {
     /// its folded words.
     static let insertNoteDocument = "INSERT INTO session_note_document (session_id, date_ms) VALUES (?, ?)"
     static let insertNoteWords = "INSERT INTO session_note_search (docid, words) VALUES (?, ?)"
-    static let insertDiagnosis = """
-        INSERT INTO diagnosis (\(diagnosisColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    /// `DiagnosisStorage`'s three statements: the snapshot's id, the snapshot when new,
+    /// then the diagnosis's row naming it.
+    static let findSnapshot = """
+        SELECT id FROM icd11_snapshot \
+        WHERE release_version = ? AND code = ? AND uri = ? AND title = ? AND title_es IS ?
+        """
+    static let insertSnapshot = """
+        INSERT INTO icd11_snapshot (release_version, code, uri, title, title_es) VALUES (?, ?, ?, ?, ?)
+        """
+    static let insertDiagnosisRow = """
+        INSERT INTO diagnosis_row (id, session_id, diagnosis_type, severity, diagnosed_at, created_at, updated_at, \
+        version, clinical_notes, snapshot_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     static let selectPatientByID = "SELECT rowid, \(patientColumns) FROM patient WHERE id = ?"
     static let updatePatient = """

@@ -96,7 +96,9 @@ enum RawClinic {
         let insertPatient = try db.prepare(ClinicSQL.insertPatient)
         let insertSearchToken = try db.prepare(ClinicSQL.insertSearchToken)
         let insertSession = try db.prepare(ClinicSQL.insertSession)
-        let insertDiagnosis = try db.prepare(ClinicSQL.insertDiagnosis)
+        let findSnapshot = try db.prepare(ClinicSQL.findSnapshot)
+        let insertSnapshot = try db.prepare(ClinicSQL.insertSnapshot)
+        let insertDiagnosis = try db.prepare(ClinicSQL.insertDiagnosisRow)
         let insertNoteDocument = try db.prepare(ClinicSQL.insertNoteDocument)
         let insertNoteWords = try db.prepare(ClinicSQL.insertNoteWords)
         do {
@@ -144,20 +146,31 @@ enum RawClinic {
             try begin.run()
             for index in sessions {
                 let d = data.diagnoses[index]
+                for statement in [findSnapshot, insertSnapshot] {
+                    try statement.bind(1, d.snapshot.releaseVersion)
+                    try statement.bind(2, d.snapshot.code)
+                    try statement.bind(3, d.snapshot.uri)
+                    try statement.bind(4, d.snapshot.title)
+                    try statement.bind(5, d.snapshot.titleEs)
+                }
+                let snapshotID: Int64
+                if try findSnapshot.step() {
+                    snapshotID = findSnapshot.int64(at: 0)
+                } else {
+                    try insertSnapshot.run()
+                    snapshotID = db.lastInsertedRowID
+                }
+                findSnapshot.reset()
                 try insertDiagnosis.bind(1, bytes: d.id.bytes)
                 try insertDiagnosis.bind(2, bytes: d.sessionID.bytes)
-                try insertDiagnosis.bind(3, d.snapshot.code)
-                try insertDiagnosis.bind(4, d.snapshot.title)
-                try insertDiagnosis.bind(5, d.snapshot.titleEs)
-                try insertDiagnosis.bind(6, d.snapshot.uri)
-                try insertDiagnosis.bind(7, d.snapshot.releaseVersion)
-                try insertDiagnosis.bind(8, d.diagnosisType.rawValue)
-                try insertDiagnosis.bind(9, d.severity?.rawValue)
-                try insertDiagnosis.bind(10, d.diagnosedAt.millisecondsSince1970)
-                try insertDiagnosis.bind(11, d.createdAt.millisecondsSince1970)
-                try insertDiagnosis.bind(12, d.updatedAt.millisecondsSince1970)
-                try insertDiagnosis.bind(13, d.version)
-                try insertDiagnosis.bind(14, d.clinicalNotes)
+                try insertDiagnosis.bind(3, d.diagnosisType.rawValue)
+                try insertDiagnosis.bind(4, d.severity?.rawValue)
+                try insertDiagnosis.bind(5, d.diagnosedAt.millisecondsSince1970)
+                try insertDiagnosis.bind(6, d.createdAt.millisecondsSince1970)
+                try insertDiagnosis.bind(7, d.updatedAt.millisecondsSince1970)
+                try insertDiagnosis.bind(8, d.version)
+                try insertDiagnosis.bind(9, d.clinicalNotes)
+                try insertDiagnosis.bind(10, snapshotID)
                 try insertDiagnosis.run()
             }
             try commit.run()

@@ -134,11 +134,12 @@ enum DatabaseSnapshot {
         }
     }
 
-    /// The schema version and the row count of every table of `schema`.
+    /// The schema version and the row count of every table and view of `schema` (a view
+    /// such as `diagnosis` is what the records' counts name).
     static func contents(_ connection: DatabaseConnection, schema: String) throws -> Contents {
         let version = try connection.fetchOne("PRAGMA \(schema).user_version") { row in Int(row.int64(at: 0)) } ?? 0
         let tables = try connection.fetchAll(
-            "SELECT name FROM \(schema).sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            "SELECT name FROM \(schema).sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name"
         ) { row in row.text(at: 0) }
         var counts: [String: Int] = [:]
         for table in tables {

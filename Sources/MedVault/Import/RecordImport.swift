@@ -36,7 +36,7 @@ enum RecordImport {
                 logged.append(entry.session.change(.insert))
                 for diagnosis in entry.diagnoses {
                     try inserting("diagnosis") {
-                        try db.execute(ClinicalRows.insertDiagnosis, ClinicalRows.insertArguments(diagnosis))
+                        try ClinicalRows.insert(diagnosis, in: db)
                     }
                     report.diagnoses += 1
                     logged.append(diagnosis.change(.insert))

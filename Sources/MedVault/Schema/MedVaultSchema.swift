@@ -31,6 +31,7 @@ public enum MedVaultSchema {
         .init("session note search", apply: SessionNoteSearchSchema.createNoteSearch),
         .init("dose journal", apply: DoseJournalStateSchema.createState),
         .init("sync seal plan", apply: SyncSealPlanSchema.createSealPlan),
+        .init("shared diagnosis snapshots", apply: DiagnosisSnapshotSchema.shareSnapshots),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a

@@ -37,10 +37,12 @@ package enum RecordTableRegistry {
     /// shadow tables (`<name>_content`, `_segments`…) are SQLite's and are not listed.
     package static let internalTables: [String: String] = [
         "attachment_chunk": "an attachment's content, chunk by chunk",
+        "diagnosis_row": "the diagnoses' rows, each naming its ICD-11 snapshot (the view `diagnosis` joins them)",
         "dose_journal_merged": "entry ids of dose journals already merged (exactly once)",
         "dose_journal_state": "the dose journal key's fingerprint, plan and merge position",
         "dose_snooze": "snoozed frequency doses",
         "icd11_cache": "the ICD-11 catalogue cache",
+        "icd11_snapshot": "each distinct ICD-11 snapshot a diagnosis recorded, stored once",
         "medication_search": "medication-name search tokens",
         "medvault_audit": "the audit trail",
         "medvault_change": "the change log",

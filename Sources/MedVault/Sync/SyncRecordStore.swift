@@ -193,6 +193,7 @@ package enum SyncRecordStore {
 
     private static func insertRow(_ table: VaultTable, columns present: [String], values: [VaultValue],
                                   _ db: DatabaseConnection) throws {
+        if table == .diagnosis { return try DiagnosisStorage.insert(columns: present, values: values, db) }
         let placeholders = Array(repeating: "?", count: present.count).joined(separator: ", ")
         try db.execute("INSERT INTO \(table.rawValue) (\(present.joined(separator: ", "))) VALUES (\(placeholders))", values)
     }

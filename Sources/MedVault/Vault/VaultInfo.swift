@@ -59,7 +59,10 @@ extension Vault {
         let (schemaVersion, version, counts) = try await database.read(duration: .long) { db in
             let schema = try db.fetchOne("PRAGMA user_version") { row in Int(row.int64(at: 0)) } ?? 0
             let version = try db.cipherVersion()
-            let existing = Set(try db.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table'") { row in row.text(at: 0) })
+            // `diagnosis` is a view over its rows and their shared ICD-11 snapshots.
+            let existing = Set(try db.fetchAll("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')") {
+                row in row.text(at: 0)
+            })
             var counts: [String: Int] = [:]
             for table in tables where existing.contains(table) {
                 counts[table] = try db.fetchOne("SELECT count(*) FROM \(table)") { row in Int(row.int64(at: 0)) } ?? 0

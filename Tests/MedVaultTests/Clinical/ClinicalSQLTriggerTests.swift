@@ -112,11 +112,12 @@ struct ClinicalSQLTriggerTests {
             try db.execute(insert, [rawID.vaultValue, f.patient.id.vaultValue, .text(F.marker)])
         }
         #expect(try await f.records.sessions.get(rawID).patientID == f.patient.id)
-        // No insert trigger is left on the record tables that get bulk inserts.
+        // No insert trigger is left on the tables that get bulk inserts (the view
+        // `diagnosis` has one for raw SQL; MedVault inserts into its tables directly).
         let insertTriggers = try await pool.read { db in
             try db.fetchAll("""
-                SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN ('clinical_session', 'diagnosis') \
-                AND sql LIKE '%BEFORE INSERT%'
+                SELECT name FROM sqlite_master WHERE type = 'trigger' \
+                AND tbl_name IN ('clinical_session', 'diagnosis_row', 'icd11_snapshot') AND sql LIKE '%INSERT%'
                 """) { try $0[0] as String }
         }
         #expect(insertTriggers.isEmpty)

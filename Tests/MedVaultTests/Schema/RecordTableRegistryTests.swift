@@ -8,15 +8,16 @@ import Testing
 /// once, every declared fact true of the schema.
 @Suite("Record-table registry")
 struct RecordTableRegistryTests {
-    /// The tables a new database brought up to date by `migrator` has (virtual tables'
-    /// shadow tables and SQLite's own left out), and each table's columns.
+    /// The tables and views a new database brought up to date by `migrator` has (virtual
+    /// tables' shadow tables and SQLite's own left out), and each one's columns. A record
+    /// table may be a view (`diagnosis`, over `diagnosis_row` and `icd11_snapshot`).
     static func tables(_ migrator: SchemaMigrator) async throws -> [String: Set<String>] {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let pool = try await VaultDatabase.open(at: directory.file("schema.db"), key: SecureBytes.random(count: 32),
                                                mode: .createIfMissing, migrator: migrator)
         let tables = try await pool.read { db in
-            let entries = try db.fetchAll("SELECT name, sql FROM sqlite_master WHERE type = 'table'") { row in
+            let entries = try db.fetchAll("SELECT name, sql FROM sqlite_master WHERE type IN ('table', 'view')") { row in
                 (name: row.text(at: 0), sql: row.isNull(at: 1) ? "" : row.text(at: 1))
             }
             let virtual = entries.filter { $0.sql.uppercased().hasPrefix("CREATE VIRTUAL TABLE") }.map(\.name)

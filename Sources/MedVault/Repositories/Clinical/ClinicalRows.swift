@@ -151,18 +151,18 @@ enum ClinicalRows {
         }
     }
 
-    static let insertDiagnosis = """
-        INSERT INTO diagnosis (\(DiagnosisColumn.selection)) VALUES (\(DiagnosisColumn.placeholders))
-        """
+    /// Inserts a stamped diagnosis: its snapshot shared in `icd11_snapshot`, its row in
+    /// `diagnosis_row` (see ``DiagnosisStorage``).
+    static func insert(_ d: Diagnosis, in db: DatabaseConnection) throws {
+        try DiagnosisStorage.insert(columns: diagnosisColumnNames, values: DiagnosisColumn.arguments(d), db)
+    }
+
+    private static let diagnosisColumnNames = DiagnosisColumn.allCases.map(\.name)
 
     /// The amendable columns: the snapshot's, the session and the date are guarded by triggers.
     static let updatedDiagnosisColumns: [DiagnosisColumn] = [
         .diagnosisType, .severity, .clinicalNotes, .updatedAt, .version,
     ]
-
-    static func insertArguments(_ d: Diagnosis) -> [VaultValue] {
-        DiagnosisColumn.arguments(d)
-    }
 
     static func diagnosis(_ row: VaultRow) throws -> Diagnosis {
         typealias C = DiagnosisColumn

@@ -112,7 +112,7 @@ public struct SQLCipherDiagnosisRepository: DiagnosisRepository {
     /// Inserts a stamped diagnosis whose session was checked (``checkParent(_:in:)``).
     static func insertRow(_ diagnosis: Diagnosis, in db: DatabaseConnection) throws {
         try ClinicalSQL.inserting(parentField: "sessionID") {
-            try db.execute(ClinicalRows.insertDiagnosis, ClinicalRows.insertArguments(diagnosis))
+            try ClinicalRows.insert(diagnosis, in: db)
         }
     }
 
