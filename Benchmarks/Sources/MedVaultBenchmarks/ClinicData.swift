@@ -78,7 +78,11 @@ struct ClinicData: Sendable {
         self.order = DatasetOrder(source)
         self.sortKeys = patients.map(\.sortKey)
         self.searchTokens = patients.map(Self.searchTokens(of:))
-        self.noteWords = sessions.map { SearchText.tokens(of: $0.notes ?? "").joined(separator: " ") }
+        // `SessionNoteIndex.words(of:)`: each folded word once, in order of first use.
+        self.noteWords = sessions.map { session in
+            var seen = Set<String>()
+            return SearchText.tokens(of: session.notes ?? "").filter { seen.insert($0).inserted }.joined(separator: " ")
+        }
     }
 
     /// A patient's search-index rows: the distinct folded tokens of its searchable fields.

@@ -38,6 +38,38 @@ struct SessionNoteSearchTests {
         }
     }
 
+    @Test("A document holds each folded word once, in order of first use; an edit that drops one of a word's uses still finds it")
+    func documentsHoldDistinctWords() async throws {
+        try await withTemporaryDirectory { dir in
+            let vault = try await Vault.create(at: dir.file("vault"), password: try VaultFixtures.password(),
+                                               options: VaultFixtures.options).vault
+            let patient = try await vault.patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
+            var session = try await vault.sessions.create(ClinicalSession(
+                patientID: patient.id, date: ClinicalFixtures.now, notes: "ánimo BAJO; sueño y ánimo",
+                chiefComplaint: "Ánimo bajo", treatmentPlan: "Sueño"))
+            let id = session.id
+            func document() async throws -> String? {
+                try await vault.database.read { db in
+                    try db.fetchOne("""
+                        SELECT w.words FROM session_note_search w JOIN session_note_document d ON d.docid = w.docid \
+                        WHERE d.session_id = ?
+                        """, [id.vaultValue]) { $0.text(at: 0) }
+                }
+            }
+            #expect(try await document() == "animo bajo sueno y")
+            #expect(try await Self.search(vault, "anim baj") == [session.id])
+            session.notes = "sueño"
+            session = try await vault.sessions.update(session)
+            #expect(try await document() == "animo bajo sueno")
+            #expect(try await Self.search(vault, "animo sueno") == [session.id], "the complaint still says it")
+            session.chiefComplaint = nil
+            session = try await vault.sessions.update(session)
+            #expect(try await Self.search(vault, "animo") == [])
+            #expect(try await Self.search(vault, "suen") == [session.id])
+            await vault.lock()
+        }
+    }
+
     @Test("After a backup and restore, each word still finds its own session, though a deleted session left a gap; edits keep the index right")
     func backupAndRestoreKeepDocuments() async throws {
         try await withTemporaryDirectory { dir in

@@ -28,9 +28,17 @@ enum SessionNoteIndex {
         WHERE a.session_id = s.id), s.date_ms FROM clinical_session s WHERE s.id = ?
         """
 
-    /// The document of texts: their folded words, separated by spaces.
+    /// The document of texts: their distinct folded words, in order of first use,
+    /// separated by spaces.
+    ///
+    /// Each word once: a search's terms are prefixes, all required, never phrases or
+    /// proximity (``FullTextQuery``), so a repeated word matches nothing more; it would
+    /// only lengthen FTS4's copy of the document and its position lists (issue #36,
+    /// item 6: 27 % of the copy's bytes in W1's notes). Documents written before this
+    /// keep their repeats and match by the same rule.
     static func words(of texts: [String]) -> String {
-        texts.flatMap(SearchText.tokens(of:)).joined(separator: " ")
+        var seen = Set<String>()
+        return texts.flatMap(SearchText.tokens(of:)).filter { seen.insert($0).inserted }.joined(separator: " ")
     }
 
     /// The document of the stored session `id` and its date, or `nil` when there is no
