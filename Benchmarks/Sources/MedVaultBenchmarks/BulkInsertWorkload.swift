@@ -72,6 +72,7 @@ struct BulkInsertWorkload: Workload {
         var medVaultPeaks: [Double?] = [], sameSQLPeaks: [Double?] = []
         var medVaultBytes = 0.0, plainBytes = 0.0
         var medVaultCounts: [String: Int] = [:]
+        var btrees: [(name: String, bytes: Double)]?
         for run in 0..<runsPerSide {
             for side in (run.isMultiple(of: 2) ? [0, 5, 4, 3, 1, 2] : [2, 1, 3, 4, 5, 0]) {
                 switch side {
@@ -89,7 +90,9 @@ struct BulkInsertWorkload: Workload {
                         try Self.check("MedVault, one unit of work per chunk", outcome.counts, against: medVaultCounts)
                     }
                 case 0:
-                    let outcome = try await insertThroughVault(data, .batchCalls, context: context)
+                    let outcome = try await insertThroughVault(data, .batchCalls, breakdown: btrees == nil,
+                                                               context: context)
+                    btrees = btrees ?? outcome.btrees
                     medVault.append(Double(data.rowCount) / outcome.seconds)
                     trailOn.append(Double(data.rowCount) / outcome.seconds)
                     trailOnCPU.append(outcome.cpuSeconds ?? .nan)
@@ -207,7 +210,21 @@ struct BulkInsertWorkload: Workload {
                             + "GRDB's file is unencrypted (no per-page IV and HMAC: 48 bytes of each 4 KiB page)")
                 .with(plain: plainBytes / mib, plainTarget: 1.3,
                       grdb: try GRDBPeerProcess.figure(grdb, "fileBytes") / mib),
-        ]
+        ] + Self.breakdownRows(btrees)
+    }
+
+    /// The ten largest b-trees of MedVault's W1 file, then the rest together (diagnostic).
+    static func breakdownRows(_ btrees: [(name: String, bytes: Double)]?) -> [Measurement] {
+        guard let btrees, !btrees.isEmpty else { return [] }
+        let total = btrees.reduce(0) { $0 + $1.bytes }
+        let shown = btrees.prefix(10)
+        let rest = ("every other b-tree (\(btrees.count - shown.count))", total - shown.reduce(0) { $0 + $1.bytes })
+        return (Array(shown) + [rest]).map { name, bytes in
+            Measurement(label: "W1 file by b-tree (diagnostic): \(name)", referenceLabel: "raw C",
+                        medVault: bytes / 1_048_576, reference: nil, unit: .mebibytes, target: nil,
+                        note: String(format: "%.1f %% of the decrypted copy's %.1f MiB", 100 * bytes / total,
+                                     total / 1_048_576))
+        }
     }
 
     /// Fails the run when a peer stored other row counts than MedVault.
@@ -226,12 +243,15 @@ struct BulkInsertWorkload: Workload {
         var counts: [String: Int]
         /// CPU seconds of the whole process during the timed part (MedVault sides only).
         var cpuSeconds: Double?
+        /// The file by b-tree, when asked for (``FileBreakdown``).
+        var btrees: [(name: String, bytes: Double)]?
     }
 
     /// Creates a vault in a fresh folder, loads `data` through `path` (timed), counts,
     /// locks and measures the file.
     private func insertThroughVault(_ data: ClinicData, _ path: MedVaultPath, changeLog: Bool = true,
-                                    auditTrail: Bool = true, context: BenchmarkContext) async throws -> Outcome {
+                                    auditTrail: Bool = true, breakdown: Bool = false,
+                                    context: BenchmarkContext) async throws -> Outcome {
         let folder = context.directory.appendingPathComponent("w1-vault")
         try? FileManager.default.removeItem(at: folder)
         var database = DatabaseConfiguration()
@@ -253,9 +273,10 @@ struct BulkInsertWorkload: Workload {
         ]
         // Every side measures its file with an empty WAL (all pages in the database file).
         try await vault.database.checkpoint()
+        let btrees = breakdown ? try await FileBreakdown.btrees(of: vault, context: context) : nil
         await vault.lock()
         return Outcome(seconds: time.wall, peak: peak, bytes: Self.fileBytes(VaultLayout(folder: folder).database),
-                       counts: counts, cpuSeconds: time.cpu)
+                       counts: counts, cpuSeconds: time.cpu, btrees: btrees)
     }
 
     /// The timed part of the MedVault side: the app's calls, nothing else.
