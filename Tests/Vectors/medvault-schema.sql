@@ -756,6 +756,14 @@ CREATE TRIGGER icd11_snapshot_kept BEFORE DELETE ON icd11_snapshot BEGIN
 SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis snapshot never changes');
 END
 
+-- trigger icd11_snapshot_not_replaced on icd11_snapshot
+CREATE TRIGGER icd11_snapshot_not_replaced BEFORE INSERT ON icd11_snapshot
+WHEN EXISTS (SELECT 1 FROM icd11_snapshot WHERE id = NEW.id
+OR (release_version = NEW.release_version AND code = NEW.code AND uri = NEW.uri
+AND title = NEW.title AND title_es IS NEW.title_es)) BEGIN
+SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis snapshot never changes');
+END
+
 -- trigger medication_keeps_its_patient on medication
 CREATE TRIGGER medication_keeps_its_patient
 BEFORE UPDATE OF patient_id ON medication

@@ -80,8 +80,9 @@ struct ClinicData: Sendable {
         self.searchTokens = patients.map(Self.searchTokens(of:))
         // `SessionNoteIndex.words(of:)`: each folded word once, in order of first use.
         self.noteWords = sessions.map { session in
-            var seen = Set<String>()
-            return SearchText.tokens(of: session.notes ?? "").filter { seen.insert($0).inserted }.joined(separator: " ")
+            var seen = Set<[UInt8]>()
+            return SearchText.tokens(of: session.notes ?? "").filter { seen.insert(Array($0.utf8)).inserted }
+                .joined(separator: " ")
         }
     }
 

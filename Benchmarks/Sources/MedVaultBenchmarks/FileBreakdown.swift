@@ -10,7 +10,7 @@ import MedVault
 /// 48-byte page reserve and no free pages: its total is a little under the file's.
 enum FileBreakdown {
     /// Bytes per b-tree of the open `vault`'s database, largest first, or `nil` (with
-    /// the reason logged) when Python's SQLite cannot read `dbstat`.
+    /// the reason logged) when the copy fails or Python's SQLite cannot read `dbstat`.
     static func btrees(of vault: Vault, context: BenchmarkContext) async throws -> [(name: String, bytes: Double)]? {
         let copy = context.directory.appendingPathComponent("w1-breakdown.db")
         try? FileManager.default.removeItem(at: copy)
@@ -21,12 +21,15 @@ enum FileBreakdown {
             throw BenchmarkError("W1: could not create \(copy.path)")
         }
         let path = copy.path.replacingOccurrences(of: "'", with: "''")
-        try await vault.database.writeWithoutTransaction { db in
-            try db.executeScript("""
-                ATTACH DATABASE '\(path)' AS breakdown KEY '';
-                SELECT sqlcipher_export('breakdown');
-                DETACH DATABASE breakdown;
-                """)
+        do {
+            try await vault.database.writeWithoutTransaction { db in
+                try db.executeScript("ATTACH DATABASE '\(path)' AS breakdown KEY ''")
+                defer { try? db.executeScript("DETACH DATABASE breakdown") }
+                try db.executeScript("SELECT sqlcipher_export('breakdown')")
+            }
+        } catch {
+            context.log("W1: no file breakdown: the decrypted copy failed (\(error))")
+            return nil
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -1,3 +1,4 @@
+import Foundation
 import MedVaultCore
 
 /// Migration "shared diagnosis snapshots" (issue #36, item 6): each distinct ICD-11
@@ -8,9 +9,11 @@ import MedVaultCore
 /// clinic's file. A clinic records a few hundred distinct categories.
 ///
 /// - `icd11_snapshot`: one row per distinct (release, code, URI, title, Spanish title),
-///   never updated nor deleted (a diagnosis is never deleted, so no snapshot is ever
-///   orphaned). Not the catalogue cache (`icd11_cache`): the cache may be refreshed,
-///   a recorded snapshot never changes.
+///   never updated, deleted or replaced (`INSERT OR REPLACE` would otherwise rewrite
+///   every diagnosis that recorded it at once). Not the catalogue cache (`icd11_cache`):
+///   the cache may be refreshed, a recorded snapshot never changes. A snapshot is added
+///   with the diagnosis that first records it, atomically (`DiagnosisStorage`), and a
+///   diagnosis is never deleted, so no snapshot is left without one.
 /// - `diagnosis_row`: a diagnosis without its snapshot, with `snapshot_id` instead.
 ///   The medical-record rules live on it: id, session, date and snapshot fixed, never
 ///   deleted, clinical notes of a signed session kept.
@@ -25,11 +28,21 @@ import MedVaultCore
 /// write the two tables directly (`DiagnosisStorage`): any trigger for INSERT makes
 /// SQLite journal every page a statement modifies (see `InsertCheckSchema`).
 ///
-/// The copy keeps every diagnosis: the migration fails, and changes nothing, if the
-/// row count differs afterwards. Frozen: its SQL is a literal.
+/// The copy keeps every diagnosis: each row joins exactly the one snapshot `DISTINCT`
+/// made of its own five values (`=` on the four `NOT NULL` text columns, `IS` on the
+/// Spanish title), and any constraint failure aborts the migration, which then changes
+/// nothing. `DiagnosisSnapshotTests` compares every column of every row before and after.
+///
+/// An app's table with a foreign key to `diagnosis`, or an app's index or trigger on it,
+/// would not survive the table's replacement (the drop deletes the rows a cascade
+/// follows, or fails on a reference; it drops indexes and triggers): the migration then
+/// refuses with `invalidArgument` and changes nothing. An app references
+/// `diagnosis_row(id)` instead (docs/storage.md).
+///
+/// Frozen: its SQL is a literal.
 enum DiagnosisSnapshotSchema {
     static func shareSnapshots(_ db: DatabaseConnection) throws {
-        let before = try db.fetchOne("SELECT count(*) FROM diagnosis") { $0.int64(at: 0) } ?? 0
+        try refuseAppDependencies(db)
         try db.executeScript("""
             CREATE TABLE icd11_snapshot (
                 id INTEGER PRIMARY KEY,
@@ -48,6 +61,12 @@ enum DiagnosisSnapshotSchema {
             END;
             INSERT INTO icd11_snapshot (release_version, code, uri, title, title_es)
                 SELECT DISTINCT release_version, code, uri, title, title_es FROM diagnosis;
+            CREATE TRIGGER icd11_snapshot_not_replaced BEFORE INSERT ON icd11_snapshot
+            WHEN EXISTS (SELECT 1 FROM icd11_snapshot WHERE id = NEW.id
+                         OR (release_version = NEW.release_version AND code = NEW.code AND uri = NEW.uri
+                             AND title = NEW.title AND title_es IS NEW.title_es)) BEGIN
+                SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis snapshot never changes');
+            END;
 
             CREATE TABLE diagnosis_row (
                 id BLOB NOT NULL UNIQUE CHECK (length(id) = 16),
@@ -104,13 +123,8 @@ enum DiagnosisSnapshotSchema {
                         NEW.diagnosis_type, NEW.severity, NEW.diagnosed_at,
                         NEW.created_at, NEW.updated_at, NEW.version, NEW.clinical_notes);
             END;
-            CREATE TRIGGER diagnosis_fixed INSTEAD OF UPDATE OF id, session_id, diagnosed_at ON diagnosis BEGIN
-                SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis keeps its session and date');
-            END;
-            CREATE TRIGGER diagnosis_snapshot_immutable
-            INSTEAD OF UPDATE OF code, title, title_es, uri, release_version ON diagnosis BEGIN
-                SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis snapshot never changes');
-            END;
+            -- SQLite fires the newest trigger first: the refusals, in the table's order
+            -- (its date and session, then its snapshot), before the update of the rest.
             CREATE TRIGGER diagnosis_update
             INSTEAD OF UPDATE OF diagnosis_type, severity, created_at, updated_at, version, clinical_notes
             ON diagnosis BEGIN
@@ -119,14 +133,43 @@ enum DiagnosisSnapshotSchema {
                     clinical_notes = NEW.clinical_notes
                 WHERE id = OLD.id;
             END;
+            CREATE TRIGGER diagnosis_snapshot_immutable
+            INSTEAD OF UPDATE OF code, title, title_es, uri, release_version ON diagnosis BEGIN
+                SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis snapshot never changes');
+            END;
+            CREATE TRIGGER diagnosis_fixed INSTEAD OF UPDATE OF id, session_id, diagnosed_at ON diagnosis BEGIN
+                SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis keeps its session and date');
+            END;
             CREATE TRIGGER diagnosis_never_deleted INSTEAD OF DELETE ON diagnosis BEGIN
                 SELECT RAISE(ABORT, 'medvault: immutable: a diagnosis is part of the medical record');
             END;
             """)
-        let after = try db.fetchOne("SELECT count(*) FROM diagnosis") { $0.int64(at: 0) } ?? 0
-        guard after == before else {
-            throw MedVaultError(.corrupted, field: "diagnosis",
-                                reason: "sharing the ICD-11 snapshots would have lost diagnoses")
+    }
+
+    /// MedVault's own indexes and triggers on `diagnosis` before this migration.
+    private static let ownObjects: Set<String> = [
+        "sqlite_autoindex_diagnosis_1", "diagnosis_by_session", "diagnosis_fixed", "diagnosis_never_deleted",
+        "diagnosis_signed_notes", "diagnosis_snapshot_immutable",
+    ]
+
+    /// Throws `invalidArgument` when an app's table references `diagnosis` by a foreign
+    /// key, or an app's index or trigger is on it.
+    private static func refuseAppDependencies(_ db: DatabaseConnection) throws {
+        let attached = try db.fetchAll("""
+            SELECT name FROM sqlite_master WHERE tbl_name = 'diagnosis' AND type IN ('index', 'trigger')
+            """) { $0.text(at: 0) }
+        let tables = try db.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table'") { $0.text(at: 0) }
+        var referencing = false
+        for table in tables where !referencing {
+            // PRAGMA foreign_key_list: id, seq, table, from, to, …
+            let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            referencing = try db.fetchAll("PRAGMA foreign_key_list(\(quoted))") { $0.text(at: 2) }
+                .contains { $0.lowercased() == "diagnosis" }
+        }
+        guard !referencing, Set(attached).isSubset(of: ownObjects) else {
+            throw MedVaultError(.invalidArgument, field: "appMigrations",
+                                reason: "an app's table, index or trigger depends on the diagnosis table, which this "
+                                    + "version replaces with a view; nothing was changed (see docs/storage.md)")
         }
     }
 }

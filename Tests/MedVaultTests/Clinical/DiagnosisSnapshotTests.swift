@@ -151,38 +151,134 @@ struct DiagnosisSnapshotTests {
             ("UPDATE diagnosis_row SET diagnosed_at = diagnosed_at + 1", []),
             ("DELETE FROM diagnosis_row", []),
             ("DELETE FROM diagnosis", []),
+            // A replace deletes without the delete trigger: refused before it starts.
+            ("INSERT OR REPLACE INTO icd11_snapshot (id, release_version, code, uri, title) "
+                + "VALUES ((SELECT min(id) FROM icd11_snapshot), ?, ?, ?, ?)",
+             [.text(F.marker), .text(F.marker), .text(F.marker), .text(F.marker)]),
+            ("INSERT OR REPLACE INTO icd11_snapshot (release_version, code, uri, title, title_es) "
+                + "SELECT release_version, code, uri, title, title_es FROM icd11_snapshot", []),
         ]
         for (sql, arguments) in immutable {
             await ClinicalSQLTriggerTests.expectImmutable(pool, sql, arguments)
         }
+        // Several refused columns: the first refusal is the table's (date and session).
+        let mixed = await expectMedVaultError(.immutable) {
+            try await pool.write { db in
+                try db.execute("UPDATE diagnosis SET code = ?, session_id = session_id, severity = ?",
+                               [.text(F.marker), .text("mild")])
+            }
+        }
+        #expect(mixed?.reason.contains("session and date") == true)
         for diagnosis in created { #expect(try await records.diagnoses.get(diagnosis.id) == diagnosis) }
         #expect(try await Self.count("icd11_snapshot", pool) == 2)
         await database.close()
     }
 
-    @Test("A synced diagnosis missing a snapshot value is refused and writes nothing, not even the snapshot",
-          arguments: DiagnosisStorage.snapshotColumns.filter { $0 != "title_es" })
-    func incompleteSyncedStateWritesNothing(missing column: String) async throws {
+    /// How a diagnosis insert can fail inside a transaction that goes on and commits.
+    enum RefusedInsert: String, CaseIterable, Sendable {
+        /// Sync: the session is missing, after the (new) snapshot was written.
+        case syncedWithoutSession
+        /// Sync: a required snapshot value is missing.
+        case syncedWithoutCode
+        /// Raw SQL through the view: the session is missing.
+        case rawWithoutSession
+    }
+
+    @Test("A refused diagnosis leaves no snapshot behind, though its transaction goes on and commits",
+          arguments: RefusedInsert.allCases)
+    func refusedInsertLeavesNoSnapshot(_ path: RefusedInsert) async throws {
         let database = try await TemporaryVaultDatabase.open()
         let pool = database.pool
         let records = SQLCipherClinicalRecords(pool: pool, clock: SteppingClock().recordClock)
         let patient = try await records.patients.create(F.patient())
         let session = try await records.sessions.create(ClinicalSession(patientID: patient.id, date: F.now))
-        let diagnosis = try Self.diagnoses(1, of: session, [Self.laterRelease])[0]
+        var diagnosis = try Self.diagnoses(1, of: session, [Self.laterRelease])[0]
+        if path != .syncedWithoutCode { diagnosis.sessionID = UUID() }
         var columns = Dictionary(uniqueKeysWithValues: zip(
             ClinicalRows.DiagnosisColumn.allCases.map(\.name),
             ClinicalRows.DiagnosisColumn.arguments(diagnosis).map(SyncColumnValue.init)))
-        columns[column] = nil
+        if path == .syncedWithoutCode { columns["code"] = nil }
         let state = SyncRowState(columns: columns)
-        let error = await #expect(throws: MedVaultError.self) {
-            try await pool.write { db in
-                try SyncRecordStore.write(state, table: .diagnosis, id: diagnosis.id,
-                                          operation: .insert, origin: UUID(), db)
+        let arguments = ClinicalRows.DiagnosisColumn.arguments(diagnosis)
+        let id = diagnosis.id
+        // As sync applies a page: a refused record is recorded, the rest commits.
+        let refusal = try await pool.write { db -> MedVaultError? in
+            do {
+                switch path {
+                case .syncedWithoutSession, .syncedWithoutCode:
+                    try SyncRecordStore.write(state, table: .diagnosis, id: id, operation: .insert,
+                                              origin: UUID(), db)
+                case .rawWithoutSession:
+                    try db.execute(Self.rawInsert, arguments)
+                }
+                return nil
+            } catch let error as MedVaultError {
+                return error
             }
         }
-        #expect(error?.description.contains(Self.laterRelease.releaseVersion) == false)
+        let error = try #require(refusal)
+        // A missing session is `notFound`, a missing required value `validation`: both in
+        // the refusals sync records and goes past.
+        #expect(error.code == (path == .syncedWithoutCode ? .validation : .notFound))
+        #expect(!error.description.contains(Self.laterRelease.releaseVersion))
         #expect(try await Self.count("icd11_snapshot", pool) == 0)
         #expect(try await Self.count("diagnosis", pool) == 0)
         await database.close()
+    }
+
+    /// An app migration that makes its table depend on `diagnosis` before the migration.
+    static func appDependency(_ kind: String) -> SchemaMigrator.Migration {
+        .init("app:diagnosis notes") { db in
+            switch kind {
+            case "cascade":
+                try db.executeScript("""
+                    CREATE TABLE app_diagnosis_note (
+                        id INTEGER PRIMARY KEY,
+                        diagnosis_id BLOB NOT NULL REFERENCES diagnosis(id) ON DELETE CASCADE
+                    );
+                    """)
+            default:
+                try db.executeScript("CREATE INDEX app_diagnosis_by_code ON diagnosis(code);")
+            }
+        }
+    }
+
+    @Test("An app's foreign key or index on the diagnosis table stops the migration with nothing changed, its rows kept",
+          arguments: ["cascade", "index"])
+    func appDependencyIsRefused(kind: String) async throws {
+        try await withTemporaryDirectory { dir in
+            let url = dir.file("v.db")
+            let key = StorageFixtures.randomKey()
+            let before = MedVaultSchema.migrator.migrations.filter { $0.name != "shared diagnosis snapshots" }
+            let old = try await VaultDatabase.open(at: url, key: key, mode: .createIfMissing,
+                                                   migrator: SchemaMigrator(before + [Self.appDependency(kind)]))
+            let records = SQLCipherClinicalRecords(pool: old, clock: SteppingClock().recordClock)
+            let patient = try await records.patients.create(F.patient())
+            let session = try await records.sessions.create(ClinicalSession(patientID: patient.id, date: F.now))
+            let diagnosis = try Self.diagnoses(1, of: session, [F.snapshot])[0]
+            try await old.write { db in
+                try db.execute(Self.rawInsert, ClinicalRows.DiagnosisColumn.arguments(diagnosis))
+                if kind == "cascade" {
+                    try db.execute("INSERT INTO app_diagnosis_note (diagnosis_id) VALUES (?)", [diagnosis.id.vaultValue])
+                }
+            }
+            await old.close()
+
+            let all = MedVaultSchema.migrator.migrations + [Self.appDependency(kind)]
+            await expectMedVaultError(.invalidArgument, field: "appMigrations") {
+                try await VaultDatabase.open(at: url, key: key, mode: .openExisting, migrator: SchemaMigrator(all))
+            }
+            let reopened = try await VaultDatabase.open(at: url, key: key, mode: .openExisting,
+                                                        migrator: SchemaMigrator(before + [Self.appDependency(kind)]))
+            let (type, diagnoses, notes) = try await reopened.read { db in
+                (try db.fetchOne("SELECT type FROM sqlite_master WHERE name = 'diagnosis'") { $0.text(at: 0) },
+                 try db.fetchOne("SELECT count(*) FROM diagnosis") { $0.int64(at: 0) },
+                 kind == "cascade" ? try db.fetchOne("SELECT count(*) FROM app_diagnosis_note") { $0.int64(at: 0) } : 1)
+            }
+            #expect(type == "table")
+            #expect(diagnoses == 1)
+            #expect(notes == 1, "the app's row referencing the diagnosis is kept")
+            await reopened.close()
+        }
     }
 }

@@ -24,10 +24,13 @@ enum DiagnosisStorage {
 
     /// Inserts one diagnosis given as the `diagnosis` view's columns and values.
     ///
+    /// Atomic, as the single `INSERT` it replaces: when the snapshot is new, its row and
+    /// the diagnosis's are written in a savepoint, so a diagnosis refused by a constraint
+    /// leaves no snapshot behind, even when the caller goes on and commits (sync applies
+    /// a page and records a refused record in the same transaction).
+    ///
     /// - Throws: The constraint error of a missing required value (`NOT NULL`, of
-    ///   either table), a duplicate id or a missing session; nothing is written then
-    ///   but, at most, a snapshot row no diagnosis uses yet (the caller's transaction
-    ///   rolls it back with the rest).
+    ///   either table), a duplicate id or a missing session; nothing is written then.
     static func insert(columns: [String], values: [VaultValue], _ db: DatabaseConnection) throws {
         var snapshot = [VaultValue](repeating: .null, count: snapshotColumns.count)
         var rowColumns: [String] = []
@@ -43,17 +46,15 @@ enum DiagnosisStorage {
             }
         }
         rowColumns.append("snapshot_id")
-        rowValues.append(.integer(try snapshotID(snapshot, db)))
         let placeholders = Array(repeating: "?", count: rowColumns.count).joined(separator: ", ")
-        try db.execute("INSERT INTO diagnosis_row (\(rowColumns.joined(separator: ", "))) VALUES (\(placeholders))",
-                       rowValues)
-    }
-
-    /// The id of the stored snapshot with these values (in ``snapshotColumns`` order),
-    /// added when no diagnosis recorded it before.
-    private static func snapshotID(_ values: [VaultValue], _ db: DatabaseConnection) throws -> Int64 {
-        if let id = try db.fetchOne(findSnapshot, values, { $0.int64(at: 0) }) { return id }
-        try db.execute(insertSnapshot, values)
-        return db.lastInsertedRowID
+        let insertRow = "INSERT INTO diagnosis_row (\(rowColumns.joined(separator: ", "))) VALUES (\(placeholders))"
+        if let id = try db.fetchOne(findSnapshot, snapshot, { $0.int64(at: 0) }) {
+            try db.execute(insertRow, rowValues + [.integer(id)])
+            return
+        }
+        try db.inSavepoint {
+            try db.execute(insertSnapshot, snapshot)
+            try db.execute(insertRow, rowValues + [.integer(db.lastInsertedRowID)])
+        }
     }
 }

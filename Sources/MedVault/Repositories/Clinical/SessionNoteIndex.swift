@@ -37,8 +37,11 @@ enum SessionNoteIndex {
     /// item 6: 27 % of the copy's bytes in W1's notes). Documents written before this
     /// keep their repeats and match by the same rule.
     static func words(of texts: [String]) -> String {
-        var seen = Set<String>()
-        return texts.flatMap(SearchText.tokens(of:)).filter { seen.insert($0).inserted }.joined(separator: " ")
+        // By bytes, as FTS4 compares terms: `String`'s equality would merge canonically
+        // equivalent spellings, and drop one that a query spelled the other way finds.
+        var seen = Set<[UInt8]>()
+        return texts.flatMap(SearchText.tokens(of:)).filter { seen.insert(Array($0.utf8)).inserted }
+            .joined(separator: " ")
     }
 
     /// The document of the stored session `id` and its date, or `nil` when there is no
