@@ -61,6 +61,15 @@ struct DiagnosisSnapshotTests {
         }
     }
 
+    /// A new database at MedVault's schema with one patient and one session.
+    static func oneSession() async throws -> (TemporaryVaultDatabase, SQLCipherClinicalRecords, ClinicalSession) {
+        let database = try await TemporaryVaultDatabase.open()
+        let records = SQLCipherClinicalRecords(pool: database.pool, clock: SteppingClock().recordClock)
+        let patient = try await records.patients.create(F.patient())
+        let session = try await records.sessions.create(ClinicalSession(patientID: patient.id, date: F.now))
+        return (database, records, session)
+    }
+
     static let fourSnapshots = [F.snapshot, F.otherSnapshot, withoutSpanish, laterRelease]
 
     @Test("The migration keeps every diagnosis exactly, column by column, and stores each distinct snapshot once")
@@ -99,11 +108,8 @@ struct DiagnosisSnapshotTests {
 
     @Test("The repository, raw SQL through the view and sync share one snapshot row each, and read back what they wrote")
     func everyInsertPathShares() async throws {
-        let database = try await TemporaryVaultDatabase.open()
+        let (database, records, session) = try await Self.oneSession()
         let pool = database.pool
-        let records = SQLCipherClinicalRecords(pool: pool, clock: SteppingClock().recordClock)
-        let patient = try await records.patients.create(F.patient())
-        let session = try await records.sessions.create(ClinicalSession(patientID: patient.id, date: F.now))
         let created = try await records.diagnoses.create(
             Self.fourSnapshots.map { Diagnosis(sessionID: session.id, snapshot: $0, diagnosedAt: F.now) })
         #expect(try await Self.count("icd11_snapshot", pool) == 4)
@@ -132,11 +138,8 @@ struct DiagnosisSnapshotTests {
 
     @Test("A recorded snapshot cannot be changed or removed through its shared row, nor a diagnosis moved to another")
     func sharedRowsAreImmutable() async throws {
-        let database = try await TemporaryVaultDatabase.open()
+        let (database, records, session) = try await Self.oneSession()
         let pool = database.pool
-        let records = SQLCipherClinicalRecords(pool: pool, clock: SteppingClock().recordClock)
-        let patient = try await records.patients.create(F.patient())
-        let session = try await records.sessions.create(ClinicalSession(patientID: patient.id, date: F.now))
         let created = try await records.diagnoses.create([
             Diagnosis(sessionID: session.id, snapshot: F.snapshot, diagnosedAt: F.now),
             Diagnosis(sessionID: session.id, snapshot: F.otherSnapshot, diagnosedAt: F.now),
@@ -187,11 +190,8 @@ struct DiagnosisSnapshotTests {
     @Test("A refused diagnosis leaves no snapshot behind, though its transaction goes on and commits",
           arguments: RefusedInsert.allCases)
     func refusedInsertLeavesNoSnapshot(_ path: RefusedInsert) async throws {
-        let database = try await TemporaryVaultDatabase.open()
+        let (database, _, session) = try await Self.oneSession()
         let pool = database.pool
-        let records = SQLCipherClinicalRecords(pool: pool, clock: SteppingClock().recordClock)
-        let patient = try await records.patients.create(F.patient())
-        let session = try await records.sessions.create(ClinicalSession(patientID: patient.id, date: F.now))
         var diagnosis = try Self.diagnoses(1, of: session, [Self.laterRelease])[0]
         if path != .syncedWithoutCode { diagnosis.sessionID = UUID() }
         var columns = Dictionary(uniqueKeysWithValues: zip(
