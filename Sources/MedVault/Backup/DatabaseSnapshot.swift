@@ -139,10 +139,11 @@ enum DatabaseSnapshot {
     /// An app's views are not counted: one may be costly, or name what no longer exists.
     static func contents(_ connection: DatabaseConnection, schema: String) throws -> Contents {
         let version = try connection.fetchOne("PRAGMA \(schema).user_version") { row in Int(row.int64(at: 0)) } ?? 0
-        let tables = try connection.fetchAll(
-            "SELECT type, name FROM \(schema).sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name"
-        ) { row in (view: row.text(at: 0) == "view", name: row.text(at: 1)) }
-        .filter { !$0.view || VaultTable.recordTables.contains(VaultTable($0.name)) }.map(\.name)
+        let tables = try connection.fetchAll("""
+            SELECT type, name FROM \(schema).sqlite_master \
+            WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name
+            """) { row in (view: row.text(at: 0) == "view", name: row.text(at: 1)) }
+            .filter { !$0.view || VaultTable.recordTables.contains(VaultTable($0.name)) }.map(\.name)
         var counts: [String: Int] = [:]
         for table in tables {
             let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""

@@ -1,8 +1,9 @@
 /// Every table MedVault's migrations create, declared once (issue #35): the record tables
 /// with each fact the rest of the code derives from them, and the internal tables with
 /// what they hold. A record table may be a view over internal tables (`diagnosis`, over
-/// `diagnosis_row` and `icd11_snapshot`): readers and sync see its columns as a table's. `RecordTableRegistryTests` fails when a migration creates a table this
-/// file lacks, or when this file names one no migration creates.
+/// `diagnosis_row` and `icd11_snapshot`): readers and sync see its columns as a table's.
+/// `RecordTableRegistryTests` fails when a migration creates a table this file lacks, or
+/// when this file names one no migration creates.
 ///
 /// Derived from it: ``VaultTable/recordTables`` (what the change log, sync and the audit
 /// trail cover), the change log's table codes (`ChangeLogCodes`), the counts of
