@@ -154,10 +154,10 @@ enum ClinicalRows {
     /// Inserts a stamped diagnosis: its snapshot shared in `icd11_snapshot`, its row in
     /// `diagnosis_row` (see ``DiagnosisStorage``).
     static func insert(_ d: Diagnosis, in db: DatabaseConnection) throws {
-        try DiagnosisStorage.insert(columns: diagnosisColumnNames, values: DiagnosisColumn.arguments(d), db)
+        try DiagnosisStorage.insert(DiagnosisColumn.arguments(d), as: diagnosisLayout, db)
     }
 
-    private static let diagnosisColumnNames = DiagnosisColumn.allCases.map(\.name)
+    private static let diagnosisLayout = DiagnosisStorage.Layout(columns: DiagnosisColumn.allCases.map(\.name))
 
     /// The amendable columns: the snapshot's, the session and the date are guarded by triggers.
     static let updatedDiagnosisColumns: [DiagnosisColumn] = [

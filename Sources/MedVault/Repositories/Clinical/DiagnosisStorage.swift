@@ -22,7 +22,30 @@ enum DiagnosisStorage {
         INSERT INTO icd11_snapshot (release_version, code, uri, title, title_es) VALUES (?, ?, ?, ?, ?)
         """
 
+    /// Where each value of a column list goes (the snapshot's or the row's columns), and
+    /// the row's `INSERT`: worked out once per list, so a batch of diagnoses with the
+    /// same columns (every repository insert) builds no SQL per row.
+    struct Layout: Sendable {
+        /// For each column of the list, its index in ``snapshotColumns``, or `nil` for a
+        /// column of `diagnosis_row`.
+        let snapshotIndex: [Int?]
+        /// `INSERT INTO diagnosis_row`: the row's columns in list order, then `snapshot_id`.
+        let insertRow: String
+
+        init(columns: [String]) {
+            snapshotIndex = columns.map { snapshotColumns.firstIndex(of: $0) }
+            let rowColumns = zip(columns, snapshotIndex).filter { $0.1 == nil }.map(\.0) + ["snapshot_id"]
+            let placeholders = Array(repeating: "?", count: rowColumns.count).joined(separator: ", ")
+            insertRow = "INSERT INTO diagnosis_row (\(rowColumns.joined(separator: ", "))) VALUES (\(placeholders))"
+        }
+    }
+
     /// Inserts one diagnosis given as the `diagnosis` view's columns and values.
+    static func insert(columns: [String], values: [VaultValue], _ db: DatabaseConnection) throws {
+        try insert(values, as: Layout(columns: columns), db)
+    }
+
+    /// Inserts one diagnosis whose values follow `layout`'s column list.
     ///
     /// Atomic, as the single `INSERT` it replaces: when the snapshot is new, its row and
     /// the diagnosis's are written in a savepoint, so a diagnosis refused by a constraint
@@ -31,30 +54,20 @@ enum DiagnosisStorage {
     ///
     /// - Throws: The constraint error of a missing required value (`NOT NULL`, of
     ///   either table), a duplicate id or a missing session; nothing is written then.
-    static func insert(columns: [String], values: [VaultValue], _ db: DatabaseConnection) throws {
+    static func insert(_ values: [VaultValue], as layout: Layout, _ db: DatabaseConnection) throws {
         var snapshot = [VaultValue](repeating: .null, count: snapshotColumns.count)
-        var rowColumns: [String] = []
         var rowValues: [VaultValue] = []
-        rowColumns.reserveCapacity(columns.count)
-        rowValues.reserveCapacity(columns.count)
-        for (name, value) in zip(columns, values) {
-            if let index = snapshotColumns.firstIndex(of: name) {
-                snapshot[index] = value
-            } else {
-                rowColumns.append(name)
-                rowValues.append(value)
-            }
+        rowValues.reserveCapacity(values.count + 1)
+        for (value, index) in zip(values, layout.snapshotIndex) {
+            if let index { snapshot[index] = value } else { rowValues.append(value) }
         }
-        rowColumns.append("snapshot_id")
-        let placeholders = Array(repeating: "?", count: rowColumns.count).joined(separator: ", ")
-        let insertRow = "INSERT INTO diagnosis_row (\(rowColumns.joined(separator: ", "))) VALUES (\(placeholders))"
         if let id = try db.fetchOne(findSnapshot, snapshot, { $0.int64(at: 0) }) {
-            try db.execute(insertRow, rowValues + [.integer(id)])
+            try db.execute(layout.insertRow, rowValues + [.integer(id)])
             return
         }
         try db.inSavepoint {
             try db.execute(insertSnapshot, snapshot)
-            try db.execute(insertRow, rowValues + [.integer(db.lastInsertedRowID)])
+            try db.execute(layout.insertRow, rowValues + [.integer(db.lastInsertedRowID)])
         }
     }
 }
