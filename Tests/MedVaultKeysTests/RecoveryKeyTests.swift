@@ -71,7 +71,8 @@ struct RecoveryKeyTests {
         typo[0] = typo[0] == "Z" ? "Y" : "Z"
         let started = ContinuousClock.now
         #expect(throws: checksumMismatch) { _ = try RecoveryKey(parsing: String(typo)) }
-        #expect(ContinuousClock.now - started < .milliseconds(50))
+        // Parsing only (microseconds); a bound a loaded machine keeps.
+        #expect(ContinuousClock.now - started < .seconds(1))
     }
 
     @Test("description never shows the key")

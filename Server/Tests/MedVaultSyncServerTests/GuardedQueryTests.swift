@@ -46,7 +46,8 @@ struct GuardedQueryTests {
             await #expect(throws: SyncServerError.self) {
                 try await connection.guardedQuery("SELECT 1", logger: logger)
             }
-            #expect(ContinuousClock.now - start < .seconds(1))
+            // "At once" against "never": a bound a loaded machine keeps, far below the time limit.
+            #expect(ContinuousClock.now - start < .seconds(10))
         }
         runner.cancel()
         await runner.value

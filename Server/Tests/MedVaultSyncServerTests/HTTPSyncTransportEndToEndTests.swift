@@ -179,7 +179,8 @@ struct HTTPSyncTransportEndToEndTests {
         let started = ContinuousClock.now
         let error = await transportError { try await transport.pull(after: 0, limit: 10, as: credentials) }
         #expect(error?.code == .offline)
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Quickly: refused connections, not the 30-s timeout (a bound a loaded machine keeps).
+        #expect(ContinuousClock.now - started < .seconds(20))
         withExtendedLifetime(refusing) {}
     }
 }

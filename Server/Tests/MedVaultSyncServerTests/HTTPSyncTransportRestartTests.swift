@@ -18,8 +18,10 @@ struct HTTPSyncTransportRestartTests {
         try await TransportVault.with { vault in
             let first = try await ServerProcess(postgres: postgres, database: database, port: port)
             let url = URL(string: "http://127.0.0.1:\(port)")!
-            // Up to 80 attempts, 250 ms apart at most: the transport outlasts a restart.
-            let transport = try makeTransport(url, attempts: 80, maximumDelay: .milliseconds(250), timeout: .seconds(10))
+            // Up to 80 attempts, 250 ms apart at most: the transport outlasts a restart. The
+            // default 30-s timeout: a killed server resets its connections at once, and a
+            // loaded machine can take seconds to answer the registration, which is not retried.
+            let transport = try makeTransport(url, attempts: 80, maximumDelay: .milliseconds(250))
             let device = try await vault.register(transport)
             var sealed: [[SyncEnvelope]] = []
             for batch in 0..<20 {
@@ -98,8 +100,9 @@ struct HTTPSyncTransportRestartTests {
     @Test("PostgreSQL drops the server's connections mid-run: pushes retry over the 5xx answers, none lost or doubled")
     func databaseConnectionsDropped() async throws {
         try await TransportVault.with { vault in try await TestServer.with { server in
-            let transport = try makeTransport(server.baseURL, attempts: 40, maximumDelay: .milliseconds(200),
-                                              timeout: .seconds(5))
+            // The default 30-s timeout: registering is not retried after a timeout, and a
+            // request on a loaded CI machine took more than 5 s.
+            let transport = try makeTransport(server.baseURL, attempts: 40, maximumDelay: .milliseconds(200))
             let device = try await vault.register(transport)
             var sealed: [[SyncEnvelope]] = []
             for batch in 0..<12 {

@@ -19,7 +19,9 @@ struct SyncEngineRestartTests {
         try await EngineDevices.with { devices in
             var server = try await ServerProcess(postgres: postgres, database: database, port: port)
             // Few, quick attempts: a sync gives up `offline` soon and the device syncs again.
-            let transport = try makeTransport(url, attempts: 3, maximumDelay: .milliseconds(100), timeout: .seconds(5))
+            // The default 30-s timeout: a killed server resets its connections at once, and
+            // registering and joining, which are not retried, can take seconds on a loaded machine.
+            let transport = try makeTransport(url, attempts: 3, maximumDelay: .milliseconds(100))
             // Batches of 2: every sync is several pushes and pulls, so the kill lands inside one.
             let a = try await devices.register(transport, batchSize: 2)
             let b = try await devices.join(a, transport, batchSize: 2)
@@ -75,8 +77,10 @@ struct SyncEngineRestartTests {
             // soon, so the graceful stop at the end does not wait 30 s for them.
             let server = try await ServerProcess(postgres: postgres, database: database, port: port,
                                                  extraEnvironment: ["MEDVAULT_SYNC_IDLE_TIMEOUT_SECONDS": "2"])
+            // The default 30-s timeout: a request waits in the server's pool while PostgreSQL
+            // is down (700 ms) and is answered when it is back.
             let transport = try makeTransport(URL(string: "http://127.0.0.1:\(port)")!, attempts: 3,
-                                              maximumDelay: .milliseconds(100), timeout: .seconds(5))
+                                              maximumDelay: .milliseconds(100))
             let a = try await devices.register(transport, batchSize: 5)
             let b = try await devices.join(a, transport, batchSize: 5)
             let c = try await devices.join(a, transport, batchSize: 5)
