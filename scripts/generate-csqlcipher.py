@@ -178,6 +178,8 @@ FNS = [
  ("const unsigned char *","column_text","sqlite3_stmt *s, int i","s, i"),
  ("int","column_type","sqlite3_stmt *s, int i","s, i"),
  ("const char *","db_filename","sqlite3 *db, const char *name","db, name"),
+ ("sqlite3 *","db_handle","sqlite3_stmt *s","s"),
+ ("int","db_status","sqlite3 *db, int op, int *current, int *highwater, int reset","db, op, current, highwater, reset"),
  ("const char *","errmsg","sqlite3 *db","db"),
  ("const char *","errstr","int code","code"),
  ("int","exec","sqlite3 *db, const char *sql, int (*callback)(void *, int, char **, char **), void *context, char **error","db, sql, callback, context, error"),
@@ -193,13 +195,18 @@ FNS = [
  ("void","progress_handler","sqlite3 *db, int steps, int (*handler)(void *), void *context","db, steps, handler, context"),
  ("int","rekey","sqlite3 *db, const void *key, int length","db, key, length"),
  ("int","reset","sqlite3_stmt *s","s"),
+ ("const char *","sql","sqlite3_stmt *s","s"),
  ("int","step","sqlite3_stmt *s","s"),
  ("int","stmt_readonly","sqlite3_stmt *s","s"),
  ("int","system_errno","sqlite3 *db","db"),
  ("int","total_changes","sqlite3 *db","db"),
+ ("int","trace_v2","sqlite3 *db, unsigned mask, int (*callback)(unsigned, void *, void *, void *), void *context","db, mask, callback, context"),
  ("int","wal_checkpoint_v2","sqlite3 *db, const char *name, int mode, int *log, int *checkpointed","db, name, mode, log, checkpointed"),
  ("void *","wal_hook","sqlite3 *db, int (*hook)(void *, sqlite3 *, const char *, int), void *context","db, hook, context"),
 ]
+# Functions MedVault can do without (only the benchmark's statement probe traces): a
+# SQLCipher that lacks them still loads, and the forwarder returns this instead.
+OPTIONAL = {"trace_v2": "SQLITE_ERROR"}
 h=open(HEADER).read()
 def val(c, pat):
     m=re.search(r'#\s*define '+c+pat,h); return m.group(1)
@@ -207,10 +214,10 @@ consts="SQLITE_OK SQLITE_ERROR SQLITE_INTERNAL SQLITE_PERM SQLITE_ABORT SQLITE_B
 P1=r'\s+(\d+)'; P2=r'\s+(\([^\n]*\))'; P3=r'\s+(\S+)'
 lines=[f"#define {c:<26} {val(c, P1)}" for c in consts]
 ext=[f"#define {c:<26} {val(c, P2)}" for c in ["SQLITE_IOERR_FSYNC","SQLITE_CONSTRAINT_TRIGGER"]]
-other=[f"#define {c:<26} {val(c, P3)}" for c in ["SQLITE_INTEGER","SQLITE_FLOAT","SQLITE_BLOB","SQLITE_NULL","SQLITE_TEXT","SQLITE_OPEN_READONLY","SQLITE_OPEN_READWRITE","SQLITE_OPEN_CREATE","SQLITE_OPEN_NOMUTEX","SQLITE_OPEN_FULLMUTEX","SQLITE_CHECKPOINT_PASSIVE","SQLITE_CHECKPOINT_FULL","SQLITE_CHECKPOINT_RESTART","SQLITE_CHECKPOINT_TRUNCATE"]]
+other=[f"#define {c:<26} {val(c, P3)}" for c in ["SQLITE_INTEGER","SQLITE_FLOAT","SQLITE_BLOB","SQLITE_NULL","SQLITE_TEXT","SQLITE_OPEN_READONLY","SQLITE_OPEN_READWRITE","SQLITE_OPEN_CREATE","SQLITE_OPEN_NOMUTEX","SQLITE_OPEN_FULLMUTEX","SQLITE_CHECKPOINT_PASSIVE","SQLITE_CHECKPOINT_FULL","SQLITE_CHECKPOINT_RESTART","SQLITE_CHECKPOINT_TRUNCATE","SQLITE_TRACE_STMT","SQLITE_TRACE_PROFILE","SQLITE_DBSTATUS_CACHE_HIT","SQLITE_DBSTATUS_CACHE_MISS","SQLITE_DBSTATUS_CACHE_WRITE"]]
 def sig(r,n,p): return f"{r}{'' if r.endswith('*') else ' '}medvault_sqlite3_{n}({p})"
 hdr=TEMPLATES['header-top']
-hdr+="\n// Result codes.\n"+"\n".join(lines)+"\n\n// Extended result codes MedVault tells apart.\n"+"\n".join(ext)+"\n\n// Column types, open flags, checkpoint modes.\n"+"\n".join(other)+"\n\n"+TEMPLATES['header-mid']
+hdr+="\n// Result codes.\n"+"\n".join(lines)+"\n\n// Extended result codes MedVault tells apart.\n"+"\n".join(ext)+"\n\n// Column types, open flags, checkpoint modes, trace events and connection counters.\n"+"\n".join(other)+"\n\n"+TEMPLATES['header-mid']
 for r,n,p,a in FNS: hdr+=sig(r,n,p)+";\n"
 hdr+="\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n"
 open(os.path.join(ROOT, 'Sources/CSQLCipher/include/CSQLCipher.h'),'w').write(hdr)
@@ -223,6 +230,9 @@ for r,n,p,a in FNS: c+=f"extern {r}{'' if r.endswith('*') else ' '}sqlite3_{n}({
 c+="#endif\n\n"+TEMPLATES['c-load-top']
 c+="#if defined(__linux__)\n"
 for r,n,p,a in FNS:
+    if n in OPTIONAL:
+        c+=f"    // Optional (SQLite 3.14): without it MedVault still loads.\n    *(void **)&api.{n} = dlsym(library, \"sqlite3_{n}\");\n"
+        continue
     c+=f'''    if ((*(void **)&api.{n} = dlsym(library, "sqlite3_{n}")) == NULL) {{
         load_error = "SQLCipher lacks sqlite3_{n}";
         return;
@@ -238,6 +248,8 @@ for r,n,p,a in FNS:
         # The one entry point without a handle: it loads the library, and fails as
         # SQLITE_CANTOPEN without it (every other function needs a handle it gave).
         c+=f"{sig(r,n,p)} {{\n    if (medvault_sqlcipher_load() != 0) {{\n        *db = NULL;\n        return SQLITE_CANTOPEN;\n    }}\n    return api.{n}({a});\n}}\n"
+    elif n in OPTIONAL:
+        c+=f"{sig(r,n,p)} {{ return api.{n} != NULL ? api.{n}({a}) : {OPTIONAL[n]}; }}\n"
     elif n == "errstr":
         c+=f"{sig(r,n,p)} {{ return medvault_sqlcipher_load() == 0 ? api.{n}({a}) : \"SQLCipher is not loaded\"; }}\n"
     else:

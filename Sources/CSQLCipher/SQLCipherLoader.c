@@ -31,6 +31,8 @@ static struct {
     const unsigned char *(*column_text)(sqlite3_stmt *s, int i);
     int (*column_type)(sqlite3_stmt *s, int i);
     const char *(*db_filename)(sqlite3 *db, const char *name);
+    sqlite3 *(*db_handle)(sqlite3_stmt *s);
+    int (*db_status)(sqlite3 *db, int op, int *current, int *highwater, int reset);
     const char *(*errmsg)(sqlite3 *db);
     const char *(*errstr)(int code);
     int (*exec)(sqlite3 *db, const char *sql, int (*callback)(void *, int, char **, char **), void *context, char **error);
@@ -46,10 +48,12 @@ static struct {
     void (*progress_handler)(sqlite3 *db, int steps, int (*handler)(void *), void *context);
     int (*rekey)(sqlite3 *db, const void *key, int length);
     int (*reset)(sqlite3_stmt *s);
+    const char *(*sql)(sqlite3_stmt *s);
     int (*step)(sqlite3_stmt *s);
     int (*stmt_readonly)(sqlite3_stmt *s);
     int (*system_errno)(sqlite3 *db);
     int (*total_changes)(sqlite3 *db);
+    int (*trace_v2)(sqlite3 *db, unsigned mask, int (*callback)(unsigned, void *, void *, void *), void *context);
     int (*wal_checkpoint_v2)(sqlite3 *db, const char *name, int mode, int *log, int *checkpointed);
     void *(*wal_hook)(sqlite3 *db, int (*hook)(void *, sqlite3 *, const char *, int), void *context);
 } api;
@@ -76,6 +80,8 @@ extern const char *sqlite3_column_name(sqlite3_stmt *s, int i);
 extern const unsigned char *sqlite3_column_text(sqlite3_stmt *s, int i);
 extern int sqlite3_column_type(sqlite3_stmt *s, int i);
 extern const char *sqlite3_db_filename(sqlite3 *db, const char *name);
+extern sqlite3 *sqlite3_db_handle(sqlite3_stmt *s);
+extern int sqlite3_db_status(sqlite3 *db, int op, int *current, int *highwater, int reset);
 extern const char *sqlite3_errmsg(sqlite3 *db);
 extern const char *sqlite3_errstr(int code);
 extern int sqlite3_exec(sqlite3 *db, const char *sql, int (*callback)(void *, int, char **, char **), void *context, char **error);
@@ -91,10 +97,12 @@ extern int sqlite3_prepare_v2(sqlite3 *db, const char *sql, int length, sqlite3_
 extern void sqlite3_progress_handler(sqlite3 *db, int steps, int (*handler)(void *), void *context);
 extern int sqlite3_rekey(sqlite3 *db, const void *key, int length);
 extern int sqlite3_reset(sqlite3_stmt *s);
+extern const char *sqlite3_sql(sqlite3_stmt *s);
 extern int sqlite3_step(sqlite3_stmt *s);
 extern int sqlite3_stmt_readonly(sqlite3_stmt *s);
 extern int sqlite3_system_errno(sqlite3 *db);
 extern int sqlite3_total_changes(sqlite3 *db);
+extern int sqlite3_trace_v2(sqlite3 *db, unsigned mask, int (*callback)(unsigned, void *, void *, void *), void *context);
 extern int sqlite3_wal_checkpoint_v2(sqlite3 *db, const char *name, int mode, int *log, int *checkpointed);
 extern void *sqlite3_wal_hook(sqlite3 *db, int (*hook)(void *, sqlite3 *, const char *, int), void *context);
 #endif
@@ -224,6 +232,14 @@ static void load(void) {
         load_error = "SQLCipher lacks sqlite3_db_filename";
         return;
     }
+    if ((*(void **)&api.db_handle = dlsym(library, "sqlite3_db_handle")) == NULL) {
+        load_error = "SQLCipher lacks sqlite3_db_handle";
+        return;
+    }
+    if ((*(void **)&api.db_status = dlsym(library, "sqlite3_db_status")) == NULL) {
+        load_error = "SQLCipher lacks sqlite3_db_status";
+        return;
+    }
     if ((*(void **)&api.errmsg = dlsym(library, "sqlite3_errmsg")) == NULL) {
         load_error = "SQLCipher lacks sqlite3_errmsg";
         return;
@@ -284,6 +300,10 @@ static void load(void) {
         load_error = "SQLCipher lacks sqlite3_reset";
         return;
     }
+    if ((*(void **)&api.sql = dlsym(library, "sqlite3_sql")) == NULL) {
+        load_error = "SQLCipher lacks sqlite3_sql";
+        return;
+    }
     if ((*(void **)&api.step = dlsym(library, "sqlite3_step")) == NULL) {
         load_error = "SQLCipher lacks sqlite3_step";
         return;
@@ -300,6 +320,8 @@ static void load(void) {
         load_error = "SQLCipher lacks sqlite3_total_changes";
         return;
     }
+    // Optional (SQLite 3.14): without it MedVault still loads.
+    *(void **)&api.trace_v2 = dlsym(library, "sqlite3_trace_v2");
     if ((*(void **)&api.wal_checkpoint_v2 = dlsym(library, "sqlite3_wal_checkpoint_v2")) == NULL) {
         load_error = "SQLCipher lacks sqlite3_wal_checkpoint_v2";
         return;
@@ -329,6 +351,8 @@ static void load(void) {
     api.column_text = sqlite3_column_text;
     api.column_type = sqlite3_column_type;
     api.db_filename = sqlite3_db_filename;
+    api.db_handle = sqlite3_db_handle;
+    api.db_status = sqlite3_db_status;
     api.errmsg = sqlite3_errmsg;
     api.errstr = sqlite3_errstr;
     api.exec = sqlite3_exec;
@@ -344,10 +368,12 @@ static void load(void) {
     api.progress_handler = sqlite3_progress_handler;
     api.rekey = sqlite3_rekey;
     api.reset = sqlite3_reset;
+    api.sql = sqlite3_sql;
     api.step = sqlite3_step;
     api.stmt_readonly = sqlite3_stmt_readonly;
     api.system_errno = sqlite3_system_errno;
     api.total_changes = sqlite3_total_changes;
+    api.trace_v2 = sqlite3_trace_v2;
     api.wal_checkpoint_v2 = sqlite3_wal_checkpoint_v2;
     api.wal_hook = sqlite3_wal_hook;
 #endif
@@ -392,6 +418,8 @@ const char *medvault_sqlite3_column_name(sqlite3_stmt *s, int i) { return api.co
 const unsigned char *medvault_sqlite3_column_text(sqlite3_stmt *s, int i) { return api.column_text(s, i); }
 int medvault_sqlite3_column_type(sqlite3_stmt *s, int i) { return api.column_type(s, i); }
 const char *medvault_sqlite3_db_filename(sqlite3 *db, const char *name) { return api.db_filename(db, name); }
+sqlite3 *medvault_sqlite3_db_handle(sqlite3_stmt *s) { return api.db_handle(s); }
+int medvault_sqlite3_db_status(sqlite3 *db, int op, int *current, int *highwater, int reset) { return api.db_status(db, op, current, highwater, reset); }
 const char *medvault_sqlite3_errmsg(sqlite3 *db) { return api.errmsg(db); }
 const char *medvault_sqlite3_errstr(int code) { return medvault_sqlcipher_load() == 0 ? api.errstr(code) : "SQLCipher is not loaded"; }
 int medvault_sqlite3_exec(sqlite3 *db, const char *sql, int (*callback)(void *, int, char **, char **), void *context, char **error) { return api.exec(db, sql, callback, context, error); }
@@ -413,9 +441,11 @@ int medvault_sqlite3_prepare_v2(sqlite3 *db, const char *sql, int length, sqlite
 void medvault_sqlite3_progress_handler(sqlite3 *db, int steps, int (*handler)(void *), void *context) { api.progress_handler(db, steps, handler, context); }
 int medvault_sqlite3_rekey(sqlite3 *db, const void *key, int length) { return api.rekey(db, key, length); }
 int medvault_sqlite3_reset(sqlite3_stmt *s) { return api.reset(s); }
+const char *medvault_sqlite3_sql(sqlite3_stmt *s) { return api.sql(s); }
 int medvault_sqlite3_step(sqlite3_stmt *s) { return api.step(s); }
 int medvault_sqlite3_stmt_readonly(sqlite3_stmt *s) { return api.stmt_readonly(s); }
 int medvault_sqlite3_system_errno(sqlite3 *db) { return api.system_errno(db); }
 int medvault_sqlite3_total_changes(sqlite3 *db) { return api.total_changes(db); }
+int medvault_sqlite3_trace_v2(sqlite3 *db, unsigned mask, int (*callback)(unsigned, void *, void *, void *), void *context) { return api.trace_v2 != NULL ? api.trace_v2(db, mask, callback, context) : SQLITE_ERROR; }
 int medvault_sqlite3_wal_checkpoint_v2(sqlite3 *db, const char *name, int mode, int *log, int *checkpointed) { return api.wal_checkpoint_v2(db, name, mode, log, checkpointed); }
 void *medvault_sqlite3_wal_hook(sqlite3 *db, int (*hook)(void *, sqlite3 *, const char *, int), void *context) { return api.wal_hook(db, hook, context); }

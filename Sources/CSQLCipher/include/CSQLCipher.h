@@ -75,7 +75,7 @@ typedef void (*sqlite3_destructor_type)(void *);
 #define SQLITE_IOERR_FSYNC         (SQLITE_IOERR | (4<<8))
 #define SQLITE_CONSTRAINT_TRIGGER  (SQLITE_CONSTRAINT | (7<<8))
 
-// Column types, open flags, checkpoint modes.
+// Column types, open flags, checkpoint modes, trace events and connection counters.
 #define SQLITE_INTEGER             1
 #define SQLITE_FLOAT               2
 #define SQLITE_BLOB                4
@@ -90,6 +90,11 @@ typedef void (*sqlite3_destructor_type)(void *);
 #define SQLITE_CHECKPOINT_FULL     1
 #define SQLITE_CHECKPOINT_RESTART  2
 #define SQLITE_CHECKPOINT_TRUNCATE 3
+#define SQLITE_TRACE_STMT          0x01
+#define SQLITE_TRACE_PROFILE       0x02
+#define SQLITE_DBSTATUS_CACHE_HIT  7
+#define SQLITE_DBSTATUS_CACHE_MISS 8
+#define SQLITE_DBSTATUS_CACHE_WRITE 9
 
 /// Opens SQLCipher once per process (later calls return the first result): 0 when every
 /// function below is ready, -1 when the library or one of its functions is missing
@@ -133,6 +138,8 @@ const char *medvault_sqlite3_column_name(sqlite3_stmt *s, int i);
 const unsigned char *medvault_sqlite3_column_text(sqlite3_stmt *s, int i);
 int medvault_sqlite3_column_type(sqlite3_stmt *s, int i);
 const char *medvault_sqlite3_db_filename(sqlite3 *db, const char *name);
+sqlite3 *medvault_sqlite3_db_handle(sqlite3_stmt *s);
+int medvault_sqlite3_db_status(sqlite3 *db, int op, int *current, int *highwater, int reset);
 const char *medvault_sqlite3_errmsg(sqlite3 *db);
 const char *medvault_sqlite3_errstr(int code);
 int medvault_sqlite3_exec(sqlite3 *db, const char *sql, int (*callback)(void *, int, char **, char **), void *context, char **error);
@@ -148,10 +155,12 @@ int medvault_sqlite3_prepare_v2(sqlite3 *db, const char *sql, int length, sqlite
 void medvault_sqlite3_progress_handler(sqlite3 *db, int steps, int (*handler)(void *), void *context);
 int medvault_sqlite3_rekey(sqlite3 *db, const void *key, int length);
 int medvault_sqlite3_reset(sqlite3_stmt *s);
+const char *medvault_sqlite3_sql(sqlite3_stmt *s);
 int medvault_sqlite3_step(sqlite3_stmt *s);
 int medvault_sqlite3_stmt_readonly(sqlite3_stmt *s);
 int medvault_sqlite3_system_errno(sqlite3 *db);
 int medvault_sqlite3_total_changes(sqlite3 *db);
+int medvault_sqlite3_trace_v2(sqlite3 *db, unsigned mask, int (*callback)(unsigned, void *, void *, void *), void *context);
 int medvault_sqlite3_wal_checkpoint_v2(sqlite3 *db, const char *name, int mode, int *log, int *checkpointed);
 void *medvault_sqlite3_wal_hook(sqlite3 *db, int (*hook)(void *, sqlite3 *, const char *, int), void *context);
 
