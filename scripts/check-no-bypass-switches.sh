@@ -30,7 +30,8 @@ if ! grep -q "busyTimeoutMilliseconds" <<<"$defined"; then
     exit 1
 fi
 found=0
-for name in _auditTrailDisabled _changeLogDisabled _appendSyntheticEntries appendSyntheticAuditEntries withSyncKeysSPI; do
+for name in _auditTrailDisabled _changeLogDisabled _appendSyntheticEntries appendSyntheticAuditEntries withSyncKeysSPI \
+            14StatementProbeC _statementProbe; do
     if grep -q "$name" <<<"$symbols"; then
         echo "check-no-bypass-switches: $name is in the library an app links" >&2
         found=1

@@ -37,7 +37,17 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     /// with it has gaps in its trail that `verify()` cannot see. Trait
     /// `BenchmarkSwitches` only.
     @_spi(Benchmarks) public var _auditTrailDisabled = false
+    /// Benchmarks only: when set, every connection of the pool reports its statements,
+    /// their time in SQLCipher and their pages to this probe, and every write its
+    /// hand-off (``StatementProbe``; `make bench`'s per-update breakdown). Trait
+    /// `BenchmarkSwitches` only.
+    @_spi(Benchmarks) public var _statementProbe: StatementProbe?
     #endif
+
+    /// WAL pages after which a background checkpoint is asked for
+    /// (``CheckpointScheduler/defaultBackgroundThreshold``). Internal: the storage tests
+    /// run the checkpoint cycle at SQLite's 1,000 pages, with a quarter of the writing.
+    var backgroundCheckpointPages = CheckpointScheduler.defaultBackgroundThreshold
 
     /// The defaults described on each property.
     public init() {}

@@ -34,6 +34,10 @@ public final class DatabaseConnection {
     /// how a job on the fast path (busy timeout 0) learns it met another connection's
     /// lock even when its body caught the error (``LazyConnection/withoutWaiting(_:)``).
     var sawBusy = false
+    #if BenchmarkSwitches
+    /// Benchmarks only: told how long each statement took to prepare.
+    var probe: StatementProbe?
+    #endif
     /// Appends change-log entries in this connection's write transactions.
     private(set) lazy var changeLogWriter = ChangeLogWriter(connection: self)
 
@@ -136,6 +140,10 @@ public final class DatabaseConnection {
     private func cachedStatement(_ sql: String) throws -> OpaquePointer {
         if let statement = statements[sql] { return statement }
         var statement: OpaquePointer?
+        #if BenchmarkSwitches
+        let started = ContinuousClock.now
+        defer { probe?.recordPrepare(.now - started) }
+        #endif
         let result = medvault_sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
         guard result == SQLITE_OK, let statement else {
             throw failure(result, "preparing a statement")

@@ -63,11 +63,19 @@ final class LazyConnection: @unchecked Sendable {
         if isClosed { throw VaultDatabase.closedError }
         if let connection { return connection }
         let logAbsent = !DatabaseFile.logExists(of: path)
+        #if BenchmarkSwitches
+        let started = ContinuousClock.now
+        #endif
         let opened = try DatabaseConnection.open(path: path, key: keyBox.key, role: role, configuration: configuration)
         checkpoints?.install(on: opened.handle)
         #if BenchmarkSwitches
         opened.changeLog.isDisabled = configuration._changeLogDisabled
         opened.changeLog.audit.isDisabled = configuration._auditTrailDisabled
+        if let probe = configuration._statementProbe {
+            probe.recordConnectionOpen(.now - started)
+            probe.install(on: opened.handle)
+            opened.probe = probe
+        }
         #endif
         opened.changeLog.audit.keys = auditKeys
         connection = opened

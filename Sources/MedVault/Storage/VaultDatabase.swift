@@ -53,7 +53,7 @@ public final class VaultDatabase: Sendable {
     private let companions = PoolCompanions()
     private let writer: ConnectionActor
     private let writeQueue = GroupCommitQueue()
-    private let checkpoints = CheckpointScheduler()
+    private let checkpoints: CheckpointScheduler
     /// Internal for tests, which hold it busy to observe what a commit does alone.
     let checkpointer: ConnectionActor
     private let checkpointCount = AtomicCounter()
@@ -73,6 +73,8 @@ public final class VaultDatabase: Sendable {
         let keyBox = try DatabaseKeyBox(copying: key)
         self.keyBox = keyBox
         let path = url.path
+        let checkpoints = CheckpointScheduler(backgroundThreshold: configuration.backgroundCheckpointPages)
+        self.checkpoints = checkpoints
         self.writer = ConnectionActor(path: path, keyBox: keyBox, role: .writer,
                                       configuration: configuration, name: "medvault.writer",
                                       checkpoints: checkpoints, commits: commits, auditKeys: auditKeys)
@@ -218,15 +220,26 @@ public final class VaultDatabase: Sendable {
         duration: ExpectedDuration = .short, durability: CommitDurability,
         _ body: @escaping @Sendable (DatabaseConnection) throws -> Value
     ) async throws -> Value {
+        #if BenchmarkSwitches
+        let called = ContinuousClock.now
+        #endif
         try await gate.enter()
         defer { gate.leave() }
         readers.acquireWriter()
         defer { readers.releaseWriter() }
         let interrupter = writer.interrupter
         let value = WriteValue<Value>()
+        #if BenchmarkSwitches
+        let probe = configuration._statementProbe
+        let write = GroupedWrite(ticket: interrupter.makeTicket(), durability: durability) { db in
+            probe?.recordHandOff(.now - called)
+            value.store(try body(db))
+        }
+        #else
         let write = GroupedWrite(ticket: interrupter.makeTicket(), durability: durability) { db in
             value.store(try body(db))
         }
+        #endif
         await withTaskCancellationHandler {
             await writer.performGrouped(write, queue: writeQueue, duration: duration)
         } onCancel: {
