@@ -15,16 +15,18 @@ import MedVaultKeys
 /// vault, opened with the change log off (`DatabaseConfiguration._changeLogDisabled`,
 /// `@_spi(Benchmarks)`), alternates with them: the log's cost in the same run; a third,
 /// with the audit trail off (`DatabaseConfiguration._auditTrailDisabled`), the trail's.
+/// Then the first vault runs the calls again with a `StatementProbe`: the per-call
+/// breakdown (``ProbeBreakdown``).
 struct GetUpdateWorkload: Workload {
     let id = "W5"
     let title = "get + update (new phone), durable, vs the peers at FULL and NORMAL"
 
-    static let patientCount = 1_000
     static let warmUps = 20
 
     func run(in context: BenchmarkContext) async throws -> [Measurement] {
         let updates = context.scaled(2_000, minimum: 200)
-        let data = ClinicData(patientCount: Self.patientCount, sessionCount: 0, seed: context.seed)
+        // The clinic's patients at full scale (10,000): the B-trees an update walks are a real clinic's.
+        let data = ClinicData(patientCount: context.scaled(10_000, minimum: 1_000), sessionCount: 0, seed: context.seed)
         var rng = SplitMix64(seed: context.seed).fork(0x5755)
         let indexes = (0..<(updates + Self.warmUps)).map { _ in Int.random(in: 0..<data.patients.count, using: &rng) }
 
@@ -101,6 +103,16 @@ struct GetUpdateWorkload: Workload {
             guard updated == Int64(indexes.count) else { throw BenchmarkError("W5: C plain stored \(updated ?? -1) updates") }
         }
 
+        context.log("W5: \(updates) more calls on the same vault, probed (the per-call breakdown)")
+        let ids = data.patients.map(\.id)
+        let calls = indexes.count
+        let breakdown = try await ProbeBreakdown.update(folder: folder, password: "w5 contraseña",
+                                                         calls: updates) { vault, call in
+            var patient = try await vault.patients.get(ids[indexes[call % calls]])
+            patient.phoneNumber = PlainSchema.phone(calls + call) // not the phone W5 gave it
+            _ = try await vault.patients.update(patient)
+        }
+
         context.log("W5: GRDB peer")
         let grdb = try GRDBPeerProcess.run(PeerRequest(
             workload: .getUpdate, directory: context.directory.path, patientCount: data.patients.count,
@@ -143,6 +155,6 @@ struct GetUpdateWorkload: Workload {
                         medVault: Statistics.p99(latencies[0]), reference: nil, unit: .microseconds, target: nil,
                         note: nil)
                 .with(plain: Statistics.p99(latencies[2]), grdb: try GRDBPeerProcess.figure(grdb, "normal.p99")),
-        ]
+        ] + breakdown
     }
 }

@@ -90,12 +90,13 @@ enum MeasureUnit: String, Sendable {
     case writesPerSecond = "writes/s"
     case ratio = "×"
     case pages = "pages"
+    case statements = "statements"
 
     /// Rates are better when higher; times and memory when lower.
     var higherIsBetter: Bool {
         switch self {
         case .rowsPerSecond, .megabytesPerSecond, .writesPerSecond: return true
-        case .milliseconds, .microseconds, .mebibytes, .ratio, .pages: return false
+        case .milliseconds, .microseconds, .mebibytes, .ratio, .pages, .statements: return false
         }
     }
 
@@ -106,7 +107,7 @@ enum MeasureUnit: String, Sendable {
         switch self {
         case .rowsPerSecond, .writesPerSecond:
             return "\(Self.grouped(Int(value.rounded()))) \(rawValue)"
-        case .milliseconds, .microseconds, .megabytesPerSecond, .mebibytes, .ratio, .pages:
+        case .milliseconds, .microseconds, .megabytesPerSecond, .mebibytes, .ratio, .pages, .statements:
             let digits = value >= 100 ? 0 : (value >= 10 ? 1 : 2)
             return String(format: "%.\(digits)f %@", value, rawValue)
         }

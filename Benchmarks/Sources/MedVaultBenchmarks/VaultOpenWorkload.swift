@@ -10,7 +10,8 @@ import MedVaultKeys
 /// then `SELECT count(*)`) and GRDB (a `DatabaseQueue` and a `DatabasePool`, then
 /// `Patient.fetchCount`). The vault does more on purpose: the keyring read and unwrap,
 /// the folder and file checks, the presence and keyring locks, the schema check; the
-/// ratio is their price. Closing is not timed; the figure is the median.
+/// ratio is their price. Closing is not timed; the figure is the median. Then the same
+/// opens again with a `StatementProbe`: where an open's time goes (``ProbeBreakdown``).
 struct VaultOpenWorkload: Workload {
     let id = "W2"
     let title = "Vault.open(secretStore:) + first query vs the peers"
@@ -67,6 +68,10 @@ struct VaultOpenWorkload: Workload {
             }
         }
 
+        context.log("W2: \(iterations) more opens, probed (the per-open breakdown)")
+        let breakdown = try await ProbeBreakdown.open(folder: folder, store: store, patients: patientCount,
+                                                      opens: iterations)
+
         context.log("W2: GRDB peer")
         let grdb = try GRDBPeerProcess.run(PeerRequest(
             workload: .open, directory: context.directory.path, patientCount: patientCount, sessionsPerPatient: 0,
@@ -86,6 +91,6 @@ struct VaultOpenWorkload: Workload {
                         medVault: Statistics.median(medVault), reference: nil, unit: .milliseconds, target: nil,
                         note: nil)
                 .with(plain: nil, grdb: try GRDBPeerProcess.figure(grdb, "pool.ms")),
-        ]
+        ] + breakdown
     }
 }
