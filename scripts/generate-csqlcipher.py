@@ -55,7 +55,9 @@ typedef int64_t sqlite3_int64;
 typedef void (*sqlite3_destructor_type)(void *);
 '''
 TEMPLATES['header-mid'] = r'''/// Opens SQLCipher once per process (later calls return the first result): 0 when every
-/// function below is ready, -1 when the library or one of its functions is missing
+/// function below is ready (but `sqlite3_trace_v2`, which SQLite has since 3.14 and only
+/// the benchmarks' statement probe uses: without it its forwarder returns SQLITE_ERROR),
+/// -1 when the library or one of its functions is missing
 /// (`medvault_sqlcipher_load_error()` says which). Call it before any other function of
 /// this header; they must not be called when it failed.
 int medvault_sqlcipher_load(void);
@@ -178,7 +180,6 @@ FNS = [
  ("const unsigned char *","column_text","sqlite3_stmt *s, int i","s, i"),
  ("int","column_type","sqlite3_stmt *s, int i","s, i"),
  ("const char *","db_filename","sqlite3 *db, const char *name","db, name"),
- ("sqlite3 *","db_handle","sqlite3_stmt *s","s"),
  ("int","db_status","sqlite3 *db, int op, int *current, int *highwater, int reset","db, op, current, highwater, reset"),
  ("const char *","errmsg","sqlite3 *db","db"),
  ("const char *","errstr","int code","code"),

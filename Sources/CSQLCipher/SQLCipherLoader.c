@@ -31,7 +31,6 @@ static struct {
     const unsigned char *(*column_text)(sqlite3_stmt *s, int i);
     int (*column_type)(sqlite3_stmt *s, int i);
     const char *(*db_filename)(sqlite3 *db, const char *name);
-    sqlite3 *(*db_handle)(sqlite3_stmt *s);
     int (*db_status)(sqlite3 *db, int op, int *current, int *highwater, int reset);
     const char *(*errmsg)(sqlite3 *db);
     const char *(*errstr)(int code);
@@ -80,7 +79,6 @@ extern const char *sqlite3_column_name(sqlite3_stmt *s, int i);
 extern const unsigned char *sqlite3_column_text(sqlite3_stmt *s, int i);
 extern int sqlite3_column_type(sqlite3_stmt *s, int i);
 extern const char *sqlite3_db_filename(sqlite3 *db, const char *name);
-extern sqlite3 *sqlite3_db_handle(sqlite3_stmt *s);
 extern int sqlite3_db_status(sqlite3 *db, int op, int *current, int *highwater, int reset);
 extern const char *sqlite3_errmsg(sqlite3 *db);
 extern const char *sqlite3_errstr(int code);
@@ -232,10 +230,6 @@ static void load(void) {
         load_error = "SQLCipher lacks sqlite3_db_filename";
         return;
     }
-    if ((*(void **)&api.db_handle = dlsym(library, "sqlite3_db_handle")) == NULL) {
-        load_error = "SQLCipher lacks sqlite3_db_handle";
-        return;
-    }
     if ((*(void **)&api.db_status = dlsym(library, "sqlite3_db_status")) == NULL) {
         load_error = "SQLCipher lacks sqlite3_db_status";
         return;
@@ -351,7 +345,6 @@ static void load(void) {
     api.column_text = sqlite3_column_text;
     api.column_type = sqlite3_column_type;
     api.db_filename = sqlite3_db_filename;
-    api.db_handle = sqlite3_db_handle;
     api.db_status = sqlite3_db_status;
     api.errmsg = sqlite3_errmsg;
     api.errstr = sqlite3_errstr;
@@ -418,7 +411,6 @@ const char *medvault_sqlite3_column_name(sqlite3_stmt *s, int i) { return api.co
 const unsigned char *medvault_sqlite3_column_text(sqlite3_stmt *s, int i) { return api.column_text(s, i); }
 int medvault_sqlite3_column_type(sqlite3_stmt *s, int i) { return api.column_type(s, i); }
 const char *medvault_sqlite3_db_filename(sqlite3 *db, const char *name) { return api.db_filename(db, name); }
-sqlite3 *medvault_sqlite3_db_handle(sqlite3_stmt *s) { return api.db_handle(s); }
 int medvault_sqlite3_db_status(sqlite3 *db, int op, int *current, int *highwater, int reset) { return api.db_status(db, op, current, highwater, reset); }
 const char *medvault_sqlite3_errmsg(sqlite3 *db) { return api.errmsg(db); }
 const char *medvault_sqlite3_errstr(int code) { return medvault_sqlcipher_load() == 0 ? api.errstr(code) : "SQLCipher is not loaded"; }

@@ -54,26 +54,15 @@ final class CheckpointScheduler: @unchecked Sendable {
         case catchingUp(backfilled: Int32, progressed: Bool)
     }
 
-    /// WAL pages after which a background checkpoint is requested.
+    /// WAL pages after which a background checkpoint is requested (SQLite's default
+    /// auto-checkpoint size).
     let backgroundThreshold: Int32
     /// WAL pages after which the writer checkpoints inline anyway.
     let inlineThreshold: Int32
     /// The most frames the writer copies itself after a background checkpoint.
     let catchUpLimit: Int32
 
-    /// WAL pages after which a pool asks for a background checkpoint: 4,000, four times
-    /// SQLite's auto-checkpoint size. A vault's small write adds about nine pages to the
-    /// WAL (`make bench` W5's breakdown counts 8.7 for a patient's new phone: the row, its
-    /// search tokens and their index, the change log, the audit trail), a plain table's
-    /// two or three; at 1,000 pages
-    /// every hundred-and-fifteenth update paid the cycle's catch-up copy and database
-    /// `fsync` (W5's p99 was 3.5× its p50 at full size). At 4,000 it is about one in 460,
-    /// as often per write as SQLite's default on a plain schema. The price: a WAL of up
-    /// to 16 MiB between restarts (4 MiB before), which `lock()` checkpoints and removes.
-    static let defaultBackgroundThreshold: Int32 = 4_000
-
-    init(backgroundThreshold: Int32 = defaultBackgroundThreshold, inlineThreshold: Int32 = 16_000,
-         catchUpLimit: Int32 = 256) {
+    init(backgroundThreshold: Int32 = 1_000, inlineThreshold: Int32 = 16_000, catchUpLimit: Int32 = 256) {
         self.backgroundThreshold = backgroundThreshold
         self.inlineThreshold = inlineThreshold
         self.catchUpLimit = catchUpLimit

@@ -44,11 +44,6 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     @_spi(Benchmarks) public var _statementProbe: StatementProbe?
     #endif
 
-    /// WAL pages after which a background checkpoint is asked for
-    /// (``CheckpointScheduler/defaultBackgroundThreshold``). Internal: the storage tests
-    /// run the checkpoint cycle at SQLite's 1,000 pages, with a quarter of the writing.
-    var backgroundCheckpointPages = CheckpointScheduler.defaultBackgroundThreshold
-
     /// The defaults described on each property.
     public init() {}
 

@@ -35,7 +35,7 @@ public final class DatabaseConnection {
     /// lock even when its body caught the error (``LazyConnection/withoutWaiting(_:)``).
     var sawBusy = false
     #if BenchmarkSwitches
-    /// Benchmarks only: told how long each statement took to prepare.
+    /// Benchmarks only: told each statement's steps, pages and prepare time.
     var probe: StatementProbe?
     #endif
     /// Appends change-log entries in this connection's write transactions.
@@ -60,10 +60,14 @@ public final class DatabaseConnection {
     public func execute(_ sql: String, _ arguments: [VaultValue] = []) throws {
         let statement = try cachedStatement(sql)
         try checkWritePermitted(statement)
-        defer { reset(statement) }
+        var stepping = Duration.zero
+        defer {
+            finished(statement, stepping: stepping)
+            reset(statement)
+        }
         try bind(arguments, to: statement)
         while true {
-            let result = medvault_sqlite3_step(statement)
+            let result = step(statement, adding: &stepping)
             if result == SQLITE_DONE { return }
             if result != SQLITE_ROW { throw failure(result, "executing a statement") }
         }
@@ -114,11 +118,15 @@ public final class DatabaseConnection {
     ) throws {
         let statement = try cachedStatement(sql)
         try checkWritePermitted(statement)
-        defer { reset(statement) }
+        var stepping = Duration.zero
+        defer {
+            finished(statement, stepping: stepping)
+            reset(statement)
+        }
         try bind(arguments, to: statement)
         let row = VaultRow(statement: statement)
         while true {
-            let result = medvault_sqlite3_step(statement)
+            let result = step(statement, adding: &stepping)
             if result == SQLITE_DONE { return }
             guard result == SQLITE_ROW else { throw failure(result, "reading rows") }
             if try !body(row) { return }
@@ -136,6 +144,29 @@ public final class DatabaseConnection {
     }
 
     // MARK: - Statements
+
+    #if BenchmarkSwitches
+    /// One `sqlite3_step`, timed when a probe listens (benchmarks only).
+    private func step(_ statement: OpaquePointer, adding stepping: inout Duration) -> Int32 {
+        guard probe != nil else { return medvault_sqlite3_step(statement) }
+        let started = ContinuousClock.now
+        defer { stepping += .now - started }
+        return medvault_sqlite3_step(statement)
+    }
+
+    /// Tells the probe, if any, that `statement` ran (benchmarks only).
+    private func finished(_ statement: OpaquePointer, stepping: Duration) {
+        probe?.recordStatement(statement, on: handle, stepping: stepping)
+    }
+    #else
+    @inline(__always)
+    private func step(_ statement: OpaquePointer, adding _: inout Duration) -> Int32 {
+        medvault_sqlite3_step(statement)
+    }
+
+    @inline(__always)
+    private func finished(_: OpaquePointer, stepping _: Duration) {}
+    #endif
 
     private func cachedStatement(_ sql: String) throws -> OpaquePointer {
         if let statement = statements[sql] { return statement }

@@ -71,7 +71,8 @@ final class LazyConnection: @unchecked Sendable {
         #if BenchmarkSwitches
         opened.changeLog.isDisabled = configuration._changeLogDisabled
         opened.changeLog.audit.isDisabled = configuration._auditTrailDisabled
-        if let probe = configuration._statementProbe {
+        // Not the checkpoint connection: its rounds run beside the calls a benchmark takes apart.
+        if let probe = configuration._statementProbe, role != .checkpointer {
             probe.recordConnectionOpen(.now - started)
             probe.install(on: opened.handle)
             opened.probe = probe

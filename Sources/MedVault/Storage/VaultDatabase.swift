@@ -53,7 +53,7 @@ public final class VaultDatabase: Sendable {
     private let companions = PoolCompanions()
     private let writer: ConnectionActor
     private let writeQueue = GroupCommitQueue()
-    private let checkpoints: CheckpointScheduler
+    private let checkpoints = CheckpointScheduler()
     /// Internal for tests, which hold it busy to observe what a commit does alone.
     let checkpointer: ConnectionActor
     private let checkpointCount = AtomicCounter()
@@ -73,8 +73,6 @@ public final class VaultDatabase: Sendable {
         let keyBox = try DatabaseKeyBox(copying: key)
         self.keyBox = keyBox
         let path = url.path
-        let checkpoints = CheckpointScheduler(backgroundThreshold: configuration.backgroundCheckpointPages)
-        self.checkpoints = checkpoints
         self.writer = ConnectionActor(path: path, keyBox: keyBox, role: .writer,
                                       configuration: configuration, name: "medvault.writer",
                                       checkpoints: checkpoints, commits: commits, auditKeys: auditKeys)
@@ -221,7 +219,7 @@ public final class VaultDatabase: Sendable {
         _ body: @escaping @Sendable (DatabaseConnection) throws -> Value
     ) async throws -> Value {
         #if BenchmarkSwitches
-        let called = ContinuousClock.now
+        let handOff = configuration._statementProbe?.handOffStarted()
         #endif
         try await gate.enter()
         defer { gate.leave() }
@@ -232,7 +230,7 @@ public final class VaultDatabase: Sendable {
         #if BenchmarkSwitches
         let probe = configuration._statementProbe
         let write = GroupedWrite(ticket: interrupter.makeTicket(), durability: durability) { db in
-            probe?.recordHandOff(.now - called)
+            if let handOff { probe?.recordHandOff(since: handOff) }
             value.store(try body(db))
         }
         #else

@@ -49,42 +49,6 @@ struct BackgroundCheckpointTests {
         }
     }
 
-    @Test("A pool with the default settings asks for no checkpoint before 4,000 WAL pages (a vault's write adds about nine), then asks for one")
-    func defaultThreshold() async throws {
-        try await withTemporaryDirectory { dir in
-            let url = dir.file("d.db")
-            let pool = try await VaultDatabase.open(at: url, key: StorageFixtures.randomKey(), mode: .createIfMissing,
-                                                   migrator: StorageFixtures.notesMigrator)
-            #expect(pool.configuration.backgroundCheckpointPages == 4_000)
-            let body = String(repeating: "d", count: 3_000)
-            // About 2,500 pages in 25 commits: past SQLite's 1,000, short of 4,000.
-            for chunk in Int64(0)..<25 {
-                try await pool.write { db in
-                    for n in Int64(1)...100 {
-                        try db.execute("INSERT INTO note(n, body) VALUES (?, ?)", [.integer(chunk * 1_000 + n), .text(body)])
-                    }
-                }
-            }
-            #expect(Self.size(URL(fileURLWithPath: url.path + "-wal")) > 2_000 * 4_096)
-            #expect(pool.backgroundCheckpointCount == 0)
-            // About 2,000 more: past 4,000, so a round is asked for and runs.
-            for chunk in Int64(25)..<45 {
-                try await pool.write { db in
-                    for n in Int64(1)...100 {
-                        try db.execute("INSERT INTO note(n, body) VALUES (?, ?)", [.integer(chunk * 1_000 + n), .text(body)])
-                    }
-                }
-            }
-            let deadline = ContinuousClock.now + .seconds(60)
-            while pool.backgroundCheckpointCount == 0 && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            #expect(pool.backgroundCheckpointCount >= 1)
-            #expect(try await StorageFixtures.noteNumbers(pool).count == 4_500)
-            await pool.close()
-        }
-    }
-
     @Test("Writers that keep the writer busy still see the WAL restart from its start, with few checkpoints")
     func theLogRestartsUnderSteadyCommits() async throws {
         try await withTemporaryDirectory { dir in

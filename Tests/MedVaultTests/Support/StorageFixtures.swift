@@ -22,15 +22,9 @@ enum StorageFixtures {
         (try? key.withUnsafeBytes { bytes in bytes.map { String(format: "%02x", $0) }.joined() }) ?? ""
     }
 
-    /// A pool of the notes table that asks for a background checkpoint at SQLite's
-    /// 1,000 WAL pages (a vault's pool: 4,000): the checkpoint tests reach the cycle with
-    /// a quarter of the writing.
     static func openNotes(_ url: URL, key: SecureBytes,
                           mode: VaultDatabase.OpenMode = .createIfMissing) async throws -> VaultDatabase {
-        var configuration = DatabaseConfiguration()
-        configuration.backgroundCheckpointPages = 1_000
-        return try await VaultDatabase.open(at: url, key: key, mode: mode, migrator: notesMigrator,
-                                            configuration: configuration)
+        try await VaultDatabase.open(at: url, key: key, mode: mode, migrator: notesMigrator)
     }
 
     static func insertNote(_ pool: VaultDatabase, _ n: Int64, _ body: String) async throws {
