@@ -31,24 +31,16 @@ struct GetUpdateWorkload: Workload {
         let indexes = (0..<(updates + Self.warmUps)).map { _ in Int.random(in: 0..<data.patients.count, using: &rng) }
 
         let folder = context.directory.appendingPathComponent("w5-vault")
-        try? FileManager.default.removeItem(at: folder)
-        let vault = try await Vault.create(at: folder, password: try Password("w5 contraseña"),
-                                           options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0))).vault
-        _ = try await vault.patients.create(data.patients)
-        let logOffFolder = context.directory.appendingPathComponent("w5-vault-log-off")
-        try? FileManager.default.removeItem(at: logOffFolder)
+        let vault = try await Self.makeVault(folder, DatabaseConfiguration(), data)
         var logOff = DatabaseConfiguration()
         logOff._changeLogDisabled = true
-        let vaultLogOff = try await Vault.create(at: logOffFolder, password: try Password("w5 contraseña"),
-                                                 options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0), database: logOff)).vault
-        _ = try await vaultLogOff.patients.create(data.patients)
-        let auditOffFolder = context.directory.appendingPathComponent("w5-vault-audit-off")
-        try? FileManager.default.removeItem(at: auditOffFolder)
+        let vaultLogOff = try await Self.makeVault(context.directory.appendingPathComponent("w5-vault-log-off"),
+                                                   logOff, data)
         var auditOff = DatabaseConfiguration()
         auditOff._auditTrailDisabled = true
-        let vaultAuditOff = try await Vault.create(at: auditOffFolder, password: try Password("w5 contraseña"),
-                                                   options: Vault.Options(kdf: .fastForTestsOnly, passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0), database: auditOff)).vault
-        _ = try await vaultAuditOff.patients.create(data.patients)
+        let vaultAuditOff = try await Self.makeVault(context.directory.appendingPathComponent("w5-vault-audit-off"),
+                                                     auditOff, data)
+
         let key = context.databaseKey(salt: 0x57A5).bytes
         var plains: [PlainClinic] = []
         for synchronous in ["FULL", "NORMAL"] {
@@ -58,7 +50,9 @@ struct GetUpdateWorkload: Workload {
         }
 
         context.log("W5: \(Self.warmUps) warm-up + \(updates) get + update per side, alternating blocks of 50")
-        var latencies: [[Double]] = [[], [], [], [], []]
+        // Sides: 0 the vault, 1 and 2 C plain at FULL and NORMAL, 3 the log off, 4 the trail off.
+        let vaults = [0: vault, 3: vaultLogOff, 4: vaultAuditOff]
+        var latencies: [[Double]] = Array(repeating: [], count: 5)
         var start = 0
         var block = 0
         while start < indexes.count {
@@ -69,8 +63,7 @@ struct GetUpdateWorkload: Workload {
                     let index = indexes[call]
                     let phone = PlainSchema.phone(call)
                     let seconds: Double
-                    if side == 0 || side >= 3 {
-                        let vault = side == 0 ? vault : side == 3 ? vaultLogOff : vaultAuditOff
+                    if let vault = vaults[side] {
                         let id = data.patients[index].id
                         seconds = try await Stopwatch.seconds {
                             var patient = try await vault.patients.get(id)
@@ -91,9 +84,7 @@ struct GetUpdateWorkload: Workload {
         let versions = try await vault.database.read { db in
             try db.fetchOne("SELECT sum(version) FROM patient") { $0.int64(at: 0) }
         }
-        await vault.lock()
-        await vaultLogOff.lock()
-        await vaultAuditOff.lock()
+        for vault in vaults.values { await vault.lock() }
         guard versions == Int64(data.patients.count + indexes.count) else {
             throw BenchmarkError("W5: MedVault stored \(versions ?? -1) versions, expected "
                                  + "\(data.patients.count + indexes.count)")
@@ -147,6 +138,13 @@ struct GetUpdateWorkload: Workload {
                         note: nil)
                 .with(plain: Statistics.p99(latencies[1]), plainTarget: 3,
                       grdb: try GRDBPeerProcess.figure(grdb, "full.p99")),
+            Measurement(label: label + " p99 ÷ its own p50, FULL", referenceLabel: "",
+                        medVault: Statistics.p99(latencies[0]) / Statistics.p50(latencies[0]), reference: nil,
+                        unit: .ratio, target: 3, targetIsAbsolute: true, note: nil),
+            Measurement(label: label + " mean, FULL (\(updates) calls)", referenceLabel: "raw C",
+                        medVault: Self.mean(latencies[0]), reference: nil, unit: .microseconds, target: nil,
+                        note: "the whole time spent, tail included (checkpoint rounds, slow fsyncs), per call")
+                .with(plain: Self.mean(latencies[1]), grdb: nil),
             Measurement(label: label + " p50, peers at NORMAL", referenceLabel: "raw C",
                         medVault: Statistics.p50(latencies[0]), reference: nil, unit: .microseconds, target: nil,
                         note: nil)
@@ -156,5 +154,20 @@ struct GetUpdateWorkload: Workload {
                         note: nil)
                 .with(plain: Statistics.p99(latencies[2]), grdb: try GRDBPeerProcess.figure(grdb, "normal.p99")),
         ] + breakdown
+    }
+
+    /// A vault in `folder` (removed first) opened with `database`, holding `data`'s patients.
+    private static func makeVault(_ folder: URL, _ database: DatabaseConfiguration, _ data: ClinicData) async throws -> Vault {
+        try? FileManager.default.removeItem(at: folder)
+        let options = Vault.Options(kdf: .fastForTestsOnly,
+                                    passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0),
+                                    database: database)
+        let vault = try await Vault.create(at: folder, password: try Password("w5 contraseña"), options: options).vault
+        _ = try await vault.patients.create(data.patients)
+        return vault
+    }
+
+    static func mean(_ sample: [Double]) -> Double {
+        sample.isEmpty ? .nan : sample.reduce(0, +) / Double(sample.count)
     }
 }
