@@ -37,9 +37,9 @@ public struct DatabaseConfiguration: Sendable, Hashable {
     /// with it has gaps in its trail that `verify()` cannot see. Trait
     /// `BenchmarkSwitches` only.
     @_spi(Benchmarks) public var _auditTrailDisabled = false
-    /// Benchmarks only: when set, every connection of the pool reports its statements,
-    /// their time in SQLCipher and their pages to this probe, and every write its
-    /// hand-off (``StatementProbe``; `make bench`'s per-update breakdown). Trait
+    /// Benchmarks only: when set, the pool's writer and readers report their statements,
+    /// the time their steps take in SQLCipher and their pages to this probe, and every
+    /// write its hand-off (``StatementProbe``; `make bench`'s per-call breakdown). Trait
     /// `BenchmarkSwitches` only.
     @_spi(Benchmarks) public var _statementProbe: StatementProbe?
     #endif
