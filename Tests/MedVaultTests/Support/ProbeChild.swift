@@ -60,6 +60,12 @@ final class ProbeChild {
         return true
     }
 
+    /// Writes `line` and a newline to the child's standard input. Only while the child
+    /// runs and reads it (a write to a pipe nobody reads any more raises SIGPIPE).
+    func send(_ line: String) throws {
+        try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
+
     /// Closes the child's standard input (`hold` then locks its vault and exits).
     func closeInput() throws {
         try input.fileHandleForWriting.close()

@@ -232,13 +232,22 @@ struct SyncSealStepTests {
             var kills = 0
             for round in 0..<60 where !finished {
                 let child = try ProbeChild(["seal-steps", dir.file("device-0").path], outputURL: dir.file("out-\(round)"))
-                // After one or two committed steps (each round makes progress), at a random
-                // moment of the next: between two steps or inside one.
-                let printed = try await child.waitForLines(Int.random(in: 1...2, using: &random))
-                // Not a wait for anything: a random delay places the kill between or inside
-                // steps. Whatever the machine's speed, each round ends with a kill or the end,
-                // and the outcome is checked the same way.
-                try await Task.sleep(for: .microseconds(Int.random(in: 0...3_000, using: &random)))
+                // The probe waits after each committed step until told to go on, so it never
+                // runs ahead of the kill, however slowly this process is scheduled: every
+                // round but the last is killed. After one or two committed steps (each round
+                // makes progress), the kill lands between two steps or inside the next.
+                let steps = Int.random(in: 1...2, using: &random)
+                var printed = true
+                for step in 1...steps where printed {
+                    printed = try await child.waitForLines(step)
+                    if step < steps, printed, child.lines.last == "step" { try child.send("go") }
+                }
+                if printed, child.lines.last == "step", Bool.random(using: &random) {
+                    try child.send("go")
+                    // Not a wait for anything: a random delay places the kill inside the next
+                    // step (or, on a slow moment, after it, where the probe waits again).
+                    try await Task.sleep(for: .microseconds(Int.random(in: 0...3_000, using: &random)))
+                }
                 kill(child.process.processIdentifier, SIGKILL)
                 child.process.waitUntilExit()
                 finished = child.lines.contains("finished")
