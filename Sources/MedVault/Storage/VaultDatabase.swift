@@ -219,7 +219,8 @@ public final class VaultDatabase: Sendable {
         _ body: @escaping @Sendable (DatabaseConnection) throws -> Value
     ) async throws -> Value {
         #if BenchmarkSwitches
-        let handOff = configuration._statementProbe?.handOffStarted()
+        let probe = configuration._statementProbe
+        let handOff = probe?.handOffStarted()
         #endif
         try await gate.enter()
         defer { gate.leave() }
@@ -227,17 +228,12 @@ public final class VaultDatabase: Sendable {
         defer { readers.releaseWriter() }
         let interrupter = writer.interrupter
         let value = WriteValue<Value>()
-        #if BenchmarkSwitches
-        let probe = configuration._statementProbe
         let write = GroupedWrite(ticket: interrupter.makeTicket(), durability: durability) { db in
+            #if BenchmarkSwitches
             if let handOff { probe?.recordHandOff(since: handOff) }
+            #endif
             value.store(try body(db))
         }
-        #else
-        let write = GroupedWrite(ticket: interrupter.makeTicket(), durability: durability) { db in
-            value.store(try body(db))
-        }
-        #endif
         await withTaskCancellationHandler {
             await writer.performGrouped(write, queue: writeQueue, duration: duration)
         } onCancel: {
