@@ -144,7 +144,6 @@ extension Keyring {
     }
 
     package static func randomBytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in generator.next() }
+        SecureRandom.bytes(count)
     }
 }

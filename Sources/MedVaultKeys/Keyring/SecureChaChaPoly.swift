@@ -1,4 +1,5 @@
 import CSodium
+import MedVaultCore
 
 /// ChaCha20-Poly1305 (RFC 8439, the IETF construction) by libsodium
 /// (`crypto_aead_chacha20poly1305_ietf_*_detached`), with the key read straight from the
@@ -25,8 +26,7 @@ enum SecureChaChaPoly {
 
     /// A fresh random 96-bit nonce.
     static func randomNonce() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<nonceLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        SecureRandom.bytes(nonceLength)
     }
 
     /// Seals `plaintext` into `ciphertext` (same length) and returns the 16-byte tag, or

@@ -86,14 +86,10 @@ public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConv
         }
     }
 
-    /// `count` bytes from the system's cryptographically secure random number generator.
+    /// `count` bytes from the system's cryptographically secure random number generator
+    /// (libsodium's `randombytes_buf`).
     public static func random(count: Int) -> SecureBytes {
-        var generator = SystemRandomNumberGenerator()
-        return SecureBytes(count: count) { buffer in
-            for index in buffer.indices {
-                buffer[index] = generator.next()
-            }
-        }
+        SecureBytes(count: count) { SecureRandom.fill($0) }
     }
 
     /// A new buffer holding the same bytes, copied page to page.
