@@ -165,6 +165,21 @@ package enum PendingChangeSealer {
         var consumed = 0
         // Each table's synced columns, read once (`PRAGMA table_info`) instead of per record.
         var columnsByTable: [VaultTable: [String]] = [:]
+        // Outbox rows and clocks are written 64 at a time (`MultiRowStatement`): the outbox
+        // rows in seal order, flushed before an attachment's chunks so that they keep it.
+        // A record's clock is read before its own is queued, and no record comes twice.
+        var outbox: [SyncStateStore.SyncEnvelopeRow] = []
+        var clocks: [(clock: SyncStateStore.Clock, table: VaultTable, id: UUID)] = []
+        func flush(atLeast rows: Int) throws {
+            if outbox.count >= rows {
+                try SyncStateStore.enqueue(outbox, db)
+                outbox.removeAll(keepingCapacity: true)
+            }
+            if clocks.count >= rows {
+                try SyncStateStore.setClocks(clocks, db)
+                clocks.removeAll(keepingCapacity: true)
+            }
+        }
         for pending in order {
             if planned, chunks >= chunkBudget { break }
             consumed += 1
@@ -174,6 +189,7 @@ package enum PendingChangeSealer {
             let base = try SyncStateStore.clock(pending.table, pending.id, db)
             let stamp = max(pending.last.timestamp.rawValue, (base?.timestamp ?? 0) + 1)
             if pending.table == .attachment, state != nil {
+                try flush(atLeast: 1)
                 // The content first: a receiver normally has every chunk when the
                 // metadata arrives, and completes the attachment in that transaction.
                 chunks += try sealChunks(
@@ -204,16 +220,17 @@ package enum PendingChangeSealer {
                 try SyncStateStore.noteUnsent(SyncUnsentRecord(table: pending.table, recordID: pending.id,
                                                                code: error.code, reason: error.reason),
                                               sequence: pending.last.sequence, db)
-                try SyncStateStore.setClock(.init(timestamp: stamp, deviceID: localDevice), pending.table,
-                                            pending.id, db)
+                clocks.append((.init(timestamp: stamp, deviceID: localDevice), pending.table, pending.id))
                 continue
             }
             numbers.advance()
-            try SyncStateStore.enqueue(.init(id: envelope.id, recordKey: envelope.recordKey,
-                                             ciphertext: envelope.ciphertext, epoch: envelope.epoch), db)
-            try SyncStateStore.setClock(.init(timestamp: stamp, deviceID: localDevice), pending.table, pending.id, db)
+            outbox.append(.init(id: envelope.id, recordKey: envelope.recordKey, ciphertext: envelope.ciphertext,
+                                epoch: envelope.epoch))
+            clocks.append((.init(timestamp: stamp, deviceID: localDevice), pending.table, pending.id))
             if listsUnsent { try SyncStateStore.clearUnsent(pending.table, pending.id, db) }
+            try flush(atLeast: 64)
         }
+        try flush(atLeast: 1)
         return (consumed - unsent, consumed)
     }
 
@@ -269,8 +286,8 @@ package enum PendingChangeSealer {
                 deviceID: localDevice, state: chunk.payload, deviceSequence: numbers.upcoming)
             let envelope = try sealer.seal(record, id: try envelopeID(seq))
             numbers.advance()
-            try SyncStateStore.enqueue(.init(id: envelope.id, recordKey: envelope.recordKey,
-                                             ciphertext: envelope.ciphertext, epoch: envelope.epoch), db)
+            try SyncStateStore.enqueue([.init(id: envelope.id, recordKey: envelope.recordKey,
+                                              ciphertext: envelope.ciphertext, epoch: envelope.epoch)], db)
         }
     }
 }

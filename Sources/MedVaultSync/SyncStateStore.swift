@@ -87,11 +87,15 @@ enum SyncStateStore {
 
     // MARK: - Outbox
 
-    static func enqueue(_ envelope: SyncEnvelopeRow, _ db: DatabaseConnection) throws {
-        try db.execute("INSERT INTO sync_outbox (envelope_id, record_key, ciphertext, epoch) VALUES (?, ?, ?, ?)",
-                       [envelope.id.vaultValue, .blob(envelope.recordKey), .blob(envelope.ciphertext),
-                        .integer(Int64(envelope.epoch))])
+    /// Appends `envelopes` to the outbox, in order (their positions follow it).
+    static func enqueue(_ envelopes: [SyncEnvelopeRow], _ db: DatabaseConnection) throws {
+        try enqueueStatement.execute(envelopes, db) { envelope in
+            [envelope.id.vaultValue, .blob(envelope.recordKey), .blob(envelope.ciphertext), .integer(Int64(envelope.epoch))]
+        }
     }
+
+    private static let enqueueStatement = MultiRowStatement(
+        "INSERT INTO sync_outbox (envelope_id, record_key, ciphertext, epoch) VALUES ", row: "(?, ?, ?, ?)")
 
     struct SyncEnvelopeRow: Sendable {
         var position: Int64 = 0
@@ -164,11 +168,13 @@ enum SyncStateStore {
     /// waited while another pass pushed the same rows and sealed new ones) must not
     /// remove a newer envelope that took one of their positions.
     static func removeFromOutbox(_ acknowledged: [OutboxEnvelope], _ db: DatabaseConnection) throws {
-        for row in acknowledged {
-            try db.execute("DELETE FROM sync_outbox WHERE position = ? AND envelope_id = ?",
-                           [.integer(row.position), row.envelope.id.vaultValue])
-        }
+        try removeStatement.execute(acknowledged, db) { row in [.integer(row.position), row.envelope.id.vaultValue] }
     }
+
+    /// Each term a rowid lookup (SQLite's OR optimisation; `SyncOutboxStatementTests`
+    /// checks the plan).
+    static let removeStatement = MultiRowStatement("DELETE FROM sync_outbox WHERE ",
+                                                   row: "(position = ? AND envelope_id = ?)", separator: " OR ")
 
     // MARK: - Record clocks
 
@@ -195,27 +201,13 @@ enum SyncStateStore {
 
     /// Sets several records' clocks with multi-row statements (up to 64 rows each).
     static func setClocks(_ clocks: [(clock: Clock, table: VaultTable, id: UUID)], _ db: DatabaseConnection) throws {
-        var start = 0
-        while start < clocks.count {
-            var level = setClocksSQL.count - 1
-            while (1 << level) > clocks.count - start { level -= 1 }
-            let size = 1 << level
-            var values: [VaultValue] = []
-            values.reserveCapacity(size * 4)
-            for item in clocks[start..<(start + size)] {
-                values += [.text(item.table.rawValue), item.id.vaultValue, .integer(item.clock.timestamp),
-                           item.clock.deviceID.vaultValue]
-            }
-            try db.execute(setClocksSQL[level], values)
-            start += size
+        try setClocksStatement.execute(clocks, db) { item in
+            [.text(item.table.rawValue), item.id.vaultValue, .integer(item.clock.timestamp), item.clock.deviceID.vaultValue]
         }
     }
 
-    /// `INSERT OR REPLACE` statements of 1, 2, 4, … 64 clocks.
-    static let setClocksSQL: [String] = (0...6).map { level in
-        let rows = Array(repeating: "(?, ?, ?, ?)", count: 1 << level).joined(separator: ", ")
-        return "INSERT OR REPLACE INTO sync_record_clock (table_name, record_id, hlc, device_id) VALUES \(rows)"
-    }
+    private static let setClocksStatement = MultiRowStatement(
+        "INSERT OR REPLACE INTO sync_record_clock (table_name, record_id, hlc, device_id) VALUES ", row: "(?, ?, ?, ?)")
 
     static func setClock(_ clock: Clock, _ table: VaultTable, _ id: UUID, _ db: DatabaseConnection) throws {
         try db.execute("INSERT OR REPLACE INTO sync_record_clock (table_name, record_id, hlc, device_id) VALUES (?, ?, ?, ?)",
