@@ -105,6 +105,7 @@ public actor InMemorySyncTransport: SyncTransport {
     private var failuresLeft = 0
     private var failureCode = MedVaultError.Code.offline
     private var dropPushResponses = 0
+    private var pushFailure: (after: Int, code: MedVaultError.Code)?
     private var bytesSeen: [Data] = []
     private var recordsBytes = false
     private var pushSizes: [Int] = []
@@ -173,6 +174,12 @@ public actor InMemorySyncTransport: SyncTransport {
     /// connection lost before the answer arrived.
     package func dropNextPushResponse() {
         dropPushResponses += 1
+    }
+
+    /// Lets `accepted` more pushes through, then makes the next one fail with `code`
+    /// before it stores anything.
+    package func failPush(after accepted: Int, with code: MedVaultError.Code = .offline) {
+        pushFailure = (accepted, code)
     }
 
     /// Starts keeping a copy of every request body handed to the server (the JSON an
@@ -265,6 +272,10 @@ public actor InMemorySyncTransport: SyncTransport {
 
     public func push(_ request: SyncPushRequest, as credentials: SyncCredentials) async throws -> SyncPushResponse {
         try enter(request)
+        if let failure = pushFailure {
+            pushFailure = failure.after > 0 ? (failure.after - 1, failure.code) : nil
+            if failure.after == 0 { throw MedVaultError(failure.code, reason: "the sync server refused the push") }
+        }
         let size = try SyncWireJSON.encoder().encode(request).count
         pushSizes.append(size)
         guard size <= maximumPushBytes else {

@@ -29,6 +29,33 @@ struct SyncFailureTests {
         }
     }
 
+    @Test("A push refused after two were accepted: both acknowledgements are committed before sync throws, even with a new epoch's re-seal (.conflict) on the way out; nothing is stored twice",
+          arguments: [MedVaultError.Code.offline, .conflict])
+    func acknowledgedBeforeLaterFailure(code: MedVaultError.Code) async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir, batchSize: 1)
+            defer { Task { await devices.lockAll() } }
+            for name in ["Ana", "Luis", "Eva", "Sara"] {
+                _ = try await devices.vaults[0].patients.create(ClinicalFixtures.patient(name, "Ruiz"))
+            }
+            let vaultID = devices.vaults[0].vaultID
+            await devices.server.failPush(after: 2, with: code)
+            await #expect(throws: MedVaultError.self) { try await devices.engines[0].sync() }
+            let stored = await devices.server.envelopeCount(vaultID: vaultID)
+            let waiting = try await devices.vaults[0].database.read { db in
+                try SyncStateStore.outbox(limit: 1_000, db).count
+            }
+            #expect(stored == 2)
+            #expect(waiting == 2)   // four envelopes: two acknowledged, two still to push
+            let retry = try await devices.engines[0].sync()
+            #expect(retry.uploaded == waiting)
+            #expect(await devices.server.envelopeCount(vaultID: vaultID) == stored + waiting)
+            try await devices.syncAll()
+            let exports = try await devices.exports()
+            #expect(exports[0] == exports[1])
+        }
+    }
+
     @Test("Offline errors (every call in turn) leave state resumable: the next sync completes and both devices converge")
     func offlineResumes() async throws {
         try await withTemporaryDirectory { dir in
