@@ -3,7 +3,7 @@ import MedVault
 /// One statement for up to 64 rows: `INSERT … VALUES (…), (…)` or `DELETE … WHERE (…) OR (…)`.
 ///
 /// SQLCipher's cost per executed statement, not per row, dominated the sync engine's
-/// per-record writes: in the first seal of 42,000 records (docs/sync-server-benchmarks.md)
+/// per-record writes: in the first seal of 42,000 records (docs/benchmarks-method.md)
 /// each record's clock took 40 µs as its own `INSERT OR REPLACE` and 22 µs as one row of
 /// a 64-row statement. Statements exist for 1, 2, 4 … 64 rows, so a batch of any size
 /// runs as few prepared (and cached) statements.

@@ -113,6 +113,15 @@ package enum PendingChangeSealer {
         return (resent + sealed, false)
     }
 
+    /// The most sealed ciphertext `seal` holds before writing it to the outbox.
+    static let bufferedCiphertextBytes = 1 << 20
+
+    /// A record whose clock `seal` has queued and not yet written.
+    private struct QueuedRecord: Hashable {
+        let table: VaultTable
+        let id: UUID
+    }
+
     /// A record changed since the last seal: the sequence of its first change (its
     /// envelope id derives from it) and its last change.
     struct PendingRecord {
@@ -165,20 +174,30 @@ package enum PendingChangeSealer {
         var consumed = 0
         // Each table's synced columns, read once (`PRAGMA table_info`) instead of per record.
         var columnsByTable: [VaultTable: [String]] = [:]
-        // Outbox rows and clocks are written 64 at a time (`MultiRowStatement`): the outbox
-        // rows in seal order, flushed before an attachment's chunks so that they keep it.
-        // A record's clock is read before its own is queued, and no record comes twice.
+        // Outbox rows and clocks are written up to 64 a statement (`MultiRowStatement`),
+        // the outbox rows at most 1 MiB of ciphertext at a time. The outbox rows are
+        // flushed before an attachment's chunks, so that positions keep the seal order;
+        // the clocks before the base clock of a record already queued would be read (no
+        // caller passes a record twice, but a stale base clock must never be possible).
         var outbox: [SyncStateStore.SyncEnvelopeRow] = []
+        var outboxBytes = 0
         var clocks: [(clock: SyncStateStore.Clock, table: VaultTable, id: UUID)] = []
+        var queued = Set<QueuedRecord>()
         func flush(atLeast rows: Int) throws {
-            if outbox.count >= rows {
+            if outbox.count >= rows || outboxBytes >= Self.bufferedCiphertextBytes {
                 try SyncStateStore.enqueue(outbox, db)
                 outbox.removeAll(keepingCapacity: true)
+                outboxBytes = 0
             }
             if clocks.count >= rows {
                 try SyncStateStore.setClocks(clocks, db)
                 clocks.removeAll(keepingCapacity: true)
+                queued.removeAll(keepingCapacity: true)
             }
+        }
+        func queueClock(_ stamp: Int64, of pending: PendingRecord) {
+            clocks.append((.init(timestamp: stamp, deviceID: localDevice), pending.table, pending.id))
+            queued.insert(QueuedRecord(table: pending.table, id: pending.id))
         }
         for pending in order {
             if planned, chunks >= chunkBudget { break }
@@ -186,6 +205,7 @@ package enum PendingChangeSealer {
             let columns = try columnsByTable[pending.table] ?? SyncRecordStore.columns(of: pending.table, db)
             columnsByTable[pending.table] = columns
             let state = try SyncRecordStore.read(pending.table, id: pending.id, columns: columns, db)
+            if queued.contains(QueuedRecord(table: pending.table, id: pending.id)) { try flush(atLeast: 1) }
             let base = try SyncStateStore.clock(pending.table, pending.id, db)
             let stamp = max(pending.last.timestamp.rawValue, (base?.timestamp ?? 0) + 1)
             if pending.table == .attachment, state != nil {
@@ -220,20 +240,20 @@ package enum PendingChangeSealer {
                 try SyncStateStore.noteUnsent(SyncUnsentRecord(table: pending.table, recordID: pending.id,
                                                                code: error.code, reason: error.reason),
                                               sequence: pending.last.sequence, db)
-                clocks.append((.init(timestamp: stamp, deviceID: localDevice), pending.table, pending.id))
+                queueClock(stamp, of: pending)
                 continue
             }
             numbers.advance()
             outbox.append(.init(id: envelope.id, recordKey: envelope.recordKey, ciphertext: envelope.ciphertext,
                                 epoch: envelope.epoch))
-            clocks.append((.init(timestamp: stamp, deviceID: localDevice), pending.table, pending.id))
+            outboxBytes += envelope.ciphertext.count
+            queueClock(stamp, of: pending)
             if listsUnsent { try SyncStateStore.clearUnsent(pending.table, pending.id, db) }
             try flush(atLeast: 64)
         }
         try flush(atLeast: 1)
         return (consumed - unsent, consumed)
     }
-
 
     /// Seals the chunks of the attachments this device synced before contents travelled
     /// (metadata only), once: their receivers complete them from these chunks.

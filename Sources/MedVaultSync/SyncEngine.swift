@@ -429,44 +429,45 @@ public actor SyncEngine {
         // after the last position of the batch before: positions are rowids, so envelopes
         // sealed after another pass emptied the outbox may take lower ones; those wait for
         // the next `pushOutbox` (this pass pushes again after its pull), nothing is lost.
+        //
         // A batch's acknowledgement (its rows out of the outbox, the cursor past them) is
-        // committed while the next batch is on its way, in push order, and always before
-        // this function returns or throws.
-        var next = try await outboxBatch(after: nil, credentials)
-        var acknowledged: (rows: [SyncStateStore.OutboxEnvelope], sequences: [Int64], epoch: UInt32)?
-        while let batch = next {
-            async let following = outboxBatch(after: batch.rows.last?.position, credentials)
-            let pending = acknowledged
-            async let previous: Void = acknowledge(pending)
-            let response: SyncPushResponse
-            do {
-                response = try await transport.push(batch.request, as: credentials)
-            } catch {
-                // Committed before the error goes up: a caller that re-seals the outbox
-                // (a new epoch) must not re-seal what the server already holds.
-                try await previous
-                throw error
+        // committed while the next batch is on its way, in push order. It runs in a task
+        // of its own, so that cancelling the sync does not roll it back, and it is waited
+        // for on every way out of this function, an error's included: a caller that
+        // re-seals the outbox for a new epoch must never re-seal envelopes the server
+        // holds. If the acknowledgement itself fails, its error is the one thrown (the
+        // push after it may have been stored too: the next pass resends both under the
+        // same ids, which the server recognises).
+        var acknowledging: Task<Void, any Error>?
+        do {
+            var next = try await outboxBatch(after: nil, credentials)
+            while let batch = next {
+                async let following = outboxBatch(after: batch.rows.last?.position, credentials)
+                let response = try await transport.push(batch.request, as: credentials)
+                try await acknowledging?.value
+                guard response.sequences.count == batch.rows.count else {
+                    throw MedVaultError(.badResponse, reason: "the sync server acknowledged another number of envelopes")
+                }
+                let epoch = batch.request.envelopes[0].epoch
+                acknowledging = Task { try await self.acknowledge(batch.rows, sequences: response.sequences, epoch: epoch) }
+                uploaded += batch.rows.count
+                next = try await following
             }
-            try await previous
-            guard response.sequences.count == batch.rows.count else {
-                throw MedVaultError(.badResponse, reason: "the sync server acknowledged another number of envelopes")
-            }
-            acknowledged = (batch.rows, response.sequences, batch.request.envelopes[0].epoch)
-            uploaded += batch.rows.count
-            next = try await following
+        } catch {
+            try await acknowledging?.value
+            throw error
         }
-        try await acknowledge(acknowledged)
+        try await acknowledging?.value
         return uploaded
     }
 
     /// Takes a pushed batch out of the outbox and moves the pull cursor over it where the
     /// server numbered it right after it (``passOwnEnvelopes(_:epoch:_:)``).
-    private func acknowledge(_ batch: (rows: [SyncStateStore.OutboxEnvelope], sequences: [Int64], epoch: UInt32)?)
+    private func acknowledge(_ rows: [SyncStateStore.OutboxEnvelope], sequences: [Int64], epoch: UInt32)
         async throws {
-        guard let batch else { return }
         try await vault.database.write { db in
-            try SyncStateStore.removeFromOutbox(batch.rows, db)
-            try Self.passOwnEnvelopes(batch.sequences, epoch: batch.epoch, db)
+            try SyncStateStore.removeFromOutbox(rows, db)
+            try Self.passOwnEnvelopes(sequences, epoch: epoch, db)
         }
     }
 

@@ -171,7 +171,7 @@ enum SyncStateStore {
         try removeStatement.execute(acknowledged, db) { row in [.integer(row.position), row.envelope.id.vaultValue] }
     }
 
-    /// Each term a rowid lookup (SQLite's OR optimisation; `SyncOutboxStatementTests`
+    /// Each term a rowid lookup (SQLite's OR optimisation; `MultiRowStatementTests`
     /// checks the plan).
     static let removeStatement = MultiRowStatement("DELETE FROM sync_outbox WHERE ",
                                                    row: "(position = ? AND envelope_id = ?)", separator: " OR ")

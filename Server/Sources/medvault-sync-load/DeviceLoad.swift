@@ -117,7 +117,7 @@ struct SimulatedVault: Sendable {
 
     /// An envelope of `byteCount` plaintext bytes, sealed (ChaCha20-Poly1305). The
     /// plaintext is zeros: its ciphertext is as random as any under a fresh nonce, and
-    /// drawing it a byte at a time (1,024 `getrandom` calls an envelope) took about a
+    /// drawing it a byte at a time (a `getrandom` call per byte) took about a
     /// tenth of the two cores during the load (perf), CPU the server shares.
     func seal(byteCount: Int) throws -> SyncEnvelope {
         let envelopeID = UUID()

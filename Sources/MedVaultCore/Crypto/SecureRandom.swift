@@ -1,12 +1,13 @@
 import CSodium
 
-/// Cryptographically secure random bytes, one system call per request.
+/// Cryptographically secure random bytes from libsodium's `randombytes_buf`.
 ///
-/// libsodium's `randombytes_buf` (after `sodium_init`) asks the kernel once per call
-/// (`getrandom` on Linux), where `SystemRandomNumberGenerator` asks once per 8 bytes and
+/// One call into libsodium per request (on Linux, `getrandom` reads of up to 256 bytes),
+/// where `SystemRandomNumberGenerator` asks the kernel once per 8 bytes and
 /// `UInt8.random(in:)` once per byte: drawing each envelope's 12-byte nonce a byte at a
-/// time was a tenth of the first seal's time (docs/sync-server-benchmarks.md). Where
-/// libsodium could not initialise, the system generator fills the buffer instead.
+/// time was a tenth of the first seal's sampled CPU (docs/benchmarks-method.md, "The
+/// first seal and the push"). Where libsodium could not initialise, the system generator
+/// fills the buffer instead.
 package enum SecureRandom {
     /// Overwrites every byte of `buffer` with random bytes.
     package static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
@@ -19,11 +20,12 @@ package enum SecureRandom {
         }
     }
 
-    /// `count` random bytes.
+    /// `count` random bytes; `count` must not be negative.
     package static func bytes(_ count: Int) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: max(count, 0)) { buffer, initialized in
-            fill(UnsafeMutableRawBufferPointer(buffer))
-            initialized = buffer.count
+        precondition(count >= 0, "a negative number of random bytes")
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            fill(UnsafeMutableRawBufferPointer(start: buffer.baseAddress, count: count))
+            initialized = count
         }
     }
 }

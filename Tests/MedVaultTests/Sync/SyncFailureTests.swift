@@ -29,7 +29,7 @@ struct SyncFailureTests {
         }
     }
 
-    @Test("A push refused after two were accepted: both acknowledgements are committed before sync throws, even with a new epoch's re-seal (.conflict) on the way out; nothing is stored twice",
+    @Test("A push refused after two were accepted (offline, or a conflict that sends the engine to its epoch check and re-seal): both acknowledgements are committed before sync throws; nothing is stored twice",
           arguments: [MedVaultError.Code.offline, .conflict])
     func acknowledgedBeforeLaterFailure(code: MedVaultError.Code) async throws {
         try await withTemporaryDirectory { dir in
