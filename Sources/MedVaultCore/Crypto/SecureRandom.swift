@@ -22,6 +22,10 @@ package enum SecureRandom {
 
     /// `count` random bytes; `count` must not be negative.
     package static func bytes(_ count: Int) -> [UInt8] {
+        // Unreachable with a negative count: every caller passes a constant (a nonce's 12
+        // bytes, 32-byte salts and ids) or an Argon2 salt length its initialiser keeps to
+        // 16...64. A negative count is a programming error, never input, so it traps as
+        // the code before it (`(0..<count).map`) did rather than return too few bytes.
         precondition(count >= 0, "a negative number of random bytes")
         return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             fill(UnsafeMutableRawBufferPointer(start: buffer.baseAddress, count: count))
