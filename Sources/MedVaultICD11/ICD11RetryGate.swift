@@ -11,7 +11,7 @@ actor ICD11RetryGate {
         guard let notBefore else { return }
         let left = notBefore - ContinuousClock.now
         if left > .zero {
-            throw ICD11Errors.rateLimited(retryAfter: left)
+            throw ICD11Errors.http.rateLimited(retryAfter: left)
         }
         self.notBefore = nil
     }

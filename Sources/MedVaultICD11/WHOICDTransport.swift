@@ -106,7 +106,7 @@ final class WHOICDTransport: Sendable {
     private func checked(_ data: Data, _ response: HTTPURLResponse) async throws -> Data {
         let status = response.statusCode
         if (200..<300).contains(status) { return data }
-        let retryAfter = ICD11Errors.retryAfter(response.value(forHTTPHeaderField: "Retry-After"))
+        let retryAfter = HTTPExchangeFailure.retryAfter(response.value(forHTTPHeaderField: "Retry-After"))
         if status == 429 { await gate.wait(retryAfter ?? .seconds(1)) }
         throw ICD11Errors.from(status: status, retryAfter: retryAfter)
     }
@@ -132,7 +132,7 @@ final class WHOICDTransport: Sendable {
         case 400, 401, 403: throw ICD11Errors.tokenRefused
         default:
             throw ICD11Errors.from(status: response.statusCode,
-                                   retryAfter: ICD11Errors.retryAfter(response.value(forHTTPHeaderField: "Retry-After")))
+                                   retryAfter: HTTPExchangeFailure.retryAfter(response.value(forHTTPHeaderField: "Retry-After")))
         }
         let answer = try WHOICDResponses.decode(WHOICDResponses.Token.self, from: data)
         // The token goes into a header: visible ASCII only, no CR/LF to forge another header.

@@ -2,8 +2,8 @@ import Foundation
 
 /// How an HTTP exchange failed before any status came back, read from URLSession's
 /// `URLError`, and the `Retry-After` header's wait: what MedVault's two HTTP clients (the
-/// sync transport and the WHO ICD-API client) share. Each maps a kind to its own error
-/// and retry rule; the statuses they receive mean different things and stay theirs.
+/// sync transport and the WHO ICD-API client) share. ``HTTPServiceErrors`` maps a kind
+/// to the error and retry rule both clients use.
 ///
 /// Package API: no networking is linked by it (`URLError` is Foundation's).
 package enum HTTPExchangeFailure: Sendable, Equatable {

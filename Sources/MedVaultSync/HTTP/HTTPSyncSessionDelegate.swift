@@ -88,14 +88,14 @@ final class HTTPSyncSessionDelegate: NSObject, URLSessionDataDelegate, @unchecke
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let exchange = lock.withLock({ exchanges.removeValue(forKey: task.taskIdentifier) }) else { return }
         if exchange.tooLarge {
-            exchange.continuation.resume(throwing: HTTPSyncFailure(error: HTTPSyncErrors.answerTooLarge, retry: .never))
+            exchange.continuation.resume(throwing: HTTPSyncFailure(error: HTTPSyncErrors.http.answerTooLarge, retry: .never))
         } else if let error {
             exchange.continuation.resume(throwing: error)
         } else if let response = (exchange.response ?? task.response as? HTTPURLResponse) {
             exchange.continuation.resume(returning: (exchange.data, response))
         } else {
             exchange.continuation.resume(throwing: HTTPSyncFailure(
-                error: HTTPSyncErrors.badResponse("the answer is not HTTP"), retry: .never))
+                error: HTTPSyncErrors.http.badResponse("the answer is not HTTP"), retry: .never))
         }
     }
 

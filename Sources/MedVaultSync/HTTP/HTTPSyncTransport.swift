@@ -210,9 +210,9 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
             do {
                 return try await attemptOnce(request)
             } catch {
-                failure = HTTPSyncErrors.from(error)
+                failure = HTTPSyncErrors.http.failure(error)
             }
-            let spent = spendsChallenge && failure.error == HTTPSyncErrors.unavailable
+            let spent = spendsChallenge && failure.error == HTTPSyncErrors.http.unavailable
             let retryable = !spent && (failure.retry == .safe || (failure.retry == .ambiguous && idempotent))
             guard retryable, attempt < policy.maximumAttempts, !Task.isCancelled else { throw failure.error }
             if let retryAfter = failure.error.retryAfter, retryAfter > policy.maximumRetryAfter {
@@ -222,7 +222,7 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
             do {
                 try await configuration.sleep(wait)
             } catch {
-                throw HTTPSyncErrors.cancelled
+                throw HTTPSyncErrors.http.cancelled
             }
             attempt += 1
         }
@@ -234,14 +234,14 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
         let status = response.statusCode
         guard (200..<300).contains(status) else {
             let code = try? SyncWireJSON.decoder().decode(SyncErrorBody.self, from: data).error
-            let retryAfter = HTTPSyncErrors.retryAfter(response.value(forHTTPHeaderField: "Retry-After"))
+            let retryAfter = HTTPExchangeFailure.retryAfter(response.value(forHTTPHeaderField: "Retry-After"))
             throw HTTPSyncErrors.from(status: status, code: code, retryAfter: retryAfter)
         }
         if Answer.self == Empty.self, let empty = Empty() as? Answer { return empty }
         do {
             return try SyncWireJSON.decoder().decode(Answer.self, from: data)
         } catch {
-            throw HTTPSyncFailure(error: HTTPSyncErrors.badResponse("the body is not the expected JSON"), retry: .never)
+            throw HTTPSyncFailure(error: HTTPSyncErrors.http.badResponse("the body is not the expected JSON"), retry: .never)
         }
     }
 

@@ -145,11 +145,11 @@ struct WHOICDClientTests {
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         let later = formatter.string(from: now.addingTimeInterval(120))
-        #expect(ICD11Errors.retryAfter(later, now: now) == .seconds(120))
-        #expect(ICD11Errors.retryAfter("30", now: now) == .seconds(30))
-        #expect(ICD11Errors.retryAfter("999999999", now: now) == .seconds(86_400))
-        #expect(ICD11Errors.retryAfter("soon", now: now) == nil)
-        #expect(ICD11Errors.retryAfter(nil, now: now) == nil)
+        #expect(HTTPExchangeFailure.retryAfter(later, now: now) == .seconds(120))
+        #expect(HTTPExchangeFailure.retryAfter("30", now: now) == .seconds(30))
+        #expect(HTTPExchangeFailure.retryAfter("999999999", now: now) == .seconds(86_400))
+        #expect(HTTPExchangeFailure.retryAfter("soon", now: now) == nil)
+        #expect(HTTPExchangeFailure.retryAfter(nil, now: now) == nil)
     }
 
     @Test("HTTP 500: serverError")

@@ -180,7 +180,7 @@ struct HTTPSyncTransportRetryTests {
     func closedWithoutAnswer() async throws {
         // libcurl's "empty reply" (URLError.badServerResponse on Linux): the request may
         // have been processed, like a lost connection, and a device must retry later.
-        let mapped = HTTPSyncErrors.from(URLError(.badServerResponse))
+        let mapped = HTTPSyncErrors.http.failure(URLError(.badServerResponse))
         #expect(mapped.error.code == .offline)
         #expect(mapped.retry == .ambiguous)
 
@@ -203,13 +203,13 @@ struct HTTPSyncTransportRetryTests {
     @Test("Retry-After: delay seconds or an HTTP date, at most a day; nonsense and negative values are ignored")
     func retryAfterParsing() {
         let now = Date(timeIntervalSince1970: 1_445_412_470) // Wed, 21 Oct 2015 07:27:50 GMT
-        #expect(HTTPSyncErrors.retryAfter("7") == .seconds(7))
-        #expect(HTTPSyncErrors.retryAfter(" 7 ") == .seconds(7))
-        #expect(HTTPSyncErrors.retryAfter("9999999") == .seconds(86_400))
-        #expect(HTTPSyncErrors.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT", now: now) == .seconds(10))
-        #expect(HTTPSyncErrors.retryAfter("Wed, 21 Oct 2015 07:00:00 GMT", now: now) == .zero)
+        #expect(HTTPExchangeFailure.retryAfter("7") == .seconds(7))
+        #expect(HTTPExchangeFailure.retryAfter(" 7 ") == .seconds(7))
+        #expect(HTTPExchangeFailure.retryAfter("9999999") == .seconds(86_400))
+        #expect(HTTPExchangeFailure.retryAfter("Wed, 21 Oct 2015 07:28:00 GMT", now: now) == .seconds(10))
+        #expect(HTTPExchangeFailure.retryAfter("Wed, 21 Oct 2015 07:00:00 GMT", now: now) == .zero)
         for nonsense in [nil, "", "-3", "soon", "1.5"] {
-            #expect(HTTPSyncErrors.retryAfter(nonsense) == nil)
+            #expect(HTTPExchangeFailure.retryAfter(nonsense) == nil)
         }
     }
 
