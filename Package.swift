@@ -75,17 +75,24 @@ let package = Package(
 
         // MARK: - Library modules
 
+        // The JSON shape reader (repeated and unknown keys) shared by MedVaultCore's import
+        // and MedVaultSyncWire's strict decoding: below both, so the server needs no Core.
+        .target(
+            name: "MedVaultJSONShape",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "MedVaultCore",
             // libsodium for attachments' SHA-256 (see SHA256Hasher for why not an injected
             // protocol) and the session signatures' Ed25519 check.
-            dependencies: ["CSodium"],
+            dependencies: ["CSodium", "MedVaultJSONShape"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "MedVaultKeys",
             dependencies: [
                 "MedVaultCore",
+                "MedVaultJSONShape",
                 "CArgon2",
                 "CSodium",
             ],
@@ -98,12 +105,12 @@ let package = Package(
         ),
         .target(
             name: "MedVaultSyncWire",
-            dependencies: ["MedVaultCore"],
+            dependencies: ["CSodium", "MedVaultJSONShape"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "MedVaultSync",
-            dependencies: ["MedVault", "MedVaultKeys", "MedVaultCore", "MedVaultSyncWire"],
+            dependencies: ["MedVault", "MedVaultKeys", "MedVaultCore", "MedVaultSyncWire", "MedVaultJSONShape"],
             swiftSettings: strictSettings
         ),
         .target(

@@ -5,8 +5,8 @@
 //
 // Its own package, so that apps importing MedVault never resolve a server dependency.
 // From the library it takes the wire values only (product MedVaultSyncWire): no storage
-// engine, no key code. Through MedVaultCore it links libsodium (libsodium-dev to build,
-// libsodium23 to run), as the devices do.
+// engine, no key code, no record model. MedVaultSyncWire links libsodium (libsodium-dev
+// to build, libsodium23 to run) for the devices' own Ed25519 check.
 //
 //   medvault-sync-server   executable: configuration from the environment, signals
 //        │

@@ -36,7 +36,9 @@ struct EnvelopeSealer {
         guard sealed.count <= SyncEnvelope.maximumCiphertextLength else {
             throw MedVaultError(.limitExceeded, reason: "the record is larger than one sync envelope")
         }
-        return try SyncEnvelope(id: id, recordKey: Data(recordKey), ciphertext: Data(sealed), epoch: keys.epoch)
+        return try MedVaultError.fromWire {
+            try SyncEnvelope(id: id, recordKey: Data(recordKey), ciphertext: Data(sealed), epoch: keys.epoch)
+        }
     }
 
     /// Opens an envelope of this vault, sealed in this sealer's epoch (``EnvelopeOpener``

@@ -206,8 +206,10 @@ public actor InMemorySyncTransport: SyncTransport {
         let stored = vault.envelopes[index]
         vault.envelopes[index] = StoredEnvelope(
             sequence: stored.sequence, deviceID: stored.deviceID,
-            envelope: try SyncEnvelope(id: stored.envelope.id, recordKey: stored.envelope.recordKey,
-                                       ciphertext: transform(stored.envelope.ciphertext), epoch: stored.envelope.epoch),
+            envelope: try MedVaultError.fromWire {
+                try SyncEnvelope(id: stored.envelope.id, recordKey: stored.envelope.recordKey,
+                                 ciphertext: transform(stored.envelope.ciphertext), epoch: stored.envelope.epoch)
+            },
             signature: stored.signature)
         vaults[vaultID] = vault
         try save()
@@ -222,7 +224,9 @@ public actor InMemorySyncTransport: SyncTransport {
         let bytes = Data((0..<SyncDeviceProof.challengeLength).map { _ in UInt8.random(in: 0...255) })
         challenges[bytes] = binding
         try save()
-        return try SyncChallenge(challenge: bytes, expiresInSeconds: 120)
+        return try MedVaultError.fromWire {
+            try SyncChallenge(challenge: bytes, expiresInSeconds: 120)
+        }
     }
 
     public func register(_ request: SyncRegisterRequest) async throws -> SyncDeviceToken {
@@ -378,7 +382,9 @@ public actor InMemorySyncTransport: SyncTransport {
         try enter(nil)
         let vault = try authenticate(credentials)
         guard let epoch = vault.epoch, epoch > 0 else { return vault.keyring }
-        return try SyncKeyringBlob(generation: vault.keyring.generation, keyring: vault.keyring.keyring, epoch: epoch)
+        return try MedVaultError.fromWire {
+            try SyncKeyringBlob(generation: vault.keyring.generation, keyring: vault.keyring.keyring, epoch: epoch)
+        }
     }
 
     public func putKeyring(_ update: SyncKeyringUpdate, as credentials: SyncCredentials) async throws -> SyncKeyringBlob {

@@ -27,8 +27,10 @@ enum PushSignatures {
         }
         let message = SyncPushSignature.message(vaultID: vaultID, signer: certificate.deviceID, epoch: certificate.epoch,
                                                 entries: entries)
-        return try SyncPushSignature(signer: certificate.deviceID, epoch: certificate.epoch, entries: entries,
-                                     certificate: certificate, signature: Data(try deviceKey.sign(Array(message))))
+        return try MedVaultError.fromWire {
+            try SyncPushSignature(signer: certificate.deviceID, epoch: certificate.epoch, entries: entries,
+                                  certificate: certificate, signature: Data(try deviceKey.sign(Array(message))))
+        }
     }
 
     /// Checks pulled envelopes against their page's signatures, each signature once.

@@ -89,7 +89,9 @@ extension SyncEngine {
             let sealed = try await vault.withSyncKeyChain { (chain: SyncKeyChain) async throws -> Data in
                 try Self.sealName(trimmed, device: credentials.deviceID, vaultID: vaultID, chain.current)
             }
-            try await transport.setName(try SyncDeviceNameUpdate(sealedName: sealed), as: credentials)
+            try await transport.setName(try MedVaultError.fromWire {
+                try SyncDeviceNameUpdate(sealedName: sealed)
+            }, as: credentials)
         }
     }
 

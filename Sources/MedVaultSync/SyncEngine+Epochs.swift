@@ -80,10 +80,12 @@ extension SyncEngine {
         defer { newKey.wipe() }
         let secret = SyncSecret.generate()
         let local = try await vault.keyringForPublication(try KeyringFile.read(at: vault.layout.keyring))
-        let keyring = try SyncKeyringUpdate(
-            expectedGeneration: server.generation,
-            keyring: try SyncKeyringBlob(generation: server.generation + 1,
-                                         keyring: try SealedKeyring.seal(local, counter: counter + 1, secret: secret)))
+        let keyring = try MedVaultError.fromWire {
+            try SyncKeyringUpdate(
+                expectedGeneration: server.generation,
+                keyring: try SyncKeyringBlob(generation: server.generation + 1,
+                                             keyring: try SealedKeyring.seal(local, counter: counter + 1, secret: secret)))
+        }
         let epochKeys = try await vault.sealEpochKeys(heldKeys.merging([newEpoch: newKey]) { held, _ in held },
                                                       firstEpoch: firstEpoch, secret: secret)
         let me = credentials.deviceID
@@ -109,13 +111,17 @@ extension SyncEngine {
                 if device.deviceID == me { signer = certificate }
                 let message = SyncDeviceCertificate.message(vaultID: vaultID, deviceID: device.deviceID, epoch: newEpoch,
                                                             signingKey: certificate.signingKey, boxKey: certificate.boxKey)
-                certificates.append(try SyncDeviceCertificate(
-                    deviceID: device.deviceID, epoch: newEpoch, signingKey: certificate.signingKey,
-                    boxKey: certificate.boxKey, signature: Data(try new.signForDevice(Array(message)))))
+                certificates.append(try MedVaultError.fromWire {
+                    try SyncDeviceCertificate(
+                        deviceID: device.deviceID, epoch: newEpoch, signingKey: certificate.signingKey,
+                        boxKey: certificate.boxKey, signature: Data(try new.signForDevice(Array(message))))
+                })
                 let sealed = Data(try SyncDeviceKey.seal(payload, to: Array(certificate.boxKey)))
                 let signature = try deviceKey.sign(Array(SyncRekeyPackage.message(
                     vaultID: vaultID, epoch: newEpoch, deviceID: device.deviceID, sealed: sealed)))
-                packages.append(try SyncRekeyPackage(deviceID: device.deviceID, sealed: sealed, signature: Data(signature)))
+                packages.append(try MedVaultError.fromWire {
+                    try SyncRekeyPackage(deviceID: device.deviceID, sealed: sealed, signature: Data(signature))
+                })
             }
             guard let signer else {
                 throw MedVaultError(.corrupted, reason: "the server's list of devices lacks this device")
@@ -123,9 +129,11 @@ extension SyncEngine {
             let verificationKey = Data(try new.deviceSigningPublicKey())
             let authorization = try old.signForDevice(Array(SyncRekeyRequest.authorizationMessage(
                 vaultID: vaultID, epoch: newEpoch, verificationKey: verificationKey, revoked: Array(targets), signer: me)))
-            return try SyncRekeyRequest(epoch: newEpoch, verificationKey: verificationKey, revoked: Array(targets),
-                                        certificates: certificates, packages: packages, signerCertificate: signer,
-                                        keyring: keyring, epochKeys: epochKeys, authorization: Data(authorization))
+            return try MedVaultError.fromWire {
+                try SyncRekeyRequest(epoch: newEpoch, verificationKey: verificationKey, revoked: Array(targets),
+                                     certificates: certificates, packages: packages, signerCertificate: signer,
+                                     keyring: keyring, epochKeys: epochKeys, authorization: Data(authorization))
+            }
         }
         // This device's own package is on the server too: a crash before the next lines is
         // repaired by adopting it at the next sync; a lost answer, at once.
@@ -289,8 +297,10 @@ extension SyncEngine {
         let boxKey = Data(try deviceKey.boxPublicKey())
         let message = SyncDeviceCertificate.message(vaultID: vaultID, deviceID: deviceID, epoch: keys.epoch,
                                                     signingKey: signingKey, boxKey: boxKey)
-        return try SyncDeviceCertificate(deviceID: deviceID, epoch: keys.epoch, signingKey: signingKey, boxKey: boxKey,
-                                         signature: Data(try keys.signForDevice(Array(message))))
+        return try MedVaultError.fromWire {
+            try SyncDeviceCertificate(deviceID: deviceID, epoch: keys.epoch, signingKey: signingKey, boxKey: boxKey,
+                                      signature: Data(try keys.signForDevice(Array(message))))
+        }
     }
 
     static let packageLabel = Array("MVEPKG01".utf8)

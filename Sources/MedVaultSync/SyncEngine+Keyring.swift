@@ -156,8 +156,10 @@ extension SyncEngine {
         let published: SyncKeyringBlob
         do {
             published = try await transport.putKeyring(
-                try SyncKeyringUpdate(expectedGeneration: publication.server.generation,
-                                      keyring: try SyncKeyringBlob(generation: publication.server.generation + 1, keyring: sealed)),
+                try MedVaultError.fromWire {
+                    try SyncKeyringUpdate(expectedGeneration: publication.server.generation,
+                                          keyring: try SyncKeyringBlob(generation: publication.server.generation + 1, keyring: sealed))
+                },
                 as: publication.credentials)
         } catch let error as MedVaultError where error.code == .conflict {
             // Another device published meanwhile: the next sync reads it and decides again;

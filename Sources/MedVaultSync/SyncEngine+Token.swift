@@ -90,7 +90,9 @@ extension SyncEngine {
         let token: SyncDeviceToken
         do {
             token = try await transport.renewToken(
-                try SyncTokenRenewalRequest(challenge: challenge.challenge, signature: Data(signature), origin: origin),
+                try MedVaultError.fromWire {
+                    try SyncTokenRenewalRequest(challenge: challenge.challenge, signature: Data(signature), origin: origin)
+                },
                 as: stored)
         } catch let error as MedVaultError where error.code == .conflict {
             // Renewed moments ago with this token, by another process of this device

@@ -131,9 +131,10 @@ public actor SyncEngine {
         defer { epochKey.wipe() }
         let epochKeys = try await vault.sealEpochKeys([1: epochKey], firstEpoch: 1, secret: secret)
         let counter = try await vault.database.read { db in try SyncSecretRecord.keyringCounter(db) } + 1
-        let keyring = try SyncKeyringBlob(generation: 1, keyring: try SealedKeyring.seal(
+        let sealed = try SealedKeyring.seal(
             try await vault.keyringForPublication(try KeyringFile.read(at: vault.layout.keyring)),
-            counter: counter, secret: secret))
+            counter: counter, secret: secret)
+        let keyring = try MedVaultError.fromWire { try SyncKeyringBlob(generation: 1, keyring: sealed) }
         let challenge = try await transport.challenge(SyncChallengeRequest(vaultID: vaultID, deviceID: deviceID))
         let origin = transport.proofOrigin
         let message = SyncDeviceProof.message(.register, challenge: challenge.challenge, vaultID: vaultID,
@@ -145,10 +146,12 @@ public actor SyncEngine {
         }
         let token: SyncDeviceToken
         do {
-            token = try await transport.register(try SyncRegisterRequest(
-                vaultID: vaultID, deviceID: deviceID, verificationKey: Data(publicKey), keyring: keyring,
-                challenge: challenge.challenge, signature: Data(signature), origin: origin,
-                epoch: 1, epochKeys: epochKeys, certificate: certificate))
+            token = try await transport.register(try MedVaultError.fromWire {
+                try SyncRegisterRequest(
+                    vaultID: vaultID, deviceID: deviceID, verificationKey: Data(publicKey), keyring: keyring,
+                    challenge: challenge.challenge, signature: Data(signature), origin: origin,
+                    epoch: 1, epochKeys: epochKeys, certificate: certificate)
+            })
         } catch let error as MedVaultError where error.code == .conflict {
             do {
                 try await join()
@@ -222,9 +225,11 @@ public actor SyncEngine {
             (try chain.current.signForDevice(Array(message)),
              epochs ? try Self.certificate(of: deviceKey, deviceID: deviceID, vaultID: vaultID, keys: chain.current) : nil)
         }
-        let token = try await transport.join(vaultID: vaultID, try SyncJoinRequest(
-            deviceID: deviceID, challenge: challenge.challenge, signature: Data(signature), origin: origin,
-            certificate: certificate))
+        let token = try await transport.join(vaultID: vaultID, try MedVaultError.fromWire {
+            try SyncJoinRequest(
+                deviceID: deviceID, challenge: challenge.challenge, signature: Data(signature), origin: origin,
+                certificate: certificate)
+        })
         if let certificate {
             try await vault.database.write { db in try SyncEpochRecord.setCertifiedEpoch(certificate.epoch, db) }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import MedVaultCore
+import MedVaultJSONShape
 
 /// A strict reader of the small JSON subset ``SyncRecord`` and `SyncRowState` are
 /// encoded in, for the apply path: Foundation's `JSONDecoder` cost more than half of a

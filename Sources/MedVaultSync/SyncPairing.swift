@@ -42,9 +42,11 @@ public struct SyncPairing: Sendable {
         let code = SyncPairingCode.generate()
         let key = SyncDeviceKey.generate()
         let boxKey = Data(try key.boxPublicKey())
-        try await transport.createPairing(try SyncPairingRequest(
-            pairingID: try code.pairingID(), boxKey: boxKey,
-            mac: Data(try code.authenticate(Array(SyncPairingRequest.message(boxKey: boxKey))))))
+        try await transport.createPairing(try MedVaultError.fromWire {
+            try SyncPairingRequest(
+                pairingID: try code.pairingID(), boxKey: boxKey,
+                mac: Data(try code.authenticate(Array(SyncPairingRequest.message(boxKey: boxKey)))))
+        })
         return SyncPairing(code: code, authenticationString: try code.authenticationString(boxKey: Array(boxKey)),
                            transport: transport, key: key, boxKey: boxKey)
     }
@@ -171,7 +173,9 @@ extension SyncEngine {
 
     private func answer(_ request: SyncPairingPending, sealed: Data?) async throws {
         let mac = try request.code.authenticate(Array(SyncPairingApproval.message(boxKey: request.boxKey, sealed: sealed)))
-        let approval = try SyncPairingApproval(sealed: sealed, mac: Data(mac))
+        let approval = try MedVaultError.fromWire {
+            try SyncPairingApproval(sealed: sealed, mac: Data(mac))
+        }
         let id = try request.code.pairingID()
         do {
             try await authenticated { try await transport.answerPairing(id: id, approval, as: $0) }

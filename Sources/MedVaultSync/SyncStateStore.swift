@@ -145,8 +145,10 @@ enum SyncStateStore {
             SELECT position, envelope_id, record_key, ciphertext, epoch FROM sync_outbox
             WHERE position > ? ORDER BY position LIMIT ?
             """, [.integer(position), .integer(Int64(limit))]) { row in
-            let envelope = try SyncEnvelope(id: try row[1], recordKey: row.blob(at: 2), ciphertext: row.blob(at: 3),
-                                            epoch: UInt32(clamping: row.int64(at: 4)))
+            let envelope = try MedVaultError.fromWire {
+                try SyncEnvelope(id: try row[1], recordKey: row.blob(at: 2), ciphertext: row.blob(at: 3),
+                                 epoch: UInt32(clamping: row.int64(at: 4)))
+            }
             let size = envelope.wireJSONLength + (found.isEmpty ? 0 : 1) + 64
             guard found.isEmpty || bodyBytes + size <= maximumBodyBytes else { return false }
             bodyBytes += size

@@ -1,5 +1,4 @@
 import Foundation
-import MedVaultCore
 
 /// One record change as it travels between a device and the sync server: opaque to the
 /// server, which sees an id, a record key and ciphertext, never a name, a table or a key.
@@ -9,7 +8,7 @@ import MedVaultCore
 ///
 /// Decoding validates the sizes: a ``recordKey`` of exactly 32 bytes and a
 /// ``ciphertext`` between ``minimumCiphertextLength`` and ``maximumCiphertextLength``
-/// bytes; anything else throws `MedVaultError.Code.validation` naming the field.
+/// bytes; anything else throws ``SyncWireError`` naming the field.
 public struct SyncEnvelope: Sendable, Hashable, Codable {
     /// Length of a record key (an HMAC-SHA256).
     public static let recordKeyLength = 32
@@ -34,16 +33,16 @@ public struct SyncEnvelope: Sendable, Hashable, Codable {
 
     /// Creates an envelope.
     ///
-    /// - Throws: `MedVaultError.Code.validation` when a size is out of range.
+    /// - Throws: ``SyncWireError`` when a size is out of range.
     public init(id: UUID, recordKey: Data, ciphertext: Data, epoch: UInt32 = 0) throws {
         guard recordKey.count == Self.recordKeyLength else {
-            throw MedVaultError(.validation, field: "recordKey", reason: "a record key is 32 bytes")
+            throw SyncWireError(field: "recordKey", reason: "a record key is 32 bytes")
         }
         guard ciphertext.count >= Self.minimumCiphertextLength else {
-            throw MedVaultError(.validation, field: "ciphertext", reason: "too short to be sealed")
+            throw SyncWireError(field: "ciphertext", reason: "too short to be sealed")
         }
         guard ciphertext.count <= Self.maximumCiphertextLength else {
-            throw MedVaultError(.validation, field: "ciphertext", reason: "longer than 1 MiB")
+            throw SyncWireError(field: "ciphertext", reason: "longer than 1 MiB")
         }
         self.id = id
         self.recordKey = recordKey

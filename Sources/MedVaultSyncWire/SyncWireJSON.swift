@@ -1,4 +1,5 @@
 import Foundation
+import MedVaultJSONShape
 
 /// The JSON choices of the sync API, shared by the server and the HTTP transport so both
 /// ends write and read the same bytes.
@@ -20,5 +21,17 @@ public enum SyncWireJSON {
         let decoder = JSONDecoder()
         decoder.dataDecodingStrategy = .base64
         return decoder
+    }
+
+    /// Whether `data` is JSON at most 64 levels deep with no key twice in one object:
+    /// `false` for a repeated key and for any text the check cannot read. Foundation's
+    /// decoder keeps one value of a repeated key without a word, so two readers of the
+    /// same body could disagree on what it said; the sync server refuses such a body
+    /// before decoding it.
+    ///
+    /// It is `StrictJSON.hasUniqueKeys` of MedVaultCore, by the same reader, here so that
+    /// the server needs no MedVaultCore.
+    public static func hasUniqueKeys(_ data: Data) -> Bool {
+        JSONShape(data).map { $0.repeatedKey() == nil } ?? false
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import Logging
-import MedVaultCore
 import MedVaultSyncWire
 import NIOCore
 import NIOHTTP1
@@ -53,8 +52,8 @@ struct SyncErrorMiddleware: RouterMiddleware {
             return .badRequest("The request is not valid HTTP.")
         case _ where isClientGone(error):
             return .clientGone
-        case let error as MedVaultError where error.code == .validation:
-            return .badRequest("Invalid field \(error.field ?? "?"): \(error.reason).")
+        case let error as SyncWireError:
+            return .badRequest("Invalid field \(error.field): \(error.reason).")
         case is DecodingError:
             return .badRequest("The body is not the JSON this route expects.")
         case let error as PSQLError:

@@ -3,7 +3,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import MedVaultCore
 import MedVaultSyncWire
 import NIOCore
 
@@ -409,7 +408,7 @@ struct SyncRoutes: Sendable {
         let data = Data(bytes)
         // Foundation's decoder keeps one value of a repeated key without a word: two
         // readers of the same body could disagree on what it said.
-        guard StrictJSON.hasUniqueKeys(data) else {
+        guard SyncWireJSON.hasUniqueKeys(data) else {
             throw SyncServerError.badRequest("The body must be JSON at most 64 levels deep, no key twice in one object.")
         }
         return try SyncWireJSON.decoder().decode(T.self, from: data)

@@ -1,4 +1,5 @@
 import Foundation
+import MedVaultJSONShape
 
 extension PatientRecordExport {
     /// Checks that documents can be imported as they are, before anything is written.

@@ -1,5 +1,6 @@
 import Foundation
 import MedVaultCore
+import MedVaultJSONShape
 
 /// Appends big-endian integers and length-prefixed fields for the keyring format.
 struct ByteWriter {

@@ -1,5 +1,6 @@
 import Foundation
 import MedVaultCore
+import MedVaultJSONShape
 
 /// A vault password, held as Unicode-NFC-normalised UTF-8 bytes in a ``SecureBytes``.
 ///

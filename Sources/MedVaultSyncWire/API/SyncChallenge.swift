@@ -1,5 +1,4 @@
 import Foundation
-import MedVaultCore
 
 /// The body of `POST /v1/challenges`: which vault and device a challenge is for.
 ///
@@ -31,7 +30,7 @@ public struct SyncChallenge: Sendable, Hashable, Codable {
 
     /// Creates a challenge.
     ///
-    /// - Throws: `MedVaultError.Code.validation` when `challenge` is not 32 bytes.
+    /// - Throws: ``SyncWireError`` when `challenge` is not 32 bytes.
     public init(challenge: Data, expiresInSeconds: Int) throws {
         try SyncDeviceProof.require(challenge, length: SyncDeviceProof.challengeLength, field: "challenge")
         self.challenge = challenge

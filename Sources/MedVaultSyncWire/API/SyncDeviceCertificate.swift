@@ -1,5 +1,4 @@
 import Foundation
-import MedVaultCore
 
 /// A device's public keys, signed by the vault's authority key of one sync epoch: what
 /// the server stores and lists for each device, and what every device checks before it
@@ -27,7 +26,7 @@ public struct SyncDeviceCertificate: Sendable, Hashable, Codable {
 
     /// Creates a certificate.
     ///
-    /// - Throws: `validation` naming the field whose size is wrong.
+    /// - Throws: ``SyncWireError`` naming the field whose size is wrong.
     public init(deviceID: UUID, epoch: UInt32, signingKey: Data, boxKey: Data, signature: Data) throws {
         try SyncDeviceProof.require(signingKey, length: Self.keyLength, field: "signingKey")
         try SyncDeviceProof.require(boxKey, length: Self.keyLength, field: "boxKey")

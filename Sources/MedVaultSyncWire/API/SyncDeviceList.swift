@@ -1,5 +1,4 @@
 import Foundation
-import MedVaultCore
 
 /// One device of a vault, as `GET /v1/vaults/{vaultId}/devices` lists it.
 ///
@@ -60,11 +59,11 @@ public struct SyncDeviceNameUpdate: Sendable, Hashable, Codable {
 
     /// Creates a name update.
     ///
-    /// - Throws: `MedVaultError.Code.validation` (field `sealedName`) when it is empty or
+    /// - Throws: ``SyncWireError`` (field `sealedName`) when it is empty or
     ///   longer than ``maximumLength``.
     public init(sealedName: Data) throws {
         guard !sealedName.isEmpty, sealedName.count <= Self.maximumLength else {
-            throw MedVaultError(.validation, field: "sealedName", reason: "must be 1 byte to 1 KiB")
+            throw SyncWireError(field: "sealedName", reason: "must be 1 byte to 1 KiB")
         }
         self.sealedName = sealedName
     }

@@ -1,5 +1,5 @@
+import CSodium
 import Foundation
-import MedVaultCore
 
 /// The bytes a device signs to prove to the sync server that it holds the vault's
 /// device-verification key, and the sizes of the values involved.
@@ -36,9 +36,22 @@ public enum SyncDeviceProof {
     /// check every device makes (libsodium's strict one: a small-order key or point, or a
     /// non-canonical `S`, is refused). The sync server checks proofs and certificates with
     /// it, so a proof the server accepts is one every device would.
+    ///
+    /// It calls libsodium's `crypto_sign_verify_detached`, the function MedVault's own
+    /// session signatures are checked with, so this module needs no MedVault code.
     public static func isValidSignature(_ signature: Data, of message: Data, by verificationKey: Data) -> Bool {
-        Ed25519.isValidSignature([UInt8](signature), of: [UInt8](message), publicKey: [UInt8](verificationKey))
+        guard sodiumReady, signature.count == signatureLength, verificationKey.count == verificationKeyLength else {
+            return false
+        }
+        let message = [UInt8](message)
+        // An empty array still passes a valid (non-null) pointer to C.
+        return crypto_sign_verify_detached([UInt8](signature), message, UInt64(message.count),
+                                           [UInt8](verificationKey)) == 0
     }
+
+    /// `sodium_init`, run once before the first check, as libsodium asks (negative only
+    /// when the system gives no randomness; a check is then refused, never guessed).
+    private static let sodiumReady: Bool = sodium_init() >= 0
 
     /// What a signature is for.
     public enum Purpose: String, Sendable, Hashable, CaseIterable {
@@ -134,21 +147,21 @@ public enum SyncDeviceProof {
 
     /// Checks an origin a request names: 1…255 visible ASCII characters.
     ///
-    /// - Throws: `MedVaultError.Code.validation` on field `origin` otherwise.
+    /// - Throws: ``SyncWireError`` on field `origin` otherwise.
     static func requireOrigin(_ origin: String?) throws {
         guard let origin else { return }
         let bytes = Array(origin.utf8)
         guard (1...maximumOriginLength).contains(bytes.count), bytes.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw MedVaultError(.validation, field: "origin", reason: "must be 1 to 255 visible ASCII characters")
+            throw SyncWireError(field: "origin", reason: "must be 1 to 255 visible ASCII characters")
         }
     }
 
     /// Checks that `data` has `length` bytes.
     ///
-    /// - Throws: `MedVaultError.Code.validation` naming `field` otherwise.
+    /// - Throws: ``SyncWireError`` naming `field` otherwise.
     static func require(_ data: Data, length: Int, field: String) throws {
         guard data.count == length else {
-            throw MedVaultError(.validation, field: field, reason: "must be \(length) bytes")
+            throw SyncWireError(field: field, reason: "must be \(length) bytes")
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import MedVaultCore
 
 /// The body of `POST /v1/vaults/{vaultId}/devices`: a further device joins a vault.
 ///
@@ -23,7 +22,7 @@ public struct SyncJoinRequest: Sendable, Hashable, Codable {
 
     /// Creates a request.
     ///
-    /// - Throws: `MedVaultError.Code.validation` when a size is wrong, the origin is
+    /// - Throws: ``SyncWireError`` when a size is wrong, the origin is
     ///   not 1…255 visible ASCII characters, or the certificate is another device's.
     public init(deviceID: UUID, challenge: Data, signature: Data, origin: String? = nil,
                 certificate: SyncDeviceCertificate? = nil) throws {
@@ -31,7 +30,7 @@ public struct SyncJoinRequest: Sendable, Hashable, Codable {
         try SyncDeviceProof.require(signature, length: SyncDeviceProof.signatureLength, field: "signature")
         try SyncDeviceProof.requireOrigin(origin)
         guard certificate.map({ $0.deviceID == deviceID }) ?? true else {
-            throw MedVaultError(.validation, field: "certificate", reason: "must be the joining device's")
+            throw SyncWireError(field: "certificate", reason: "must be the joining device's")
         }
         self.certificate = certificate
         self.deviceID = deviceID

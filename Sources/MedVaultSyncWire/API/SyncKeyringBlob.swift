@@ -1,5 +1,4 @@
 import Foundation
-import MedVaultCore
 
 /// The vault's keyring as the sync server keeps it: opaque bytes and their generation.
 ///
@@ -23,14 +22,14 @@ public struct SyncKeyringBlob: Sendable, Hashable, Codable {
 
     /// Creates a keyring value.
     ///
-    /// - Throws: `MedVaultError.Code.validation` when `generation` is negative or
+    /// - Throws: ``SyncWireError`` when `generation` is negative or
     ///   `keyring` is empty or longer than ``maximumLength``.
     public init(generation: Int64, keyring: Data, epoch: UInt32? = nil) throws {
         guard generation >= 0 else {
-            throw MedVaultError(.validation, field: "generation", reason: "must not be negative")
+            throw SyncWireError(field: "generation", reason: "must not be negative")
         }
         guard !keyring.isEmpty, keyring.count <= Self.maximumLength else {
-            throw MedVaultError(.validation, field: "keyring", reason: "must be 1 byte to 64 KiB")
+            throw SyncWireError(field: "keyring", reason: "must be 1 byte to 64 KiB")
         }
         self.generation = generation
         self.keyring = keyring
@@ -63,12 +62,12 @@ public struct SyncKeyringUpdate: Sendable, Hashable, Codable {
 
     /// Creates an update.
     ///
-    /// - Throws: `MedVaultError.Code.validation` when the new generation is not the
+    /// - Throws: ``SyncWireError`` when the new generation is not the
     ///   expected one + 1: a generation that jumps (to `Int64.max`, say) would leave no
     ///   room for the next compare-and-swap.
     public init(expectedGeneration: Int64, keyring: SyncKeyringBlob) throws {
         guard expectedGeneration < .max, keyring.generation == expectedGeneration + 1 else {
-            throw MedVaultError(.validation, field: "generation", reason: "must be the expected generation + 1")
+            throw SyncWireError(field: "generation", reason: "must be the expected generation + 1")
         }
         self.expectedGeneration = expectedGeneration
         self.keyring = keyring

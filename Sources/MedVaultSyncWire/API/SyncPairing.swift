@@ -1,5 +1,4 @@
 import Foundation
-import MedVaultCore
 
 /// The body of `POST /v1/pairings`: a new device asks to be approved. It posts the key an
 /// enrolled device will seal the vault's sync secret to, authenticated under the pairing
@@ -15,7 +14,7 @@ public struct SyncPairingRequest: Sendable, Hashable, Codable {
 
     /// Creates a request.
     ///
-    /// - Throws: `validation` naming the field whose size is wrong.
+    /// - Throws: ``SyncWireError`` naming the field whose size is wrong.
     public init(pairingID: UUID, boxKey: Data, mac: Data) throws {
         try SyncDeviceProof.require(boxKey, length: SyncDeviceCertificate.keyLength, field: "boxKey")
         try SyncDeviceProof.require(mac, length: 32, field: "mac")
@@ -55,11 +54,11 @@ public struct SyncPairingApproval: Sendable, Hashable, Codable {
 
     /// Creates an answer.
     ///
-    /// - Throws: `validation` for an empty or oversized `sealed` or a MAC that is not 32 bytes.
+    /// - Throws: ``SyncWireError`` for an empty or oversized `sealed` or a MAC that is not 32 bytes.
     public init(sealed: Data?, mac: Data) throws {
         if let sealed {
             guard !sealed.isEmpty, sealed.count <= Self.maximumLength else {
-                throw MedVaultError(.validation, field: "sealed", reason: "must be 1 byte to 1 KiB")
+                throw SyncWireError(field: "sealed", reason: "must be 1 byte to 1 KiB")
             }
         }
         try SyncDeviceProof.require(mac, length: 32, field: "mac")

@@ -1,5 +1,4 @@
 import Foundation
-import MedVaultCore
 
 /// A device's signature of the envelopes it pushes in one request (docs/sync.md,
 /// "Signed pushes"): its own Ed25519 key (certified by the epoch's authority key) signs
@@ -26,16 +25,16 @@ public struct SyncPushSignature: Sendable, Hashable, Codable {
 
     /// Creates a signature value.
     ///
-    /// - Throws: `validation` for entries that are not whole (id ‖ digest) pairs (1 to
+    /// - Throws: ``SyncWireError`` for entries that are not whole (id ‖ digest) pairs (1 to
     ///   500 of them), a certificate of another device or epoch, or a signature that is
     ///   not 64 bytes.
     public init(signer: UUID, epoch: UInt32, entries: Data, certificate: SyncDeviceCertificate, signature: Data) throws {
         guard !entries.isEmpty, entries.count % Self.entryLength == 0,
               entries.count / Self.entryLength <= SyncProtocolLimits.maximumEnvelopesPerPush else {
-            throw MedVaultError(.validation, field: "entries", reason: "1 to 500 entries of 48 bytes")
+            throw SyncWireError(field: "entries", reason: "1 to 500 entries of 48 bytes")
         }
         guard certificate.deviceID == signer, certificate.epoch == epoch else {
-            throw MedVaultError(.validation, field: "certificate", reason: "must be the signer's, of the epoch")
+            throw SyncWireError(field: "certificate", reason: "must be the signer's, of the epoch")
         }
         try SyncDeviceProof.require(signature, length: SyncDeviceProof.signatureLength, field: "signature")
         self.signer = signer

@@ -1,5 +1,4 @@
 import Foundation
-import MedVaultCore
 
 /// The body of `POST /v1/vaults`: a new vault, its first device and its keyring.
 ///
@@ -33,7 +32,7 @@ public struct SyncRegisterRequest: Sendable, Hashable, Codable {
 
     /// Creates a request.
     ///
-    /// - Throws: `MedVaultError.Code.validation` when a size is wrong, the origin is
+    /// - Throws: ``SyncWireError`` when a size is wrong, the origin is
     ///   not 1…255 visible ASCII characters, or `epoch`, `epochKeys` and `certificate` are
     ///   not given together (epoch at least 1, for this device, of that epoch).
     public init(vaultID: UUID, deviceID: UUID, verificationKey: Data, keyring: SyncKeyringBlob,
@@ -48,8 +47,8 @@ public struct SyncRegisterRequest: Sendable, Hashable, Codable {
             guard let epoch, epoch > 0, let epochKeys, !epochKeys.isEmpty,
                   epochKeys.count <= SyncRekeyRequest.maximumEpochKeysLength,
                   let certificate, certificate.epoch == epoch, certificate.deviceID == deviceID else {
-                throw MedVaultError(.validation, field: "epoch",
-                                    reason: "epoch, epoch keys and this device's certificate of it go together")
+                throw SyncWireError(field: "epoch",
+                                 reason: "epoch, epoch keys and this device's certificate of it go together")
             }
         }
         self.epoch = epoch

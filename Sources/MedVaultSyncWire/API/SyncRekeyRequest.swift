@@ -1,5 +1,4 @@
 import Foundation
-import MedVaultCore
 
 /// A new sync epoch's keys for one device: sealed to the device's box key
 /// (`crypto_box_seal`) by the device that starts the epoch, and signed by that device's
@@ -17,10 +16,10 @@ public struct SyncRekeyPackage: Sendable, Hashable, Codable {
 
     /// Creates a package.
     ///
-    /// - Throws: `validation` for an empty or oversized `sealed`, or a signature that is not 64 bytes.
+    /// - Throws: ``SyncWireError`` for an empty or oversized `sealed`, or a signature that is not 64 bytes.
     public init(deviceID: UUID, sealed: Data, signature: Data) throws {
         guard !sealed.isEmpty, sealed.count <= Self.maximumLength else {
-            throw MedVaultError(.validation, field: "sealed", reason: "must be 1 byte to 1 KiB")
+            throw SyncWireError(field: "sealed", reason: "must be 1 byte to 1 KiB")
         }
         try SyncDeviceProof.require(signature, length: SyncDeviceProof.signatureLength, field: "signature")
         self.deviceID = deviceID
@@ -90,25 +89,25 @@ public struct SyncRekeyRequest: Sendable, Hashable, Codable {
 
     /// Creates a request.
     ///
-    /// - Throws: `validation` naming the field out of range.
+    /// - Throws: ``SyncWireError`` naming the field out of range.
     public init(epoch: UInt32, verificationKey: Data, revoked: [UUID], certificates: [SyncDeviceCertificate],
                 packages: [SyncRekeyPackage], signerCertificate: SyncDeviceCertificate, keyring: SyncKeyringUpdate,
                 epochKeys: Data, authorization: Data) throws {
-        guard epoch > 0 else { throw MedVaultError(.validation, field: "epoch", reason: "must be at least 1") }
+        guard epoch > 0 else { throw SyncWireError(field: "epoch", reason: "must be at least 1") }
         try SyncDeviceProof.require(verificationKey, length: SyncDeviceProof.verificationKeyLength, field: "verificationKey")
         try SyncDeviceProof.require(authorization, length: SyncDeviceProof.signatureLength, field: "authorization")
         guard revoked.count <= Self.maximumDevices, Set(revoked).count == revoked.count else {
-            throw MedVaultError(.validation, field: "revoked", reason: "at most 256 distinct devices")
+            throw SyncWireError(field: "revoked", reason: "at most 256 distinct devices")
         }
         guard !certificates.isEmpty, certificates.count <= Self.maximumDevices,
               Set(certificates.map(\.deviceID)).count == certificates.count else {
-            throw MedVaultError(.validation, field: "certificates", reason: "1 to 256, one per device")
+            throw SyncWireError(field: "certificates", reason: "1 to 256, one per device")
         }
         guard packages.count <= Self.maximumDevices, Set(packages.map(\.deviceID)).count == packages.count else {
-            throw MedVaultError(.validation, field: "packages", reason: "at most 256, one per device")
+            throw SyncWireError(field: "packages", reason: "at most 256, one per device")
         }
         guard !epochKeys.isEmpty, epochKeys.count <= Self.maximumEpochKeysLength else {
-            throw MedVaultError(.validation, field: "epochKeys", reason: "must be 1 byte to 256 KiB")
+            throw SyncWireError(field: "epochKeys", reason: "must be 1 byte to 256 KiB")
         }
         self.epoch = epoch
         self.verificationKey = verificationKey

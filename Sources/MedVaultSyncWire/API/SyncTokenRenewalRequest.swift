@@ -1,5 +1,4 @@
 import Foundation
-import MedVaultCore
 
 /// The body of `POST /v1/vaults/{vaultId}/devices/{deviceId}/token`: an enrolled device
 /// renews its bearer token.
@@ -20,7 +19,7 @@ public struct SyncTokenRenewalRequest: Sendable, Hashable, Codable {
 
     /// Creates a request.
     ///
-    /// - Throws: `MedVaultError.Code.validation` when a size is wrong or the origin is
+    /// - Throws: ``SyncWireError`` when a size is wrong or the origin is
     ///   not 1…255 visible ASCII characters.
     public init(challenge: Data, signature: Data, origin: String? = nil) throws {
         try SyncDeviceProof.require(challenge, length: SyncDeviceProof.challengeLength, field: "challenge")

@@ -94,25 +94,25 @@ struct EnvelopeSealerTests {
     }
 
     @Test("envelope sizes are validated on creation and on decoding, naming the field")
-    func validation() async throws {
+    func validation() throws {
         let ciphertext = Data(repeating: 1, count: 40)
-        await expectMedVaultError(.validation, field: "recordKey") {
+        #expect {
             try SyncEnvelope(id: UUID(), recordKey: Data(repeating: 0, count: 31), ciphertext: ciphertext)
-        }
-        await expectMedVaultError(.validation, field: "ciphertext") {
+        } throws: { ($0 as? SyncWireError)?.field == "recordKey" }
+        #expect {
             try SyncEnvelope(id: UUID(), recordKey: Data(repeating: 0, count: 32), ciphertext: Data(count: 27))
-        }
-        await expectMedVaultError(.validation, field: "ciphertext") {
+        } throws: { ($0 as? SyncWireError)?.field == "ciphertext" }
+        #expect {
             try SyncEnvelope(id: UUID(), recordKey: Data(repeating: 0, count: 32),
                              ciphertext: Data(count: SyncEnvelope.maximumCiphertextLength + 1))
-        }
+        } throws: { ($0 as? SyncWireError)?.field == "ciphertext" }
         #expect(throws: Never.self) {
             try SyncEnvelope(id: UUID(), recordKey: Data(repeating: 0, count: 32),
                              ciphertext: Data(count: SyncEnvelope.maximumCiphertextLength))
         }
         let json = #"{"id":"\#(UUID().uuidString)","recordKey":"AAAA","ciphertext":"\#(ciphertext.base64EncodedString())"}"#
-        await expectMedVaultError(.validation, field: "recordKey") {
+        #expect {
             try JSONDecoder().decode(SyncEnvelope.self, from: Data(json.utf8))
-        }
+        } throws: { ($0 as? SyncWireError)?.field == "recordKey" }
     }
 }

@@ -56,7 +56,7 @@ struct SyncWireAPITests {
         }
         let signature = Data(repeating: 1, count: 64)
         for bad in ["", "https://sync example.org", String(repeating: "a", count: 256), "https://sÿnc.org"] {
-            #expect(throws: MedVaultError(.validation, field: "origin", reason: "must be 1 to 255 visible ASCII characters")) {
+            #expect(throws: SyncWireError(field: "origin", reason: "must be 1 to 255 visible ASCII characters")) {
                 _ = try SyncJoinRequest(deviceID: Self.deviceID, challenge: challenge, signature: signature, origin: bad)
             }
         }
@@ -88,12 +88,15 @@ struct SyncWireAPITests {
 
     @Test("Decoding checks every size and names the field")
     func sizes() throws {
-        func decodeError<T: Decodable>(_ type: T.Type, _ json: String) -> MedVaultError? {
+        func decodeError<T: Decodable>(_ type: T.Type, _ json: String) -> SyncWireError? {
             do {
                 _ = try JSONDecoder().decode(T.self, from: Data(json.utf8))
                 return nil
+            } catch let error as SyncWireError {
+                return error
             } catch {
-                return error as? MedVaultError
+                Issue.record("not a SyncWireError: \(error)")
+                return SyncWireError(field: "", reason: "")
             }
         }
         let b32 = Data(count: 32).base64EncodedString()

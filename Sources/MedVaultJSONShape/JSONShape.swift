@@ -4,21 +4,24 @@ import Foundation
 /// and whether each leaf is `null` — for checks `JSONDecoder` does not make: it ignores
 /// keys it does not know and keeps one value of a repeated key.
 ///
-/// An import compares the shape of its input with the shape of the same documents
-/// encoded again: any key of the input that the encoding lacks (unless its value is
-/// `null`, an absent optional) is one this build does not understand, and would be
-/// dropped without a word. Keeping no list of keys of its own, the check cannot drift
-/// from the `Codable` types it guards.
+/// MedVaultCore's import compares the shape of its input with the shape of the same
+/// documents encoded again: any key of the input that the encoding lacks (unless its
+/// value is `null`, an absent optional) is one this build does not understand, and would
+/// be dropped without a word. Keeping no list of keys of its own, the check cannot drift
+/// from the `Codable` types it guards. The sync wire (`SyncWireJSON.decodeStrictly`)
+/// refuses a body with a key twice in one object with it.
 ///
+/// Its own module, below MedVaultCore and MedVaultSyncWire, so that the sync server
+/// shares the reader without linking MedVaultCore.
 /// It reads text `JSONSerialization` or `JSONDecoder` already accepted: strings are read
 /// exactly (escapes and surrogate pairs), numbers and literals only skipped.
-enum JSONShape: Equatable {
+package enum JSONShape: Equatable {
     case object([(key: String, value: JSONShape)])
     case array([JSONShape])
     case null
     case scalar
 
-    static func == (lhs: JSONShape, rhs: JSONShape) -> Bool {
+    package static func == (lhs: JSONShape, rhs: JSONShape) -> Bool {
         switch (lhs, rhs) {
         case (.object(let a), .object(let b)): a.map(\.key) == b.map(\.key) && a.map(\.value) == b.map(\.value)
         case (.array(let a), .array(let b)): a == b
@@ -28,7 +31,7 @@ enum JSONShape: Equatable {
     }
 
     /// The shape of `data`, or `nil` when it is not JSON this reader understands.
-    init?(_ data: Data) {
+    package init?(_ data: Data) {
         var reader = Reader(bytes: [UInt8](data))
         guard let shape = reader.value(depth: 0) else { return nil }
         reader.skipWhitespace()
@@ -38,7 +41,7 @@ enum JSONShape: Equatable {
 
     /// The path (`sessions[0].session.status`) of the first key that appears twice in
     /// one object, or `nil`.
-    func repeatedKey(path: String = "") -> String? {
+    package func repeatedKey(path: String = "") -> String? {
         switch self {
         case .object(let members):
             var seen = Set<String>()
@@ -59,7 +62,7 @@ enum JSONShape: Equatable {
 
     /// The path of the first key of `self` that `known` lacks and whose value is not
     /// `null`, `[]` or `{}`, or `nil`. Array elements are compared in order.
-    func unknownKey(comparedWith known: JSONShape, path: String = "") -> String? {
+    package func unknownKey(comparedWith known: JSONShape, path: String = "") -> String? {
         switch (self, known) {
         case (.object(let members), .object(let knownMembers)):
             let lookup = Dictionary(knownMembers.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
@@ -240,30 +243,5 @@ enum JSONShape: Equatable {
             position += 4
             return value
         }
-    }
-}
-
-/// Checks that JSON decoders do not make: for tools that read records from JSON (the
-/// `medvault` CLI's `--json` input), as ``PatientRecordExport/documents(jsonData:)`` does
-/// for imports.
-///
-/// ```swift
-/// StrictJSON.repeatedKey(in: Data(#"{"a": 1, "a": 2}"#.utf8))   // "a"
-/// ```
-public enum StrictJSON {
-    /// The path (`sessions[0].status`) of the first key that appears twice in one object
-    /// — `JSONDecoder` and `JSONSerialization` keep one of the values without a word —
-    /// escaped and at most 120 characters; `nil` when there is none, or when `data` is not
-    /// JSON (the decoder then says why).
-    public static func repeatedKey(in data: Data) -> String? {
-        JSONShape(data)?.repeatedKey().map { TextSafety.escaped(String($0.prefix(120))) }
-    }
-
-    /// Whether `data` is JSON this checker reads — at most 64 levels deep — with no key
-    /// twice in one object: `false` for a repeated key and for any text it cannot read, so
-    /// that nothing a decoder would accept slips past the check (`JSONDecoder` reads 512
-    /// levels).
-    public static func hasUniqueKeys(_ data: Data) -> Bool {
-        JSONShape(data).map { $0.repeatedKey() == nil } ?? false
     }
 }
