@@ -118,11 +118,11 @@ struct InMemorySyncTransportTests {
         #expect(try await server.keyring(as: credentials) == next)
         // A generation that jumps is not an update at all: no room would be left after Int64.max.
         for jump: Int64 in [4, .max] {
-            #expect(throws: MedVaultError.self) {
+            #expect(throws: SyncWireError(field: "generation", reason: "must be the expected generation + 1")) {
                 try SyncKeyringUpdate(expectedGeneration: 2, keyring: try SyncKeyringBlob(generation: jump, keyring: Data([1])))
             }
         }
-        #expect(throws: MedVaultError.self) {
+        #expect(throws: SyncWireError(field: "generation", reason: "must be the expected generation + 1")) {
             try SyncKeyringUpdate(expectedGeneration: .max, keyring: try SyncKeyringBlob(generation: .max, keyring: Data([1])))
         }
     }
