@@ -167,9 +167,32 @@ let package = Package(
             dependencies: ["MedVaultKeys", "MedVaultCore", "CArgon2", "CSodium"],
             swiftSettings: strictSettings
         ),
+        // The storage engine, the vault, its repositories, import, export, backup, the
+        // dose journal, and the examples and CLI run as child processes.
         .testTarget(
             name: "MedVaultTests",
-            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "MedVaultICD11", "MedVaultSync", "MedVaultSyncWire", "CSQLCipher", "CSodium", "CrashProbe", "KeyScanProbe", "medvault", "ClinicDemo", "MedicationDemo"],
+            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "MedVaultTestSupport", "CSQLCipher", "CSodium",
+                           "CrashProbe", "KeyScanProbe", "medvault", "ClinicDemo", "MedicationDemo"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MedVaultSyncTests",
+            dependencies: ["MedVaultSync", "MedVaultSyncWire", "MedVault", "MedVaultCore", "MedVaultKeys", "MedVaultICD11",
+                           "MedVaultTestSupport", "CrashProbe"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MedVaultICD11Tests",
+            dependencies: ["MedVaultICD11", "MedVault", "MedVaultCore", "MedVaultTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        // What the test targets share: temporary folders, fixtures, child processes (the
+        // probes, Python checkers and servers), sync devices on an in-memory server. A
+        // plain module under Tests/, linked by the test targets only: no product has it.
+        .target(
+            name: "MedVaultTestSupport",
+            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "MedVaultSync", "MedVaultSyncWire"],
+            path: "Tests/MedVaultTestSupport",
             swiftSettings: strictSettings
         ),
         // A child process the crash-safety tests kill with SIGKILL mid-write.

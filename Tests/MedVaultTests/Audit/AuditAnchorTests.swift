@@ -2,6 +2,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 @testable import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// The keyring's record of the trail (keyring format version 2) against an attacker

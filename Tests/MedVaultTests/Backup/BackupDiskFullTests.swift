@@ -2,6 +2,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// Backup and restore onto a 4 MiB tmpfs (mounting needs root; where it is refused the

@@ -2,6 +2,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// A backup's record counts since `diagnosis` became a view (migration "shared

@@ -1,6 +1,7 @@
 import Foundation
 @testable import MedVault
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// `medvault audit` and `medvault audit verify`, as a subprocess.

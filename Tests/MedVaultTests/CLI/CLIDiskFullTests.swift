@@ -1,4 +1,5 @@
 import Foundation
+import MedVaultTestSupport
 import Testing
 
 /// Out of space for real: a small tmpfs mounted in a private mount namespace

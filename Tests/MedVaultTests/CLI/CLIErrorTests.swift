@@ -1,4 +1,5 @@
 import Foundation
+import MedVaultTestSupport
 import Testing
 
 /// How `medvault` fails: one line on standard error and a documented exit status.

@@ -1,6 +1,7 @@
 import Foundation
 import MedVault
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// `medvault export --format fhir`: a patient's Bundle, the vault's NDJSON, validated by

@@ -1,4 +1,5 @@
 import Foundation
+import MedVaultTestSupport
 import Testing
 
 /// What one run of the `medvault` binary produced.

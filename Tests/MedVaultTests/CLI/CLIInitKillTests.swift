@@ -1,5 +1,6 @@
 import Foundation
 import MedVault
+import MedVaultTestSupport
 import Testing
 
 /// `medvault init` killed with SIGKILL at moments spread over its run: afterwards the

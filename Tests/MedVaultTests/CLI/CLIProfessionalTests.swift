@@ -1,6 +1,7 @@
 import Foundation
 import MedVault
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// `medvault professional set|show`: a vault made by the CLI gets the professional that

@@ -2,6 +2,7 @@ import Foundation
 import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// Runs `medvault` commands at the same time on one vault and classifies how each ended,

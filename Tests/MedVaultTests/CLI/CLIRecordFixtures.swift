@@ -2,6 +2,7 @@ import Foundation
 import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// Records written through the library into a vault the CLI created, for the

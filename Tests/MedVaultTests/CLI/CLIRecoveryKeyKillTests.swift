@@ -1,6 +1,7 @@
 import Foundation
 import MedVault
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// `medvault recovery-key` killed with SIGKILL at random moments: the new key is shown

@@ -1,5 +1,6 @@
 #if os(Linux)
 import Foundation
+import MedVaultTestSupport
 import Testing
 
 /// `medvault`'s interactive prompts, on a pseudo-terminal: echo is off while a secret is

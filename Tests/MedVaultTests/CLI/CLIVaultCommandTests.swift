@@ -1,5 +1,6 @@
 import Foundation
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// The vault commands of `medvault`, driven as a subprocess with `--password-stdin` and

@@ -1,6 +1,7 @@
 import Foundation
 import MedVault
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// `medvault` when another process has the vault: exit status 9 and one clear line.

@@ -1,4 +1,5 @@
 import Foundation
+import MedVaultTestSupport
 import Testing
 
 /// The walk-through of docs/cli.md, run as it is written: a vault made, a professional

@@ -1,5 +1,6 @@
 #if os(Linux)
 import Foundation
+import MedVaultTestSupport
 import Testing
 
 /// A pseudo-terminal for driving `medvault`'s interactive prompts: the child gets the

@@ -2,6 +2,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// App tables opt in to the change log with `DatabaseConnection.logChange(in:id:operation:version:)`.

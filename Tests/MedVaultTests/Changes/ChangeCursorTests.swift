@@ -2,6 +2,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// Reading the log page by page with an opaque, persistable cursor, and pruning it.

@@ -2,6 +2,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// The change log under group commit: each body's entries live in its savepoint, and

@@ -1,5 +1,6 @@
 import Foundation
 import MedVault
+import MedVaultTestSupport
 import Testing
 
 /// The README's "Change log and observation" block (Tests/Fixtures/ReadmeApp's

@@ -1,6 +1,7 @@
 import Foundation
 import MedVault
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// Attachments in SQLCipher: chunk rows, large round trips, corruption detection and

@@ -2,6 +2,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// The clinical column enums name real columns, in the tables' order, and rows can be

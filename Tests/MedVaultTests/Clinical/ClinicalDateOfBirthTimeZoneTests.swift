@@ -2,6 +2,7 @@ import Foundation
 import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// A date of birth is a calendar date: written by a process in UTC+14 and read by one

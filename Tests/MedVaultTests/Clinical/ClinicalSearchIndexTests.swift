@@ -1,6 +1,7 @@
 import Foundation
 import MedVault
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// The token index behind patient search: it follows every change, keeps each row's

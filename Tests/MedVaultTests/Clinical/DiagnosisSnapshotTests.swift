@@ -2,6 +2,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// Migration "shared diagnosis snapshots" (issue #36, item 6): each distinct ICD-11

@@ -1,6 +1,7 @@
 import Foundation
 @testable import MedVault
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// The ordered search walks tokens, merges them in batches, reads a single token's

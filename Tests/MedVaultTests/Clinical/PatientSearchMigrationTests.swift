@@ -2,6 +2,7 @@ import Foundation
 import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// Migration 3 turns a version-2 database (FTS4 patient index) into one with the

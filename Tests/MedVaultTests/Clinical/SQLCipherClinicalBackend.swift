@@ -2,6 +2,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 
 /// A fresh encrypted database in a temporary folder, closed and removed when the
 /// repositories that use it are released (or when `close` is called).

@@ -1,6 +1,7 @@
 import Foundation
 @testable import MedVault
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// Against a holder of the database key (not the vault key) who drops the signing triggers

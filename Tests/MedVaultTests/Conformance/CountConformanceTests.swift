@@ -1,5 +1,6 @@
 import Foundation
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// `count()` of sessions and diagnoses: every stored record, whatever its status;

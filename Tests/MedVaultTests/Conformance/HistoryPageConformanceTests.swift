@@ -1,5 +1,6 @@
 import Foundation
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// A history page reads the diagnoses, signatures and addenda of all its sessions at

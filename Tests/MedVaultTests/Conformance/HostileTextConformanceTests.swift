@@ -1,5 +1,6 @@
 import Foundation
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// Text that could reshape a terminal or a report — ESC sequences, line breaks, other

@@ -1,6 +1,7 @@
 import Foundation
 import MedVault
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// Corrections, voids and refills inside a unit of work (`vault.write { tx in … }`), on both vaults.

@@ -1,5 +1,6 @@
 import Foundation
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// Full-text search of sessions' clinical text (issue #38): the same results on every

@@ -1,5 +1,6 @@
 import Foundation
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// No error ever carries a field value: every field of the invalid input below holds

@@ -1,5 +1,6 @@
 import Foundation
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// 10,000 patients × 10 sessions built through the batch APIs: history and search

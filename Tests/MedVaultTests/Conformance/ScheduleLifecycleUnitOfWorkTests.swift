@@ -1,5 +1,6 @@
 import Foundation
 import MedVault
+import MedVaultTestSupport
 import Testing
 
 /// The schedule lifecycle and snooze operations inside a unit of work: the same

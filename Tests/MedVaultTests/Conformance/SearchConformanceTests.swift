@@ -1,5 +1,6 @@
 import Foundation
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// Patient search (HU-05): case- and accent-insensitive token-prefix matching.

@@ -1,5 +1,6 @@
 import Foundation
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// Clinical sessions: rules, history (newest first, with diagnoses) and agenda.

@@ -1,5 +1,6 @@
 import Foundation
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// Signed sessions and addenda (issue #18): the same behaviour on every backend.

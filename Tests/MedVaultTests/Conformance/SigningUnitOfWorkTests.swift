@@ -1,5 +1,6 @@
 import Foundation
 import MedVault
+import MedVaultTestSupport
 import Testing
 
 /// Signing and addenda inside a unit of work (`write { tx in … }`): they commit with the

@@ -1,5 +1,6 @@
 import Foundation
 import MedVault
+import MedVaultTestSupport
 import Testing
 
 /// `write { tx in … }` on a whole in-memory vault and a whole SQLCipher vault: one

@@ -1,5 +1,6 @@
 import Foundation
 import MedVault
+import MedVaultTestSupport
 import Testing
 
 /// Every repository of one vault, through the protocols an app codes against.

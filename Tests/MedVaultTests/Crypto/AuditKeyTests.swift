@@ -1,5 +1,6 @@
 import Foundation
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 @testable import MedVaultKeys
 

@@ -2,6 +2,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// A vault written by the library before its cryptography moved to libsodium
@@ -28,7 +29,9 @@ struct CryptoFixtureTests {
         var sync: Sync
     }
 
-    static let vectors = SyncFixtureUpgradeTests.vectors
+    static let vectors = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Vectors")
     static let options = Vault.Options(kdf: .fastForTestsOnly,
                                        passwordPolicy: PasswordPolicy(minimumLength: 1, minimumEstimatedBits: 0))
 

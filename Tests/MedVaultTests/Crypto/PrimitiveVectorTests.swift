@@ -1,5 +1,6 @@
 import CSodium
 import Foundation
+import MedVaultTestSupport
 import Testing
 @testable import MedVaultKeys
 

@@ -1,4 +1,5 @@
 import Foundation
+import MedVaultTestSupport
 import Testing
 @testable import MedVaultKeys
 

@@ -1,4 +1,5 @@
 import Foundation
+import MedVaultTestSupport
 import Testing
 
 /// Runs the built demo executables and checks the lines a reader relies on.

@@ -1,6 +1,7 @@
 import Foundation
 @testable import MedVault
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// FHIR R4 export: a patient's Bundle and the vault's Bulk Data NDJSON validate with an

@@ -1,6 +1,7 @@
 import Foundation
 @testable import MedVault
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// Every field of every record of the conformance fixtures either is found, with its

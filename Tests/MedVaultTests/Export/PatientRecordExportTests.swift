@@ -1,6 +1,7 @@
 import Foundation
 import MedVault
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// The export document, its JSON form, the ID-prefix lookup and the private file writer.

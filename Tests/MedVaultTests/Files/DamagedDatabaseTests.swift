@@ -3,6 +3,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 @testable import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// A vault whose database was damaged after it was closed: a page overwritten with

@@ -2,6 +2,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 
 extension MedicationBackend {
     /// ``SQLCipherMedicationStore`` over a fresh encrypted database in a temporary

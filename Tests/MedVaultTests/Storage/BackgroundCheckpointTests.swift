@@ -1,6 +1,7 @@
 import Foundation
 @testable import MedVault
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// WAL checkpoints run on the pool's checkpoint connection, never inside a caller's commit.

@@ -2,6 +2,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// A writer SIGKILLed somewhere in the WAL's checkpoint cycle (a background round, the

@@ -1,6 +1,7 @@
 import Foundation
 @testable import MedVault
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// `CommitDurability.walOnly`: a commit to the WAL without its own sync (the audit

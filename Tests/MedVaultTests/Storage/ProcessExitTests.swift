@@ -1,5 +1,6 @@
 import Foundation
 @testable import MedVault
+import MedVaultTestSupport
 import Testing
 
 /// A process that used a vault exits cleanly even while threads that used OpenSSL (the

@@ -2,6 +2,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// A vault written here (SQLCipher 3.4) read and written by an independent SQLCipher 4:

@@ -1,6 +1,7 @@
 import Foundation
 @testable import MedVault
 import MedVaultCore
+import MedVaultTestSupport
 import Testing
 
 /// Where transactions run: short ones on the calling thread when their connection is

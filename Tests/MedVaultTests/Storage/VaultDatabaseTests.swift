@@ -3,6 +3,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 @Suite("Database pool: encryption at rest, raw key, typed values, migrations")

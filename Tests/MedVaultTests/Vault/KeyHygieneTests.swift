@@ -1,4 +1,5 @@
 import Foundation
+import MedVaultTestSupport
 import Testing
 
 /// Runs KeyScanProbe, a child process that works with a vault (and syncs it), locks it, and

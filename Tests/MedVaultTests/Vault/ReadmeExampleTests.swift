@@ -2,6 +2,7 @@ import Foundation
 import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// The README's code examples, compiled and run, so they cannot rot.

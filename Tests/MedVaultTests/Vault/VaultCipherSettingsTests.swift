@@ -2,6 +2,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 @testable import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 @Suite("Vault: the keyring's cipher settings reach every connection")

@@ -5,6 +5,7 @@ import Glibc
 @testable import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// Several `Vault` values on one folder: each holds its own lock-file descriptors, so

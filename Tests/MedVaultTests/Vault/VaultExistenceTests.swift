@@ -1,5 +1,6 @@
 import Foundation
 @testable import MedVault
+import MedVaultTestSupport
 import Testing
 
 @Suite("Vault.exists")

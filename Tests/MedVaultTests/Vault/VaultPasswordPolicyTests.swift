@@ -2,6 +2,7 @@ import Foundation
 @testable import MedVault
 import MedVaultCore
 import MedVaultKeys
+import MedVaultTestSupport
 import Testing
 
 /// A new password meets the vault's `PasswordPolicy` at create, change and reset (issue

@@ -1,0 +1,120 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import MedVaultCore
+import MedVaultSync
+import MedVaultTestSupport
+import Testing
+
+/// `Tests/Scripts/sync_stub_server.py` (a ``PythonTestServer``): a scripted HTTP/1.1
+/// responder on 127.0.0.1 and a free port that answers what the test queued and records every request, for the unit
+/// tests of `HTTPSyncTransport` (no sync server, no PostgreSQL).
+final class SyncStubServer: Sendable {
+    private let server: PythonTestServer
+    var port: Int { server.port }
+
+    /// One scripted answer.
+    struct Answer: Encodable {
+        var status: Int
+        var headers: [String: String] = [:]
+        var body: String = ""
+        var size: Int?
+        var delay: Double?
+    }
+
+    /// One request the stub received.
+    struct Received: Decodable {
+        let method: String
+        let path: String
+        let headers: [String: String]
+        let body: String
+
+        var bodyData: Data { Data(base64Encoded: body) ?? Data() }
+    }
+
+    init() async throws {
+        server = try await PythonTestServer(script: "sync_stub_server.py", what: "sync stub server")
+    }
+
+    /// Stops the stub (idempotent).
+    func stop() { server.stop() }
+
+    var baseURL: URL { server.baseURL }
+
+    /// Queues answers, in order; the last one repeats once the queue is empty.
+    func script(_ answers: [Answer]) async throws {
+        try await call("POST", "/_script", body: try JSONEncoder().encode(answers))
+    }
+
+    /// Queues a JSON error answer as the sync server writes them.
+    static func error(_ status: Int, _ code: String, message: String = "fixed", headers: [String: String] = [:]) -> Answer {
+        Answer(status: status, headers: headers, body: "{\"error\":\"\(code)\",\"message\":\"\(message)\"}")
+    }
+
+    func received() async throws -> [Received] {
+        try JSONDecoder().decode([Received].self, from: try await call("GET", "/_requests"))
+    }
+
+    func stolenCount() async throws -> Int {
+        struct Stats: Decodable { let stolen: Int }
+        return try JSONDecoder().decode(Stats.self, from: try await call("GET", "/_stats")).stolen
+    }
+
+    @discardableResult
+    private func call(_ method: String, _ path: String, body: Data? = nil) async throws -> Data {
+        try await server.call(method, path, body: body)
+    }
+}
+
+/// The waits a transport asked for, instead of sleeping them.
+final class RecordedSleeps: @unchecked Sendable {
+    // @unchecked: `waits` is only touched under `lock`.
+    private let lock = NSLock()
+    private var waits: [Duration] = []
+
+    func record(_ duration: Duration) {
+        lock.withLock { waits.append(duration) }
+    }
+
+    var all: [Duration] { lock.withLock { waits } }
+}
+
+/// Runs `body` with a fresh stub, stopped afterwards whatever happens.
+func withSyncStub<Value>(_ body: (SyncStubServer) async throws -> Value) async throws -> Value {
+    let server = try await SyncStubServer()
+    defer { server.stop() }
+    return try await body(server)
+}
+
+/// A loopback port where nobody listens, held for the test's lifetime: a socket bound to
+/// it but never listening, so connections are refused at once and no other test can
+/// take the port in the meantime (a freed port may be handed to a parallel test).
+final class RefusingPort: @unchecked Sendable {
+    // @unchecked: `descriptor` is set once in init and only closed in deinit.
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw MedVaultError(.storage, reason: "socket failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard bound == 0, named == 0 else {
+            close(descriptor)
+            throw MedVaultError(.storage, reason: "bind failed")
+        }
+        self.descriptor = descriptor
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
+}
