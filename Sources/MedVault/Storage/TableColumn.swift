@@ -2,14 +2,14 @@
 /// the cases of an enum, so that a column list, the row decoding and the statement
 /// arguments cannot drift apart.
 ///
-/// Each case is named after its SQL column in camel case (`firstName` is
-/// `first_name`); its raw value is its position in ``selection``, so reading
-/// `row[PatientColumn.email]` costs what `row[6]` does, without the arithmetic.
-/// ``Record`` is the value the table stores, and ``value(of:_:)`` says which of its
-/// properties goes in which column: one exhaustive `switch`, checked by the compiler.
+/// Each case is named after its SQL column in camel case (`firstName` is `first_name`,
+/// `patientID` is `patient_id`): ``name`` derives it, and an enum overrides ``name``
+/// only for a column whose name does not follow (`rowid`). Its raw value is its position
+/// in ``selection``, so reading `row[PatientColumn.email]` costs what `row[6]` does,
+/// without the arithmetic.
 ///
 /// ```swift
-/// enum NoteColumn: Int32, TableColumn {
+/// enum NoteColumn: Int32, RecordColumn {
 ///     case id, body
 ///     static func value(of note: Note, _ column: NoteColumn) -> any VaultValueConvertible {
 ///         switch column {
@@ -22,6 +22,14 @@
 /// try db.execute(insert, NoteColumn.arguments(note))
 /// ```
 protocol TableColumn: CaseIterable, RawRepresentable, Sendable where RawValue == Int32 {
+    /// The SQL name; by default derived from the case name (``derivedName``).
+    var name: String { get }
+}
+
+/// A ``TableColumn`` whose values come straight from one stored value, ``Record``:
+/// ``value(of:_:)`` says which of its properties goes in which column (one exhaustive
+/// `switch`, checked by the compiler), and the statement arguments follow from it.
+protocol RecordColumn: TableColumn {
     /// The value a row of this table stores.
     associatedtype Record
 
@@ -30,15 +38,23 @@ protocol TableColumn: CaseIterable, RawRepresentable, Sendable where RawValue ==
 }
 
 extension TableColumn {
-    /// The SQL name: the case name with each capital turned into `_` and lower case.
-    var name: String {
+    /// The SQL name.
+    var name: String { derivedName }
+
+    /// The case name in snake case: a capital that starts a word becomes `_` and lower
+    /// case, and a run of capitals is one word (`patientID` is `patient_id`).
+    var derivedName: String {
+        let characters = Array(String(describing: self))
         var name = ""
-        for character in String(describing: self) {
-            if character.isUppercase {
-                name += "_" + character.lowercased()
-            } else {
-                name.append(character)
+        for (index, character) in characters.enumerated() {
+            if character.isUppercase, index > 0 {
+                let previous = characters[index - 1]
+                let next = index + 1 < characters.count ? characters[index + 1] : nil
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && next?.isLowercase == true) {
+                    name += "_"
+                }
             }
+            name += character.lowercased()
         }
         return name
     }
@@ -63,6 +79,21 @@ extension TableColumn {
         columns.map { "\($0.name) = ?" }.joined(separator: ", ")
     }
 
+    /// `INSERT INTO table (c1, …) VALUES (?, …)` over `columns`, in their order, then
+    /// the columns `extra` no row selects.
+    static func insert(into table: String, _ columns: [Self], extra: [String] = []) -> String {
+        let names = (columns.map(\.name) + extra).joined(separator: ", ")
+        let marks = Array(repeating: "?", count: columns.count + extra.count).joined(separator: ", ")
+        return "INSERT INTO \(table) (\(names)) VALUES (\(marks))"
+    }
+
+    /// `UPDATE table SET c1 = ?, … WHERE key = ?` over `columns`, in their order.
+    static func update(_ table: String, set columns: [Self], where key: String) -> String {
+        "UPDATE \(table) SET \(assignments(columns)) WHERE \(key) = ?"
+    }
+}
+
+extension RecordColumn {
     /// The arguments binding `record`'s values of `columns`, in that order.
     static func arguments(_ record: Record, _ columns: [Self]) -> [VaultValue] {
         columns.map { value(of: record, $0).vaultValue }
@@ -80,5 +111,28 @@ extension VaultRow {
     /// - Throws: `MedVaultError.Code.corrupted`, as the positional subscript does.
     subscript<Value: VaultValueConvertible, Column: TableColumn>(_ column: Column) -> Value {
         get throws { try Value(row: self, column: column.rawValue) }
+    }
+}
+
+/// A row read by column name with the column type known, so a case needs no type:
+/// `try row[.name]` instead of `try row[MedicationRow.Column.name]`.
+struct ColumnRow<Column: TableColumn> {
+    let row: VaultRow
+
+    /// Decodes `column` as `Value`.
+    ///
+    /// - Throws: `MedVaultError.Code.corrupted` as ``VaultRow``'s subscript does.
+    subscript<Value: VaultValueConvertible>(_ column: Column) -> Value {
+        get throws { try row[column.rawValue] }
+    }
+
+    /// Whether `column` is NULL.
+    func isNull(_ column: Column) -> Bool {
+        row.isNull(at: column.rawValue)
+    }
+
+    /// `column` as an integer (0 for NULL).
+    func int64(_ column: Column) -> Int64 {
+        row.int64(at: column.rawValue)
     }
 }

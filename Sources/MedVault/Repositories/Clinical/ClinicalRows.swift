@@ -11,7 +11,7 @@ enum ClinicalRows {
     // MARK: - Patient
 
     /// `patient`'s columns (its `rowid`, the search index's docid, is selected apart).
-    enum PatientColumn: Int32, TableColumn {
+    enum PatientColumn: Int32, RecordColumn {
         case id, firstName, lastName, sortKey, dateOfBirth, biologicalSex, nationalId, email, phoneNumber,
              address, deletedAt, createdAt, updatedAt, version
 
@@ -74,7 +74,7 @@ enum ClinicalRows {
     // MARK: - Session
 
     /// `clinical_session`'s columns.
-    enum SessionColumn: Int32, TableColumn {
+    enum SessionColumn: Int32, RecordColumn {
         case id, patientId, dateMs, type, durationMinutes, status, createdAt, updatedAt, version,
              chiefComplaint, treatmentPlan, notes
 
@@ -127,7 +127,7 @@ enum ClinicalRows {
     // MARK: - Diagnosis
 
     /// `diagnosis`'s columns.
-    enum DiagnosisColumn: Int32, TableColumn {
+    enum DiagnosisColumn: Int32, RecordColumn {
         case id, sessionId, code, title, titleEs, uri, releaseVersion, diagnosisType, severity,
              diagnosedAt, createdAt, updatedAt, version, clinicalNotes
 
@@ -181,7 +181,7 @@ enum ClinicalRows {
     // MARK: - Professional
 
     /// `professional`'s columns (its `singleton` key is always 1, written apart).
-    enum ProfessionalColumn: Int32, TableColumn {
+    enum ProfessionalColumn: Int32, RecordColumn {
         case id, fullName, licenseNumber, specialty, email, preferredLanguage, createdAt, updatedAt, version
 
         static func value(of p: Professional, _ column: Self) -> any VaultValueConvertible {
@@ -213,7 +213,7 @@ enum ClinicalRows {
     // MARK: - Attachment
 
     /// The columns of a complete attachment as its repository reads it.
-    enum AttachmentColumn: Int32, TableColumn {
+    enum AttachmentColumn: Int32, RecordColumn {
         case id, sessionId, fileName, mimeType, byteCount, sha256, createdAt, updatedAt, version
 
         static func value(of a: Attachment, _ column: Self) -> any VaultValueConvertible {

@@ -4,7 +4,7 @@ import MedVaultCore
 /// How signatures and addenda map to `session_signature` and `session_addendum`
 /// (see `SigningSchema`), read by column name.
 enum SigningRows {
-    enum SignatureColumn: Int32, TableColumn {
+    enum SignatureColumn: Int32, RecordColumn {
         case sessionId, professionalId, professionalName, licenseNumber, signedAt, contentSha256, encodingVersion,
              signerPublicKey, signature
 
@@ -23,7 +23,7 @@ enum SigningRows {
         }
     }
 
-    enum AddendumColumn: Int32, TableColumn {
+    enum AddendumColumn: Int32, RecordColumn {
         case id, sessionId, authorId, authorName, createdAt, reason, text
 
         static func value(of a: SessionAddendum, _ column: Self) -> any VaultValueConvertible {

@@ -3,37 +3,18 @@ import MedVaultCore
 
 /// The mapping between `DoseLogRevision` and the `dose_log_revision` table.
 enum DoseLogRevisionRow {
-    enum Column: Int32, TableColumns {
+    enum Column: Int32, TableColumn {
         case id, doseLogID, medicationID, kind, reason, recordedAt
         case scheduledAt, takenAt, amount, status, skipReason, notes, createdAt, updatedAt, version
 
-        var name: String {
-            switch self {
-            case .id: "id"
-            case .doseLogID: "dose_log_id"
-            case .medicationID: "medication_id"
-            case .kind: "kind"
-            case .reason: "reason"
-            case .recordedAt: "recorded_at"
-            case .scheduledAt: "scheduled_at"
-            case .takenAt: "taken_at"
-            case .amount: "amount"
-            case .status: "status"
-            case .skipReason: "skip_reason"
-            case .notes: "notes"
-            case .createdAt: "created_at"
-            case .updatedAt: "updated_at"
-            case .version: "version"
-            }
-        }
     }
 
     static let insert = Column.insert(into: "dose_log_revision", Column.allCases, extra: ["patient_id"])
-    static let selectByLog = "SELECT \(Column.selectList) FROM dose_log_revision WHERE dose_log_id = ? ORDER BY rowid"
+    static let selectByLog = "SELECT \(Column.selection) FROM dose_log_revision WHERE dose_log_id = ? ORDER BY rowid"
     /// Oldest first, in an order every device agrees on (synced revisions arrive in
     /// different orders): instant, then log, then the order written (one log's history).
     static let selectByMedication = """
-        SELECT \(Column.selectList) FROM dose_log_revision WHERE medication_id = ?
+        SELECT \(Column.selection) FROM dose_log_revision WHERE medication_id = ?
         ORDER BY recorded_at, dose_log_id, rowid
         """
 
@@ -61,7 +42,7 @@ enum DoseLogRevisionRow {
         } + [patientID.vaultValue]
     }
 
-    /// Reads a row selected with `Column.selectList`.
+    /// Reads a row selected with `Column.selection`.
     ///
     /// - Throws: `MedVaultError.Code.corrupted` for a value that does not decode.
     static func decode(_ row: VaultRow) throws -> DoseLogRevision {
@@ -83,27 +64,15 @@ enum DoseLogRevisionRow {
 
 /// The mapping between `MedicationRefill` and the `medication_refill` table.
 enum MedicationRefillRow {
-    enum Column: Int32, TableColumns {
+    enum Column: Int32, TableColumn {
         case id, medicationID, quantity, refillDate, expirationDate, notes, createdAt, version
 
-        var name: String {
-            switch self {
-            case .id: "id"
-            case .medicationID: "medication_id"
-            case .quantity: "quantity"
-            case .refillDate: "refill_date"
-            case .expirationDate: "expiration_date"
-            case .notes: "notes"
-            case .createdAt: "created_at"
-            case .version: "version"
-            }
-        }
     }
 
     static let insert = Column.insert(into: "medication_refill", Column.allCases, extra: ["patient_id"])
-    static let selectByID = "SELECT \(Column.selectList) FROM medication_refill WHERE id = ?"
+    static let selectByID = "SELECT \(Column.selection) FROM medication_refill WHERE id = ?"
     static let selectByMedication = """
-        SELECT \(Column.selectList) FROM medication_refill WHERE medication_id = ?
+        SELECT \(Column.selection) FROM medication_refill WHERE medication_id = ?
         ORDER BY refill_date, created_at, id
         """
 
@@ -123,7 +92,7 @@ enum MedicationRefillRow {
         } + [patientID.vaultValue]
     }
 
-    /// Reads a row selected with `Column.selectList`.
+    /// Reads a row selected with `Column.selection`.
     static func decode(_ row: VaultRow) throws -> MedicationRefill {
         let row = ColumnRow<Column>(row: row)
         return MedicationRefill(

@@ -4,28 +4,13 @@ import MedVaultCore
 /// The mapping between `DoseLog` and the `dose_log` table.
 enum DoseLogRow {
     /// The selected columns, in the order of the SELECT list.
-    enum Column: Int32, TableColumns {
+    enum Column: Int32, TableColumn {
         case id, medicationID, scheduledAt, takenAt, status, skipReason, notes, createdAt, updatedAt, version, amount
 
-        var name: String {
-            switch self {
-            case .id: "id"
-            case .medicationID: "medication_id"
-            case .scheduledAt: "scheduled_at"
-            case .takenAt: "taken_at"
-            case .status: "status"
-            case .skipReason: "skip_reason"
-            case .notes: "notes"
-            case .createdAt: "created_at"
-            case .updatedAt: "updated_at"
-            case .version: "version"
-            case .amount: "amount"
-            }
-        }
     }
 
     /// The SELECT list ``decode(_:)`` reads.
-    static let columns = Column.selectList
+    static let columns = Column.selection
 
     /// The inserted columns: every selected one, then `patient_id` (the medication's
     /// patient, copied for the per-patient index).

@@ -5,7 +5,7 @@ import MedVaultCore
 enum MedicationRow {
     /// The selected columns, in the order of the SELECT list; the last one is the
     /// rowid (the search index's docid).
-    enum Column: Int32, TableColumns {
+    enum Column: Int32, TableColumn {
         case id, patientID, name, genericName, dosageAmount, dosageUnit, form, route
         case frequencyKind, frequencyCount, frequencyTimes, frequencyTimeLabels, instructions
         case startDate, endDate, isActive, requiresPrescription
@@ -16,36 +16,9 @@ enum MedicationRow {
 
         var name: String {
             switch self {
-            case .id: "id"
-            case .patientID: "patient_id"
-            case .name: "name"
-            case .genericName: "generic_name"
-            case .dosageAmount: "dosage_amount"
-            case .dosageUnit: "dosage_unit"
-            case .form: "form"
-            case .route: "route"
-            case .frequencyKind: "frequency_kind"
-            case .frequencyCount: "frequency_count"
-            case .frequencyTimes: "frequency_times"
-            case .frequencyTimeLabels: "frequency_time_labels"
-            case .instructions: "instructions"
-            case .startDate: "start_date"
-            case .endDate: "end_date"
-            case .isActive: "is_active"
-            case .requiresPrescription: "requires_prescription"
-            case .inventoryCurrent: "inventory_current"
-            case .inventoryMinimum: "inventory_minimum"
-            case .inventoryPackageSize: "inventory_package_size"
-            case .inventoryExpirationDate: "inventory_expiration_date"
-            case .inventoryDeclared: "inventory_declared"
-            case .strengthAmount: "strength_amount"
-            case .strengthUnit: "strength_unit"
-            case .createdAt: "created_at"
-            case .updatedAt: "updated_at"
-            case .version: "version"
             case .maximumDosesPer24Hours: "maximum_doses_per_24h"
-            case .deactivatedAt: "deactivated_at"
             case .rowID: "rowid"
+            default: derivedName
             }
         }
 
@@ -56,10 +29,10 @@ enum MedicationRow {
     }
 
     /// The SELECT list ``decode(_:)`` reads.
-    static let columns = Column.selectList
+    static let columns = Column.selection
 
     /// The same columns prefixed with `m.`, for joins.
-    static let qualifiedColumns = Column.selectList(alias: "m")
+    static let qualifiedColumns = Column.selection(alias: "m")
 
     static let selectByID = "SELECT \(columns) FROM medication WHERE id = ?"
     static let selectByPatient = "SELECT \(columns) FROM medication WHERE patient_id = ?"

@@ -4,42 +4,21 @@ import MedVaultCore
 /// The mapping between `MedicationSchedule` and the `medication_schedule` table.
 enum MedicationScheduleRow {
     /// The selected columns, in the order of the SELECT list.
-    enum Column: Int32, TableColumns {
+    enum Column: Int32, TableColumn {
         case id, medicationID, times, timeLabels, daysOfWeek, timeZone, createdAt, updatedAt, version
         case seriesID, effectiveFrom, effectiveUntil, regimen, timeAmounts
         case reminderLeadMinutes, snoozeMinutes, maximumSnoozes
 
-        var name: String {
-            switch self {
-            case .id: "id"
-            case .medicationID: "medication_id"
-            case .times: "times"
-            case .timeLabels: "time_labels"
-            case .daysOfWeek: "days_of_week"
-            case .timeZone: "time_zone"
-            case .createdAt: "created_at"
-            case .updatedAt: "updated_at"
-            case .version: "version"
-            case .seriesID: "series_id"
-            case .effectiveFrom: "effective_from"
-            case .effectiveUntil: "effective_until"
-            case .regimen: "regimen"
-            case .timeAmounts: "time_amounts"
-            case .reminderLeadMinutes: "reminder_lead_minutes"
-            case .snoozeMinutes: "snooze_minutes"
-            case .maximumSnoozes: "maximum_snoozes"
-            }
-        }
 
         /// The columns an UPDATE writes: `id`, `medication_id`, `series_id` and `created_at` never change.
         static let updated = allCases.filter { !([.id, .medicationID, .seriesID, .createdAt] as [Column]).contains($0) }
     }
 
     /// The SELECT list ``decode(_:)`` reads.
-    static let columns = Column.selectList
+    static let columns = Column.selection
 
     /// The same columns prefixed with `s.`, for joins.
-    static let qualifiedColumns = Column.selectList(alias: "s")
+    static let qualifiedColumns = Column.selection(alias: "s")
 
     static let insert = Column.insert(into: "medication_schedule", Column.allCases)
 
