@@ -191,7 +191,7 @@ let package = Package(
         // plain module under Tests/, linked by the test targets only: no product has it.
         .target(
             name: "MedVaultTestSupport",
-            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "MedVaultSync", "MedVaultSyncWire"],
+            dependencies: ["MedVault", "MedVaultCore", "MedVaultKeys", "MedVaultSync", "MedVaultSyncWire", "MedVaultICD11"],
             path: "Tests/MedVaultTestSupport",
             swiftSettings: strictSettings
         ),

@@ -8,11 +8,12 @@ import Foundation
 /// documents encoded again: any key of the input that the encoding lacks (unless its
 /// value is `null`, an absent optional) is one this build does not understand, and would
 /// be dropped without a word. Keeping no list of keys of its own, the check cannot drift
-/// from the `Codable` types it guards. The sync wire (`SyncWireJSON.decodeStrictly`)
+/// from the `Codable` types it guards. The sync wire (`SyncWireJSON.hasUniqueKeys`)
 /// refuses a body with a key twice in one object with it.
 ///
 /// Its own module, below MedVaultCore and MedVaultSyncWire, so that the sync server
 /// shares the reader without linking MedVaultCore.
+///
 /// It reads text `JSONSerialization` or `JSONDecoder` already accepted: strings are read
 /// exactly (escapes and surrogate pairs), numbers and literals only skipped.
 package enum JSONShape: Equatable {

@@ -47,6 +47,9 @@ public struct SyncCredentials: Sendable, Hashable, CustomStringConvertible {
 /// - `rateLimited` (with `retryAfter`), `limitExceeded` (a body or batch too large, or the
 ///   vault at one of the server's quotas: active devices, envelopes, stored bytes).
 /// - `serverError`, `badResponse`: the server failed or answered something unusable.
+///
+/// The wire values' own `SyncWireError` is not among them: a transport that decodes an
+/// answer reports an unusable one as `badResponse` (as ``HTTPSyncTransport`` does).
 public protocol SyncTransport: Sendable {
     /// Asks for a one-time challenge to sign, bound to `request`'s vault and device
     /// (`POST /v1/challenges`).

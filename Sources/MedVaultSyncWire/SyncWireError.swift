@@ -7,8 +7,10 @@ import Foundation
 ///
 /// ``field`` names the JSON field at fault and ``reason`` says what the rule is; neither
 /// ever holds the value itself (a token, a key, a signature). The sync server answers it
-/// with HTTP 400; MedVault's sync engine reports it as ``SyncWireError``
-/// on the same field, with the same reason.
+/// with HTTP 400; MedVault's sync engine reports it to apps as a `MedVaultError` of code
+/// `validation` on the same field, with the same reason. A custom `SyncTransport` that
+/// decodes wire values itself must do the same (a transport's errors are
+/// `MedVaultError`s).
 ///
 /// For example:
 ///

@@ -99,14 +99,14 @@ struct EnvelopeSealerTests {
         let ciphertext = Data(repeating: 1, count: 40)
         #expect {
             try SyncEnvelope(id: UUID(), recordKey: Data(repeating: 0, count: 31), ciphertext: ciphertext)
-        } throws: { ($0 as? SyncWireError)?.field == "recordKey" }
+        } throws: { ($0 as? SyncWireError) == SyncWireError(field: "recordKey", reason: "a record key is 32 bytes") }
         #expect {
             try SyncEnvelope(id: UUID(), recordKey: Data(repeating: 0, count: 32), ciphertext: Data(count: 27))
-        } throws: { ($0 as? SyncWireError)?.field == "ciphertext" }
+        } throws: { ($0 as? SyncWireError) == SyncWireError(field: "ciphertext", reason: "too short to be sealed") }
         #expect {
             try SyncEnvelope(id: UUID(), recordKey: Data(repeating: 0, count: 32),
                              ciphertext: Data(count: SyncEnvelope.maximumCiphertextLength + 1))
-        } throws: { ($0 as? SyncWireError)?.field == "ciphertext" }
+        } throws: { ($0 as? SyncWireError) == SyncWireError(field: "ciphertext", reason: "longer than 1 MiB") }
         #expect(throws: Never.self) {
             try SyncEnvelope(id: UUID(), recordKey: Data(repeating: 0, count: 32),
                              ciphertext: Data(count: SyncEnvelope.maximumCiphertextLength))
@@ -114,6 +114,6 @@ struct EnvelopeSealerTests {
         let json = #"{"id":"\#(UUID().uuidString)","recordKey":"AAAA","ciphertext":"\#(ciphertext.base64EncodedString())"}"#
         #expect {
             try JSONDecoder().decode(SyncEnvelope.self, from: Data(json.utf8))
-        } throws: { ($0 as? SyncWireError)?.field == "recordKey" }
+        } throws: { ($0 as? SyncWireError) == SyncWireError(field: "recordKey", reason: "a record key is 32 bytes") }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-@testable import MedVault
+import MedVault
 import MedVaultCore
 import MedVaultKeys
 import Testing
@@ -38,7 +38,7 @@ package enum AuditFixtures {
     /// holding the database key (not the vault key) can do with raw SQL. The triggers
     /// that keep the trail append-only are dropped first, as such an attacker would.
     package static func tamper(_ vault: Vault, _ sql: String, _ arguments: [VaultValue] = [],
-                       password: Password? = nil) async throws {
+                               password: Password? = nil) async throws {
         let key = try VaultFixtures.databaseKey(in: vault.layout.folder, password: try password ?? Password("probe"))
         defer { key.wipe() }
         let pool = try await VaultDatabase.open(at: vault.layout.database, key: key, mode: .openExisting,

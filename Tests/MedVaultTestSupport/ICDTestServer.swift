@@ -30,13 +30,13 @@ package final class ICDTestServer: Sendable {
 
     /// A client of this server with the test credentials.
     package func configuration(credentials: ICD11Credentials? = ICDTestServer.credentials, release: String = "2024-01",
-                       timeout: Duration = .seconds(10), margin: Duration = .seconds(60)) -> WHOICDClient.Configuration {
+                               timeout: Duration = .seconds(10), margin: Duration = .seconds(60)) -> WHOICDClient.Configuration {
         WHOICDClient.Configuration(baseURL: baseURL, tokenURL: tokenURL, credentials: credentials, release: release,
                                    timeout: timeout, tokenRefreshMargin: margin)
     }
 
     package func client(credentials: ICD11Credentials? = ICDTestServer.credentials, timeout: Duration = .seconds(10),
-                margin: Duration = .seconds(60)) throws -> WHOICDClient {
+                        margin: Duration = .seconds(60)) throws -> WHOICDClient {
         try WHOICDClient(configuration: configuration(credentials: credentials, timeout: timeout, margin: margin))
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-@testable import MedVault
+import MedVault
 import MedVaultCore
 import MedVaultKeys
 
@@ -23,7 +23,7 @@ package enum StorageFixtures {
     }
 
     package static func openNotes(_ url: URL, key: SecureBytes,
-                          mode: VaultDatabase.OpenMode = .createIfMissing) async throws -> VaultDatabase {
+                                  mode: VaultDatabase.OpenMode = .createIfMissing) async throws -> VaultDatabase {
         try await VaultDatabase.open(at: url, key: key, mode: mode, migrator: notesMigrator)
     }
 

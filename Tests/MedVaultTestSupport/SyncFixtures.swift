@@ -1,8 +1,8 @@
 import Foundation
-@testable import MedVault
+import MedVault
 import MedVaultCore
 import MedVaultKeys
-@testable import MedVaultSync
+import MedVaultSync
 import MedVaultSyncWire
 import Testing
 
@@ -17,7 +17,7 @@ package struct SyncDevices {
     /// `count` devices: the first creates and registers the vault, the others join it
     /// from the keyring the server holds, unlocked with the password.
     package static func make(_ count: Int, in dir: TemporaryDirectory, batchSize: Int = 200,
-                     server: InMemorySyncTransport = InMemorySyncTransport()) async throws -> SyncDevices {
+                             server: InMemorySyncTransport = InMemorySyncTransport()) async throws -> SyncDevices {
         let password = try VaultFixtures.password()
         let creation = try await Vault.create(at: dir.file("device-0"), password: password, options: VaultFixtures.options)
         let first = creation.vault
@@ -62,23 +62,6 @@ package struct SyncDevices {
 }
 
 package enum SyncFixtures {
-    /// Pushes `envelopes` (sealed in `vault`'s current epoch) as `credentials`' device,
-    /// signed with `vault`'s device key as its engine signs: a device that crafts what it
-    /// pushes, which the others then judge by content.
-    @discardableResult
-    package static func signedPush(_ envelopes: [SyncEnvelope], vault: Vault, server: InMemorySyncTransport,
-                           as credentials: SyncCredentials) async throws -> SyncPushResponse {
-        guard let deviceKey = try await vault.database.read({ db in try SyncEpochRecord.deviceKey(db) }) else {
-            throw MedVaultError(.invalidArgument, reason: "the test vault has no device key")
-        }
-        let signature = try await vault.withSyncKeyChain { chain in
-            try PushSignatures.sign(envelopes, vaultID: vault.vaultID, deviceKey: deviceKey,
-                                    certificate: try SyncEngine.certificate(of: deviceKey, deviceID: credentials.deviceID,
-                                                                            vaultID: vault.vaultID, keys: chain.current))
-        }
-        return try await server.push(SyncPushRequest(envelopes: envelopes, signature: signature), as: credentials)
-    }
-
     /// The code of the error `body` throws, or `nil` when it does not throw (an error that
     /// is not a `MedVaultError` is recorded as an issue).
     package static func errorCode(_ body: () async throws -> Void) async -> MedVaultError.Code? {

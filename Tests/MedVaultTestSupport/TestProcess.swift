@@ -170,7 +170,7 @@ extension TestProcess {
     ///   - mergingErrors: Standard error goes to the same file as standard output.
     ///   - timeout: After it, the child is killed and ``CapturedRun/reason`` says so.
     package func runCapturingOutput(mergingErrors: Bool = false, timeout: Duration = .seconds(300),
-                            afterStart: () throws -> Void = {}) async throws -> CapturedRun {
+                                    afterStart: () throws -> Void = {}) async throws -> CapturedRun {
         let scratch = try TemporaryDirectory()
         defer { scratch.remove() }
         let outputURL = scratch.file("stdout"), errorURL = scratch.file("stderr")

@@ -1,5 +1,5 @@
 import Foundation
-@testable import MedVault
+import MedVault
 import MedVaultCore
 import MedVaultKeys
 
