@@ -1,5 +1,6 @@
 import Foundation
 import MedVaultCore
+import MedVaultKeys
 
 #if canImport(Glibc)
 import Glibc
@@ -113,15 +114,7 @@ public enum PrivateFileWriter {
     // MARK: - Plumbing
 
     private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws {
-        var done = 0
-        while done < bytes.count {
-            let count = systemWrite(descriptor, bytes.baseAddress.map { $0 + done }, bytes.count - done)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw fileError(errno)
-            }
-            done += count
-        }
+        try AtomicFile.writeAll(descriptor, bytes) { fileError($0) }
     }
 
     private static func fileError(_ code: Int32) -> MedVaultError {
@@ -134,9 +127,4 @@ public enum PrivateFileWriter {
             return MedVaultError(.storage, field: "output", reason: "writing the output failed (errno \(code))")
         }
     }
-}
-
-/// The module-level `write`, which a static member named `write` would shadow.
-private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
-    write(descriptor, buffer, count)
 }

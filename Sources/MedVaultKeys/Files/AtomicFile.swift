@@ -11,7 +11,7 @@ import Darwin
 
 /// POSIX file operations shared by the keyring file and the file secret store:
 /// atomic replacement, whole-file reads and overwrite-then-unlink destruction.
-enum AtomicFile {
+package enum AtomicFile {
     /// Largest file MedVault reads whole (keyrings are well under a kilobyte).
     static let maximumReadSize = 1 << 20
 
@@ -164,12 +164,19 @@ enum AtomicFile {
     // MARK: - Plumbing
 
     private static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) throws {
+        try writeAll(descriptor, bytes) { posixError($0) }
+    }
+
+    /// Writes all of `bytes` to `descriptor`, again after a short write or `EINTR`; any
+    /// other failure throws `failure(errno)`. The private export writer (MedVault) shares it.
+    package static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer,
+                                 failure: (Int32) -> any Error) throws {
         var done = 0
         while done < bytes.count {
             let count = systemWrite(descriptor, bytes.baseAddress.map { $0 + done }, bytes.count - done)
             if count < 0 {
                 if errno == EINTR { continue }
-                throw posixError(errno)
+                throw failure(errno)
             }
             done += count
         }
