@@ -1,6 +1,7 @@
 import Foundation
 import MedVaultCore
 import MedVaultSyncWire
+import MedVaultTestSupport
 import Testing
 
 /// `SyncDeviceProof.isValidSignature` calls libsodium itself (the wire module has no
@@ -16,16 +17,8 @@ struct SyncDeviceProofSignatureTests {
         let publicKey = [UInt8](key.publicKey)
         var tampered = signature
         tampered[5] ^= 0x20
-        let identity = [UInt8(1)] + [UInt8](repeating: 0, count: 31)
-        var nonCanonical = signature
-        let order: [UInt8] = [0xED, 0xD3, 0xF5, 0x5C, 0x1A, 0x63, 0x12, 0x58, 0xD6, 0x9C, 0xF7, 0xA2, 0xDE, 0xF9, 0xDE, 0x14,
-                              0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10]
-        var carry = 0
-        for index in 0..<32 {
-            let sum = Int(nonCanonical[32 + index]) + Int(order[index]) + carry
-            nonCanonical[32 + index] = UInt8(sum & 0xFF)
-            carry = sum >> 8
-        }
+        let identity = Ed25519Fixtures.identity
+        let nonCanonical = Ed25519Fixtures.nonCanonical(signature).signature
         let cases: [(name: String, signature: [UInt8], message: [UInt8], key: [UInt8], valid: Bool)] = [
             ("valid", signature, message, publicKey, true),
             ("another message", signature, message + [0], publicKey, false),

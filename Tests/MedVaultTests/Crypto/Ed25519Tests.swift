@@ -52,21 +52,11 @@ struct Ed25519Tests {
         #expect(!Ed25519.isValidSignature(Array(signature.dropLast()), of: message, publicKey: [UInt8](key.publicKey)))
         #expect(!Ed25519.isValidSignature(signature, of: message, publicKey: Array([UInt8](key.publicKey).dropLast())))
         #expect(!Ed25519.isValidSignature([], of: [], publicKey: []))
-        // The identity point (small order): with R = identity and S = 0 the equation holds
-        // for every message, which is why libsodium refuses such a key.
-        let identity = [UInt8(1)] + [UInt8](repeating: 0, count: 31)
+        // The identity point (small order): R = identity and S = 0 pass for every message.
+        let identity = Ed25519Fixtures.identity
         #expect(!Ed25519.isValidSignature(identity + [UInt8](repeating: 0, count: 32), of: message, publicKey: identity))
         // S ≥ L (the group order): the signature's S plus L is the same scalar, not canonical.
-        var nonCanonical = signature
-        let order: [UInt8] = [0xED, 0xD3, 0xF5, 0x5C, 0x1A, 0x63, 0x12, 0x58, 0xD6, 0x9C, 0xF7, 0xA2, 0xDE, 0xF9, 0xDE, 0x14,
-                              0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10]
-        var carry = 0
-        for index in 0..<32 {
-            let sum = Int(nonCanonical[32 + index]) + Int(order[index]) + carry
-            nonCanonical[32 + index] = UInt8(sum & 0xFF)
-            carry = sum >> 8
-        }
-        // S < L < 2^253, so S + L fits in 32 bytes, below 2^254.
+        let (nonCanonical, carry) = Ed25519Fixtures.nonCanonical(signature)
         #expect(carry == 0 && nonCanonical[63] < 0x40)
         #expect(!Ed25519.isValidSignature(nonCanonical, of: message, publicKey: [UInt8](key.publicKey)))
     }
