@@ -75,8 +75,9 @@ let package = Package(
 
         // MARK: - Library modules
 
-        // The JSON shape reader (repeated and unknown keys) shared by MedVaultCore's import
-        // and MedVaultSyncWire's strict decoding: below both, so the server needs no Core.
+        // The JSON shape reader (repeated and unknown keys) and strict UTF-8 decoding, shared
+        // by MedVaultCore's import, MedVaultSyncWire's duplicate-key check, MedVaultKeys and
+        // MedVaultSync: below Core and the wire, so the server needs no Core.
         .target(
             name: "MedVaultJSONShape",
             swiftSettings: strictSettings

@@ -40,6 +40,14 @@ package enum JSONShape: Equatable {
         self = shape
     }
 
+    /// Whether `data` is JSON this reader reads — at most 64 levels deep — with no key
+    /// twice in one object: `false` for a repeated key and for any text it cannot read.
+    /// `StrictJSON.hasUniqueKeys` (MedVaultCore) and `SyncWireJSON.hasUniqueKeys` (the
+    /// wire, for the server) are this check.
+    package static func hasUniqueKeys(_ data: Data) -> Bool {
+        JSONShape(data).map { $0.repeatedKey() == nil } ?? false
+    }
+
     /// The path (`sessions[0].session.status`) of the first key that appears twice in
     /// one object, or `nil`.
     package func repeatedKey(path: String = "") -> String? {

@@ -29,9 +29,9 @@ public enum SyncWireJSON {
     /// same body could disagree on what it said; the sync server refuses such a body
     /// before decoding it.
     ///
-    /// It is `StrictJSON.hasUniqueKeys` of MedVaultCore, by the same reader, here so that
-    /// the server needs no MedVaultCore.
+    /// The same check as `StrictJSON.hasUniqueKeys` of MedVaultCore (both call the shape
+    /// reader's), here so that the server needs no MedVaultCore.
     public static func hasUniqueKeys(_ data: Data) -> Bool {
-        JSONShape(data).map { $0.repeatedKey() == nil } ?? false
+        JSONShape.hasUniqueKeys(data)
     }
 }

@@ -22,6 +22,6 @@ public enum StrictJSON {
     /// that nothing a decoder would accept slips past the check (`JSONDecoder` reads 512
     /// levels). The sync wire's `SyncWireJSON.hasUniqueKeys` is the same check.
     public static func hasUniqueKeys(_ data: Data) -> Bool {
-        JSONShape(data).map { $0.repeatedKey() == nil } ?? false
+        JSONShape.hasUniqueKeys(data)
     }
 }
