@@ -65,6 +65,33 @@ public enum SearchText {
         return folded.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) ? $0 : nil }
     }
 
+    /// ``latinFolds`` as UTF-8, in one buffer: scalar `s` folds to
+    /// `bytes[starts[s]..<starts[s + 1]]`, each letter or digit as its UTF-8 bytes and
+    /// each separator as a 0 byte (UTF-8 never uses 0 inside a scalar, and U+0000 is a
+    /// separator itself). `ascii` is the same for the scalars below 0x80, which each
+    /// fold to one byte; `expansion`, the most bytes a scalar folds to per byte of its
+    /// own UTF-8 (how long a token can grow).
+    static let latinFoldBytes: (bytes: [UInt8], starts: [Int], ascii: [UInt8], expansion: Int) = {
+        var bytes: [UInt8] = []
+        var starts: [Int] = [0]
+        var expansion = 1
+        for (value, folds) in latinFolds.enumerated() {
+            for folded in folds {
+                if let folded { bytes.append(contentsOf: String(folded).utf8) } else { bytes.append(0) }
+            }
+            starts.append(bytes.count)
+            let length = value < 0x80 ? 1 : 2
+            expansion = max(expansion, (starts[value + 1] - starts[value] + length - 1) / length)
+        }
+        // Unreachable failure: ASCII letters fold to one lower-case letter, digits stay,
+        // and everything else is one separator.
+        let ascii = (0..<0x80).map { value in
+            precondition(starts[value + 1] - starts[value] == 1, "an ASCII scalar folds to one byte")
+            return bytes[starts[value]]
+        }
+        return (bytes, starts, ascii, expansion)
+    }()
+
     /// The tokens of a text made only of scalars below ``latinLimit`` (ASCII, Latin-1
     /// and Latin Extended A/B: every Spanish name), folded scalar by scalar through
     /// the table, or `nil` for any other text. Folding these scalars does not depend
@@ -72,22 +99,71 @@ public enum SearchText {
     /// below U+0250), so the result equals ``foundationTokens(of:)``; a test checks
     /// it. About ten times cheaper, and it runs for every candidate of a search.
     static func latinTokens(of text: String) -> [String]? {
-        let table = latinFolds
         var tokens: [String] = []
-        var current = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            guard scalar.value < latinLimit else { return nil }
-            for folded in table[Int(scalar.value)] {
-                if let folded {
-                    current.append(folded)
-                } else if !current.isEmpty {
-                    tokens.append(String(current))
-                    current = String.UnicodeScalarView()
+        let folded = forEachLatinToken(of: text) { tokens.append(String(decoding: $0, as: UTF8.self)) }
+        return folded ? tokens : nil
+    }
+
+    /// Calls `body` with the UTF-8 bytes of each folded token of `text`, in order: the
+    /// tokens of ``tokens(of:)``, without a `String` for each (a session note's search
+    /// document is built from hundreds of them).
+    package static func forEachToken(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        guard !forEachLatinToken(of: text, body) else { return }
+        for token in foundationTokens(of: text) {
+            var token = token
+            token.withUTF8(body)
+        }
+    }
+
+    /// ``forEachToken(of:_:)`` for a text made only of scalars below ``latinLimit``;
+    /// `false`, having called `body` for nothing, for any other text.
+    ///
+    /// It reads the UTF-8 bytes: a scalar below U+0250 is one byte below 0x80 or two
+    /// bytes whose first is 0xC2…0xC8, or 0xC9 followed by a byte below 0x90 (U+0240…
+    /// U+024F); every other scalar starts with a higher byte.
+    static func forEachLatinToken(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+        var text = text
+        return text.withUTF8 { utf8 in
+            for (index, byte) in utf8.enumerated() where byte >= 0xCA || (byte == 0xC9 && utf8[index + 1] >= 0x90) {
+                return false
+            }
+            let table = latinFoldBytes
+            // Unsafe views of the tables (a slice of an array per scalar would retain
+            // it), and the token built in a buffer as long as the longest it can be.
+            table.bytes.withUnsafeBufferPointer { bytes in
+                table.starts.withUnsafeBufferPointer { starts in
+                    table.ascii.withUnsafeBufferPointer { ascii in
+                        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: utf8.count * table.expansion) { buffer in
+                            var length = 0
+                            func add(_ folded: UInt8) {
+                                if folded != 0 {
+                                    buffer[length] = folded
+                                    length += 1
+                                } else if length > 0 {
+                                    body(UnsafeBufferPointer(rebasing: buffer[..<length]))
+                                    length = 0
+                                }
+                            }
+                            var index = 0
+                            while index < utf8.count {
+                                let first = Int(utf8[index])
+                                if first < 0x80 {
+                                    add(ascii[first])
+                                    index += 1
+                                } else {
+                                    // A valid string's first byte 0xC2…0xC9 is followed by its second.
+                                    let scalar = (first & 0x1F) << 6 | Int(utf8[index + 1] & 0x3F)
+                                    for position in starts[scalar]..<starts[scalar + 1] { add(bytes[position]) }
+                                    index += 2
+                                }
+                            }
+                            add(0)
+                        }
+                    }
                 }
             }
+            return true
         }
-        if !current.isEmpty { tokens.append(String(current)) }
-        return tokens
     }
 
     /// Whether every token of `query` is a prefix of a token of one of `fields`.

@@ -71,6 +71,31 @@ struct SessionNoteSearchTests {
         }
     }
 
+    @Test("A document's words are the folded tokens of its texts, each once by its bytes, in order of first use, on Latin text and on text Foundation folds")
+    func documentWordsMatchTheReference() {
+        // The reference: every token as a String, deduplicated by bytes, joined.
+        func reference(_ texts: [String]) -> String {
+            var seen = Set<[UInt8]>()
+            return texts.flatMap(SearchText.tokens(of:)).filter { seen.insert(Array($0.utf8)).inserted }
+                .joined(separator: " ")
+        }
+        let pool = ["José", "jose", "JOSÉ", "Jose\u{301}", "Núñez", "niño", "ﬁn", "Straße", "Σοφία", "ΣΟΦΊΑ",
+                    "ǅemal", "Øre", "42", "x2", "sueño", "SUEÑO", "año", "Ⅻ", "😀", "", "é",
+                    // 15, 16 and 17 bytes once folded (the short words' limit is 16), and longer.
+                    "abcdefghijklmnñ", "abcdefghijklmnop", "ABCDEFGHIJKLMNOPQ", "abcdefghijklmnopq",
+                    "electroencefalografía", "ELECTROENCEFALOGRAFIA", "desoxirribonucleico"]
+        let separators = [" ", ", ", ".\n", "-", "/", "  ", "¿", "!"]
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<1_000 {
+            let texts = (0..<Int.random(in: 1...3, using: &rng)).map { _ in
+                (0..<Int.random(in: 0...30, using: &rng)).map { _ in
+                    pool.randomElement(using: &rng)! + separators.randomElement(using: &rng)!
+                }.joined()
+            }
+            #expect(Array(SessionNoteIndex.words(of: texts).utf8) == Array(reference(texts).utf8), "\(texts)")
+        }
+    }
+
     @Test("After a backup and restore, each word still finds its own session, though a deleted session left a gap; edits keep the index right")
     func backupAndRestoreKeepDocuments() async throws {
         try await withTemporaryDirectory { dir in

@@ -36,12 +36,55 @@ enum SessionNoteIndex {
     /// only lengthen FTS4's copy of the document and its position lists (issue #36,
     /// item 6: 27 % of the copy's bytes in W1's notes). Documents written before this
     /// keep their repeats and match by the same rule.
+    ///
+    /// Built from the tokens' bytes (`SearchText.forEachToken`), with no `String` per
+    /// word: this runs for every session written, and a 600-byte note has about a
+    /// hundred words.
     static func words(of texts: [String]) -> String {
         // By bytes, as FTS4 compares terms: `String`'s equality would merge canonically
         // equivalent spellings, and drop one that a query spelled the other way finds.
-        var seen = Set<[UInt8]>()
-        return texts.flatMap(SearchText.tokens(of:)).filter { seen.insert(Array($0.utf8)).inserted }
-            .joined(separator: " ")
+        // Sized for the texts (a word and its separator take a few bytes at least), so
+        // that neither grows word by word.
+        let bytes = texts.reduce(0) { $0 + $1.utf8.count }
+        var seenShort = Set<ShortWord>(minimumCapacity: bytes / 6)
+        var seenLong = Set<LongWord>()
+        var document: [UInt8] = []
+        document.reserveCapacity(bytes)
+        for text in texts {
+            SearchText.forEachToken(of: text) { word in
+                let isNew = word.count <= ShortWord.capacity ? seenShort.insert(ShortWord(word)).inserted
+                    : seenLong.insert(LongWord(bytes: Array(word))).inserted
+                guard isNew else { return }
+                if !document.isEmpty { document.append(0x20) }
+                document.append(contentsOf: word)
+            }
+        }
+        return String(decoding: document, as: UTF8.self)
+    }
+
+    /// A word of at most 16 bytes, zero-padded into two integers: compared and hashed
+    /// with no allocation. The padding is unambiguous because no word holds a 0 byte
+    /// (a folded token is letters and digits, and UTF-8 uses 0 only for U+0000).
+    private struct ShortWord: Hashable {
+        static let capacity = 16
+        let low: UInt64
+        let high: UInt64
+
+        init(_ word: UnsafeBufferPointer<UInt8>) {
+            var packed: (UInt64, UInt64) = (0, 0)
+            withUnsafeMutableBytes(of: &packed) { $0.copyMemory(from: UnsafeRawBufferPointer(word)) }
+            (low, high) = packed
+        }
+    }
+
+    /// A longer word, compared by its bytes and hashed in one call (`[UInt8]`'s own
+    /// hashing feeds the hasher a byte at a time).
+    private struct LongWord: Hashable {
+        let bytes: [UInt8]
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 
     /// The document of the stored session `id` and its date, or `nil` when there is no
