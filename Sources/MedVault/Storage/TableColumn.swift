@@ -103,6 +103,23 @@ extension RecordColumn {
     static func arguments(_ record: Record) -> [VaultValue] {
         allCases.map { value(of: record, $0).vaultValue }
     }
+
+    /// What an `UPDATE` from `stored` to `value` assigns: `columns`, less each group of
+    /// `costly` whose values are all unchanged.
+    ///
+    /// SQLite rewrites a row's entry in every index on a column an `UPDATE` assigns, and
+    /// runs every `UPDATE OF` trigger on it, even when the value stays the same: each
+    /// index entry is one more page encrypted and written at commit, and a trigger makes
+    /// the statement keep a journal of the pages it changes. `costly` names the columns
+    /// an index or a trigger watches, grouped as those watch them, so that an update's
+    /// work is what it changes, with at most 2ⁿ statements for n groups.
+    static func assigned(_ columns: [Self], leavingUnchanged costly: [[Self]], from stored: Record,
+                         to value: Record) -> [Self] {
+        let unchanged = costly.filter { group in
+            group.allSatisfy { self.value(of: stored, $0).vaultValue == self.value(of: value, $0).vaultValue }
+        }.flatMap { $0.map(\.rawValue) }
+        return columns.filter { !unchanged.contains($0.rawValue) }
+    }
 }
 
 extension VaultRow {

@@ -32,10 +32,13 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
     }
 
     static let selectByID = "SELECT \(ClinicalRows.SessionColumn.selection) FROM clinical_session WHERE id = ?"
-    static let update = """
-        UPDATE clinical_session SET \(ClinicalRows.SessionColumn.assignments(ClinicalRows.updatedSessionColumns)) \
-        WHERE id = ?
-        """
+    /// The columns indexes and triggers watch, left out of an update that keeps them
+    /// (`RecordColumn.assigned`): the date (`clinical_session_history`,
+    /// `clinical_session_agenda`), the status (`clinical_session_completed_status`) and
+    /// the clinical text (`clinical_session_signed_content`).
+    static let watchedColumns: [[ClinicalRows.SessionColumn]] = [
+        [.dateMs], [.status], [.chiefComplaint, .notes, .treatmentPlan],
+    ]
 
     // MARK: - Writing
 
@@ -152,8 +155,11 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
         value.createdAt = stored.createdAt
         value.updatedAt = clock.now()
         value.version = stored.version + 1
-        try db.execute(update, ClinicalRows.SessionColumn.arguments(value, ClinicalRows.updatedSessionColumns)
-                       + [value.id.vaultValue])
+        typealias C = ClinicalRows.SessionColumn
+        let columns = C.assigned(ClinicalRows.updatedSessionColumns, leavingUnchanged: watchedColumns, from: stored,
+                                 to: value)
+        try db.execute(C.update("clinical_session", set: columns, where: "id"),
+                       C.arguments(value, columns) + [value.id.vaultValue])
         if (value.chiefComplaint, value.notes, value.treatmentPlan) != (stored.chiefComplaint, stored.notes, stored.treatmentPlan) {
             try SessionNoteIndex.reindexSession(value.id, in: db)
         }

@@ -34,10 +34,9 @@ public struct SQLCipherPatientRepository: PatientRepository {
     }
 
     static let selectByID = "SELECT \(ClinicalRows.patientAndRowidColumns) FROM patient WHERE id = ?"
-    static let update = """
-        UPDATE patient SET \(ClinicalRows.PatientColumn.assignments(ClinicalRows.updatedPatientColumns)) \
-        WHERE rowid = ?
-        """
+    /// The columns an index watches, left out of an update that keeps them
+    /// (`RecordColumn.assigned`): the sort key (`patient_list`, `patient_order`).
+    static let indexedColumns: [[ClinicalRows.PatientColumn]] = [[.sortKey]]
     // MARK: - Writing
 
     @discardableResult
@@ -116,8 +115,9 @@ public struct SQLCipherPatientRepository: PatientRepository {
         value.deletedAt = stored.deletedAt
         value.version = stored.version + 1
         value.updatedAt = clock.now()
-        try db.execute(update, ClinicalRows.PatientColumn.arguments(value, ClinicalRows.updatedPatientColumns)
-                       + [.integer(rowid)])
+        typealias C = ClinicalRows.PatientColumn
+        let columns = C.assigned(ClinicalRows.updatedPatientColumns, leavingUnchanged: indexedColumns, from: stored, to: value)
+        try db.execute(C.update("patient", set: columns, where: "rowid"), C.arguments(value, columns) + [.integer(rowid)])
         try PatientSearchIndex.update(from: stored, to: value, rowid: rowid, in: db)
         try db.changeLog.append(value, .update)
         return value
