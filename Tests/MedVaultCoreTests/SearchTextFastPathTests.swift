@@ -73,7 +73,17 @@ struct SearchTextFastPathTests {
                 round % 10 == 0 && Bool.random(using: &rng) ? Unicode.Scalar(others.randomElement(using: &rng)!)
                     : Unicode.Scalar(UInt32.random(in: 0..<SearchText.latinLimit, using: &rng))
             }))
-            #expect(Self.tokenBytes(of: text) == Self.referenceBytes(of: text))
+            #expect(Self.tokenBytes(of: text) == Self.referenceBytes(of: text), "\(text.unicodeScalars.map(\.value))")
         }
+    }
+
+    @Test("Text that is not native UTF-8 storage (a substring, a bridged string) is read the same way")
+    func substringsAndBridgedStrings() {
+        let whole = "«Núñez» y MARÍA-josé 42"
+        let part = String(whole.dropFirst(1).dropLast(3))
+        #expect(Self.tokenBytes(of: part) == Self.referenceBytes(of: part))
+        let bridged = String(NSString(string: whole))
+        #expect(Self.tokenBytes(of: bridged) == Self.referenceBytes(of: whole))
+        #expect(SearchText.tokens(of: bridged) == ["nunez", "y", "maria", "jose", "42"])
     }
 }

@@ -10,12 +10,50 @@ import MedVaultCore
 /// try db.execute("UPDATE patient SET email = ? WHERE id = ?",
 ///                [patient.email.vaultValue, patient.id.vaultValue])
 /// ```
+///
+/// Two values are equal as SQLite compares them (`IS`): text by its UTF-8 bytes. Swift's
+/// `String` equality is canonical equivalence ("é" as one scalar equals "e" followed by
+/// a combining accent), but those are two different stored values, and deciding that a
+/// column is unchanged from `String` equality would leave the old bytes in place.
 public enum VaultValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case real(Double)
     case text(String)
     case blob(Data)
+
+    /// Whether SQLite would see the same value: text compared by its UTF-8 bytes.
+    public static func == (lhs: VaultValue, rhs: VaultValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case let (.integer(left), .integer(right)): left == right
+        case let (.real(left), .real(right)): left == right
+        case let (.text(left), .text(right)): left.utf8.elementsEqual(right.utf8)
+        case let (.blob(left), .blob(right)): left == right
+        default: false
+        }
+    }
+
+    /// Hashes the value consistently with ``==(_:_:)``: text by its UTF-8 bytes.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null:
+            hasher.combine(0)
+        case .integer(let value):
+            hasher.combine(1)
+            hasher.combine(value)
+        case .real(let value):
+            hasher.combine(2)
+            hasher.combine(value)
+        case .text(let value):
+            hasher.combine(3)
+            var value = value
+            value.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        case .blob(let value):
+            hasher.combine(4)
+            hasher.combine(value)
+        }
+    }
 }
 
 /// A Swift type that can be bound to a statement and read back from a row.

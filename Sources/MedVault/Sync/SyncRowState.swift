@@ -45,6 +45,17 @@ package enum SyncColumnValue: Sendable, Hashable, Codable {
         }
     }
 
+    /// Equal as the stored values are (``VaultValue``'s equality: text by its bytes), so
+    /// that a synced change to a canonically equivalent spelling is applied, not taken
+    /// for the value the row already holds.
+    package static func == (lhs: SyncColumnValue, rhs: SyncColumnValue) -> Bool {
+        lhs.vaultValue == rhs.vaultValue
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        vaultValue.hash(into: &hasher)
+    }
+
     package var vaultValue: VaultValue {
         switch self {
         case .null: .null

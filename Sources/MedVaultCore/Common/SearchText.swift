@@ -106,7 +106,7 @@ public enum SearchText {
 
     /// Calls `body` with the UTF-8 bytes of each folded token of `text`, in order: the
     /// tokens of ``tokens(of:)``, without a `String` for each (a session note's search
-    /// document is built from hundreds of them).
+    /// document is built from hundreds of them). The buffer is valid only during the call.
     package static func forEachToken(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         guard !forEachLatinToken(of: text, body) else { return }
         for token in foundationTokens(of: text) {

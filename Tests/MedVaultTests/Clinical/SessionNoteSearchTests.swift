@@ -83,6 +83,8 @@ struct SessionNoteSearchTests {
                     "ǅemal", "Øre", "42", "x2", "sueño", "SUEÑO", "año", "Ⅻ", "😀", "", "é",
                     // 15, 16 and 17 bytes once folded (the short words' limit is 16), and longer.
                     "abcdefghijklmnñ", "abcdefghijklmnop", "ABCDEFGHIJKLMNOPQ", "abcdefghijklmnopq",
+                    // Two 16-byte words differing only in the last byte, and their 15-byte prefix.
+                    "abcdefghijklmnoq", "abcdefghijklmno",
                     "electroencefalografía", "ELECTROENCEFALOGRAFIA", "desoxirribonucleico"]
         let separators = [" ", ", ", ".\n", "-", "/", "  ", "¿", "!"]
         var rng = SystemRandomNumberGenerator()

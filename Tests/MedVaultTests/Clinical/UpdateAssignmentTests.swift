@@ -88,4 +88,27 @@ struct UpdateAssignmentTests {
         #expect(try await Self.assigned(database.pool) == ["status"])
         #expect(try await sessions.get(session.id) == session)
     }
+
+    @Test("A canonically equivalent spelling is a change: the update stores its bytes, and values compare as SQLite compares them")
+    func equivalentSpellingIsAChange() async throws {
+        let composed = "Jos\u{E9}", decomposed = "Jose\u{301}"
+        #expect(composed == decomposed)  // Swift's String equality: canonical equivalence
+        #expect(VaultValue.text(composed) != .text(decomposed))
+        #expect(Set([VaultValue.text(composed), .text(decomposed), .text(composed)]).count == 2)
+        #expect(SyncColumnValue.text(composed) != .text(decomposed))
+        #expect(SyncColumnValue.text(composed) == .text(composed))
+
+        let database = try await TemporaryVaultDatabase.open()
+        defer { Task { await database.close() } }
+        let patient = try await SQLCipherPatientRepository(pool: database.pool).create(F.patient())
+        let sessions = SQLCipherClinicalSessionRepository(pool: database.pool)
+        var session = try await sessions.create(ClinicalSession(patientID: patient.id, date: F.now, notes: composed))
+        session.notes = decomposed
+        session = try await sessions.update(session)
+        let id = session.id
+        let stored = try await database.pool.read { db in
+            try db.fetchOne("SELECT hex(notes) FROM clinical_session WHERE id = ?", [id.vaultValue]) { $0.text(at: 0) }
+        }
+        #expect(stored == "4A6F7365CC81")
+    }
 }

@@ -34,8 +34,10 @@ public struct SQLCipherClinicalSessionRepository: ClinicalSessionRepository {
     static let selectByID = "SELECT \(ClinicalRows.SessionColumn.selection) FROM clinical_session WHERE id = ?"
     /// The columns indexes and triggers watch, left out of an update that keeps them
     /// (`RecordColumn.assigned`): the date (`clinical_session_history`,
-    /// `clinical_session_agenda`), the status (`clinical_session_completed_status`) and
-    /// the clinical text (`clinical_session_signed_content`).
+    /// `clinical_session_agenda`, `session_note_document_date`), the status
+    /// (`clinical_session_completed_status`, `clinical_session_signed_before_completion`)
+    /// and the clinical text (`clinical_session_signed_content`). Each trigger acts only
+    /// on a changed value, so leaving an unchanged column out changes no outcome.
     static let watchedColumns: [[ClinicalRows.SessionColumn]] = [
         [.dateMs], [.status], [.chiefComplaint, .notes, .treatmentPlan],
     ]

@@ -35,7 +35,8 @@ public struct SQLCipherPatientRepository: PatientRepository {
 
     static let selectByID = "SELECT \(ClinicalRows.patientAndRowidColumns) FROM patient WHERE id = ?"
     /// The columns an index watches, left out of an update that keeps them
-    /// (`RecordColumn.assigned`): the sort key (`patient_list`, `patient_order`).
+    /// (`RecordColumn.assigned`): the sort key (`patient_order`; `patient_list` is an
+    /// expression index, which SQLite 3.15 rewrites at every update of the row).
     static let indexedColumns: [[ClinicalRows.PatientColumn]] = [[.sortKey]]
     // MARK: - Writing
 
