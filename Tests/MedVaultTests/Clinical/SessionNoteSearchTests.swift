@@ -179,6 +179,29 @@ struct SessionNoteSearchTests {
         }
     }
 
+    @Test("A note respelled with a combining accent reaches the other device byte for byte, though Swift calls the two spellings equal")
+    func respelledNoteSyncs() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await SyncDevices.make(2, in: dir)
+            defer { Task { await devices.lockAll() } }
+            let (a, b) = (devices.vaults[0], devices.vaults[1])
+            let patient = try await a.patients.create(ClinicalFixtures.patient("Ana", "Ruiz"))
+            var session = try await a.sessions.create(ClinicalSession(
+                patientID: patient.id, date: ClinicalFixtures.now, notes: "Jos\u{E9}"))
+            try await devices.syncAll()
+            session.notes = "Jose\u{301}"
+            session = try await a.sessions.update(session)
+            try await devices.syncAll()
+            let id = session.id
+            for vault in [a, b] {
+                let stored = try await vault.database.read { db in
+                    try db.fetchOne("SELECT hex(notes) FROM clinical_session WHERE id = ?", [id.vaultValue]) { $0.text(at: 0) }
+                }
+                #expect(stored == "4A6F7365CC81")
+            }
+        }
+    }
+
     @Test("The migration indexes the sessions and addenda stored before it")
     func migrationBackfills() async throws {
         let directory = try TemporaryDirectory()
