@@ -69,8 +69,8 @@ public enum SearchText {
     /// `bytes[starts[s]..<starts[s + 1]]`, each letter or digit as its UTF-8 bytes and
     /// each separator as a 0 byte (UTF-8 never uses 0 inside a scalar, and U+0000 is a
     /// separator itself). `ascii` is the same for the scalars below 0x80, which each
-    /// fold to one byte; `expansion`, the most bytes a scalar folds to per byte of its
-    /// own UTF-8 (how long a token can grow).
+    /// fold to one byte (0xFF: look in `bytes`); `expansion`, the most bytes a scalar
+    /// folds to per byte of its own UTF-8 (how long a token can grow).
     static let latinFoldBytes: (bytes: [UInt8], starts: [Int], ascii: [UInt8], expansion: Int) = {
         var bytes: [UInt8] = []
         var starts: [Int] = [0]
@@ -83,11 +83,11 @@ public enum SearchText {
             let length = value < 0x80 ? 1 : 2
             expansion = max(expansion, (starts[value + 1] - starts[value] + length - 1) / length)
         }
-        // Unreachable failure: ASCII letters fold to one lower-case letter, digits stay,
-        // and everything else is one separator.
+        // ASCII letters fold to one lower-case letter, digits stay, everything else is one
+        // separator. Should a platform's folding ever differ, 0xFF (never a UTF-8 byte)
+        // sends that scalar through the general table instead.
         let ascii = (0..<0x80).map { value in
-            precondition(starts[value + 1] - starts[value] == 1, "an ASCII scalar folds to one byte")
-            return bytes[starts[value]]
+            starts[value + 1] - starts[value] == 1 ? bytes[starts[value]] : 0xFF
         }
         return (bytes, starts, ascii, expansion)
     }()
@@ -147,15 +147,15 @@ public enum SearchText {
                             var index = 0
                             while index < utf8.count {
                                 let first = Int(utf8[index])
-                                if first < 0x80 {
+                                if first < 0x80, ascii[first] != 0xFF {
                                     add(ascii[first])
                                     index += 1
-                                } else {
-                                    // A valid string's first byte 0xC2…0xC9 is followed by its second.
-                                    let scalar = (first & 0x1F) << 6 | Int(utf8[index + 1] & 0x3F)
-                                    for position in starts[scalar]..<starts[scalar + 1] { add(bytes[position]) }
-                                    index += 2
+                                    continue
                                 }
+                                // A valid string's first byte 0xC2…0xC9 is followed by its second.
+                                let scalar = first < 0x80 ? first : (first & 0x1F) << 6 | Int(utf8[index + 1] & 0x3F)
+                                for position in starts[scalar]..<starts[scalar + 1] { add(bytes[position]) }
+                                index += first < 0x80 ? 1 : 2
                             }
                             add(0)
                         }
