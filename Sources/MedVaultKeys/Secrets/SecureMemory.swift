@@ -19,6 +19,8 @@ import Darwin
 /// The cost is four pages of address space and a few system calls per live secret, against
 /// a typical `RLIMIT_MEMLOCK` of 8 MiB: MedVault holds a handful of secrets at a time, and
 /// scratch state that lives for one call (``withScratch(byteCount:_:)``) does not use it.
+/// Released regions are wiped and kept for reuse by ``SecureRegionPool`` (bounded), which
+/// spares the system calls of the next secret of the same length.
 /// When `mlock` is refused the secret is still guarded and wiped; only the swap protection
 /// is lost. When libsodium cannot allocate (address space exhausted) the secret falls back
 /// to the heap, still wiped on release.
@@ -44,9 +46,14 @@ enum SecureMemory {
         return size > 0 ? size : 4096
     }()
 
-    /// Zero-filled, guarded, locked memory for at least `byteCount` bytes.
-    static func allocate(byteCount: Int) -> Region {
+    /// Zero-filled, guarded, locked memory for at least `byteCount` bytes: a wiped region
+    /// from `pool` when it has one of that length, else a new `sodium_malloc`.
+    static func allocate(byteCount: Int, pool: SecureRegionPool = .shared) -> Region {
         let length = (max(byteCount, 1) + 15) / 16 * 16
+        if let reused = pool.take(length: length) {
+            return Region(bytes: UnsafeMutableRawBufferPointer(start: reused.base, count: length),
+                          isLocked: reused.isLocked, isGuarded: true)
+        }
         if sodiumReady, let guarded = sodium_malloc(length) {
             let bytes = UnsafeMutableRawBufferPointer(start: guarded, count: length)
             // sodium_malloc fills with 0xdb to catch reads of uninitialised memory.
@@ -60,11 +67,14 @@ enum SecureMemory {
         return Region(bytes: heap, isLocked: false, isGuarded: false)
     }
 
-    /// Wipes the region and releases it.
-    static func deallocate(_ region: Region) {
+    /// Wipes the region and releases it: into `pool` when it is guarded and the pool
+    /// takes it, else back to libsodium or the heap.
+    static func deallocate(_ region: Region, pool: SecureRegionPool = .shared) {
+        guard let base = region.bytes.baseAddress else { return }
         if region.isGuarded {
+            guard !pool.keep(base, length: region.bytes.count, isLocked: region.isLocked) else { return }
             // Checks the canary, wipes, unlocks and unmaps.
-            sodium_free(region.bytes.baseAddress)
+            sodium_free(base)
             return
         }
         zero(region.bytes)
