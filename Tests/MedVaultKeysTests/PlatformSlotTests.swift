@@ -32,6 +32,16 @@ struct PlatformSlotTests {
         await #expect { try await reread.unlock(using: store) } throws: { ($0 as? MedVaultError)?.code == .notFound }
     }
 
+    @Test("unlocking with a store asks it once for the slot's secret")
+    func oneLoadPerUnlock() async throws {
+        let created = try makeKeyring()
+        let store = CountingSecretStore()
+        let keyring = try await created.keyring.addingPlatformSlot(store: store, vaultKey: created.vaultKey)
+        let before = await store.loads
+        #expect(try await keyring.unlock(using: store) == created.vaultKey)
+        #expect(await store.loads - before == 1)
+    }
+
     @Test("a replaced store secret is wrongKey", arguments: try stores())
     func wrongSecret(store: any SecretStore) async throws {
         let created = try makeKeyring()
@@ -67,4 +77,19 @@ struct PlatformSlotTests {
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == 1)
     }
+}
+
+/// An in-memory store that counts its loads (each a keychain query on a device).
+private actor CountingSecretStore: SecretStore {
+    private let inner = InMemorySecretStore()
+    private(set) var loads = 0
+
+    func store(_ secret: SecureBytes, account: String) async throws { try await inner.store(secret, account: account) }
+
+    func load(account: String) async throws -> SecureBytes? {
+        loads += 1
+        return try await inner.load(account: account)
+    }
+
+    func delete(account: String) async throws { await inner.delete(account: account) }
 }

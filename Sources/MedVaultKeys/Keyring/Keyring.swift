@@ -189,6 +189,11 @@ public struct Keyring: Sendable, Hashable {
         guard let secret = try await store.load(account: account) else {
             throw MedVaultError(.notFound, field: "slot", reason: "the secret store holds no secret for this slot")
         }
+        return try unlock(platformSlot: slot, secret: secret)
+    }
+
+    /// Opens the vault key with `slot` and its stored `secret`, which this wipes.
+    private func unlock(platformSlot slot: KeySlot, secret: SecureBytes) throws -> SecureBytes {
         defer { secret.wipe() }
         guard let vaultKey = open(slot, kek: try KeyWrap.key(secret)) else {
             throw MedVaultError(.wrongKey, reason: "the stored secret does not open this slot")
@@ -205,8 +210,9 @@ public struct Keyring: Sendable, Hashable {
     ///   otherwise as ``unlock(platformSlot:store:)``.
     public func unlock(using store: any SecretStore) async throws -> SecureBytes {
         for slot in slots(ofKind: .platform) {
-            guard let account = slot.account, try await store.load(account: account) != nil else { continue }
-            return try await unlock(platformSlot: slot.id, store: store)
+            // Loaded once: each load is a trip to the store (a keychain query on a device).
+            guard let account = slot.account, let secret = try await store.load(account: account) else { continue }
+            return try unlock(platformSlot: slot, secret: secret)
         }
         throw MedVaultError(.notFound, field: "slot", reason: "the secret store holds no secret for any platform slot")
     }
