@@ -89,11 +89,15 @@ let package = Package(
             dependencies: ["CSodium", "MedVaultJSONShape"],
             swiftSettings: strictSettings
         ),
+        // Clears vector registers and the stack below the caller after a computation on
+        // a secret (Sources/CSecretScrub/include/CSecretScrub.h).
+        .target(name: "CSecretScrub"),
         .target(
             name: "MedVaultKeys",
             dependencies: [
                 "MedVaultCore",
                 "MedVaultJSONShape",
+                "CSecretScrub",
                 "CArgon2",
                 "CSodium",
             ],

@@ -38,6 +38,8 @@ enum SecureChaChaPoly {
     ) -> [UInt8]? {
         guard key.count == keyLength, nonce.count == nonceLength, ciphertext.count == plaintext.count,
               plaintext.count <= maximumMessageLength, SecureMemory.sodiumReady else { return nil }
+        // The key's words pass through vector registers.
+        defer { SecureMemory.scrubAfterSecretUse() }
         var tag = [UInt8](repeating: 0, count: tagLength)
         var tagLengthWritten: UInt64 = 0
         let status = tag.withUnsafeMutableBytes { tagBytes in
@@ -60,6 +62,7 @@ enum SecureChaChaPoly {
         guard key.count == keyLength, nonce.count == nonceLength, expected.count == tagLength,
               plaintext.count == ciphertext.count, ciphertext.count <= maximumMessageLength,
               SecureMemory.sodiumReady else { return false }
+        defer { SecureMemory.scrubAfterSecretUse() }
         let status = associatedData.withUnsafeBytes { ad in
             crypto_aead_chacha20poly1305_ietf_decrypt_detached(
                 Self.bytes(plaintext), nil, Self.bytes(ciphertext), UInt64(ciphertext.count), expected,

@@ -33,6 +33,8 @@ enum SecureHKDF {
                                               UInt64(part.count))
             }
             crypto_auth_hmacsha256_final(state, output.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            // The chaining values passed through vector registers and libsodium's frames.
+            SecureMemory.scrubAfterSecretUse()
         }
     }
 

@@ -34,6 +34,8 @@ final class SecureHMACKey: Sendable {
                     state.baseAddress!.bindMemory(to: crypto_auth_hmacsha256_state.self, capacity: 1),
                     keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), key.count)
             }
+            // The keyed state's chaining values were computed in vector registers.
+            SecureMemory.scrubAfterSecretUse()
         }
     }
 
@@ -60,6 +62,9 @@ final class SecureHMACKey: Sendable {
                     crypto_auth_hmacsha256_update(state, base.assumingMemoryBound(to: UInt8.self), UInt64(message.count))
                 }
                 crypto_auth_hmacsha256_final(state, output.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                // The final block copies the outer chaining value through vector registers,
+                // which a lazy binding's trampoline would save on the stack (KeyScanProbe).
+                SecureMemory.scrubAfterSecretUse()
             }
         }
     }

@@ -15,7 +15,11 @@ enum SeededSigningKey {
                                     _ body: (Data, UnsafePointer<UInt8>) throws -> Result) throws -> Result {
         guard SecureMemory.sodiumReady else { throw MedVaultError(.storage, reason: "libsodium is not initialised") }
         let secretKey = SecureBytes(count: Int(crypto_sign_SECRETKEYBYTES)) { _ in }
-        defer { secretKey.wipe() }
+        defer {
+            secretKey.wipe()
+            // The seed's hash and the key pair passed through vector registers and libsodium's frames.
+            SecureMemory.scrubAfterSecretUse()
+        }
         var publicKey = Data(count: Int(crypto_sign_PUBLICKEYBYTES))
         return try seed.withUnsafeBytes { seedBytes in
             guard seedBytes.count == Int(crypto_sign_SEEDBYTES) else {

@@ -167,6 +167,8 @@ public struct SyncDeviceKey: Sendable {
         derive: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafePointer<UInt8>) -> Int32
     ) throws -> Result {
         guard SecureMemory.sodiumReady else { throw MedVaultError(.storage, reason: "libsodium is not initialised") }
+        // The pair, and what `body` computed with it, passed through vector registers.
+        defer { SecureMemory.scrubAfterSecretUse() }
         return try SecureMemory.withScratch(byteCount: SecureHKDF.outputLength) { pairSeed in
             try seed.withUnsafeBytes { ikm in
                 SecureHKDF.derive(inputKeyMaterial: ikm, salt: [], info: label, into: pairSeed)

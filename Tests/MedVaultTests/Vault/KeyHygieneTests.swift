@@ -42,8 +42,12 @@ struct KeyHygieneTests {
 
     @Test("after lock(), no key — vault, database, derived, slot-wrapping — is anywhere in the process's writable memory, raw or as x'hex'")
     func noCopiesAfterLock() async throws {
-        let counts = try await runProbe(leaking: false)
-        #expect(counts == Dictionary(uniqueKeysWithValues: Self.names.map { ($0, 0) }))
+        // Three processes: a copy that a vector register leaves on a stack appears in some
+        // runs only (one in seven, before `SecureMemory.scrubAfterSecretUse`).
+        for _ in 0..<3 {
+            let counts = try await runProbe(leaking: false)
+            #expect(counts == Dictionary(uniqueKeysWithValues: Self.names.map { ($0, 0) }))
+        }
     }
 
     #if os(Linux)
