@@ -45,13 +45,19 @@ __attribute__((noinline)) static void clear_xmm0_15(void) {
 }
 #endif
 
-// 16 KiB below the caller: deeper than libsodium's hash, AEAD and signing frames plus the
-// lazy-binding trampoline's register save area (about 2.7 KiB with AVX-512). The
-// registers are already clear when this runs, so a first call to memset saves zeros.
-__attribute__((noinline)) static void burn_stack(void) {
-    unsigned char bytes[16384];
+// 16 KiB below the caller, in eight frames of 2 KiB: deeper than libsodium's hash, AEAD
+// and signing frames plus the lazy-binding trampoline's register save area (about 2.7 KiB
+// with AVX-512). Each frame moves the stack pointer by little more than 2 KiB and writes
+// its whole array, so near the end of a thread's stack the writes fault on the guard page
+// instead of jumping over it (libsodium's sodium_stackzero takes the whole length in one
+// frame). The vector registers are already clear when this runs, so a first call to
+// memset through the lazy-binding trampoline saves zeros.
+__attribute__((noinline)) static void burn_stack(int frames) {
+    unsigned char bytes[2048];
     memset(bytes, 0, sizeof bytes);
-    // The stores must happen although nothing reads the array again.
+    if (frames > 1) burn_stack(frames - 1);
+    // The stores must happen although nothing reads the array again, and the frame must
+    // outlive the deeper call (no tail call reusing it).
     __asm__ __volatile__("" : : "r"(bytes) : "memory");
 }
 
@@ -63,5 +69,5 @@ void medvault_scrub_after_secret_use(void) {
     default: clear_xmm0_15(); break;
     }
 #endif
-    burn_stack();
+    burn_stack(8);
 }

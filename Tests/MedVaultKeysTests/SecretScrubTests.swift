@@ -1,7 +1,9 @@
 import Testing
 @testable import MedVaultKeys
 
-/// What `SecureMemory.scrubAfterSecretUse()` clears on the stack.
+/// What `SecureMemory.scrubAfterSecretUse()` clears on the stack. Its clearing of vector
+/// registers cannot be observed from Swift; `KeyScanProbe` (KeyHygieneTests) looks for
+/// what registers leave behind.
 @Suite("Scrubbing after a computation on a secret")
 struct SecretScrubTests {
     @Test("the scrub zeroes what a deeper call left on the stack below its caller")
@@ -10,8 +12,11 @@ struct SecretScrubTests {
         // Some 20 frames down (a few KiB below this frame, deeper than the check's own
         // calls reach), a call leaves 512 bytes of pattern behind as a secret would.
         let address = leaveBehind(pattern, depth: 20)
-        SecureMemory.scrubAfterSecretUse()
         let left = try #require(UnsafePointer<UInt8>(bitPattern: address))
+        SecureMemory.scrubAfterSecretUse()
+        // Reads memory below this frame that no live frame owns (deliberately: that is
+        // where a returned call's secrets stay); nothing between the scrub and the read
+        // calls deeper than a few frames.
         var surviving = 0
         for index in 0..<512 where left[index] == pattern { surviving += 1 }
         #expect(surviving < 16, "\(surviving) bytes of the pattern survived")

@@ -54,11 +54,32 @@ struct SecureRegionPoolTests {
         #expect(pool.count == 0)
         for region in taken { SecureMemory.deallocate(region, pool: pool) }
 
-        let pooledBefore = pool.count
-        let large = SecureMemory.allocate(byteCount: 128, pool: pool)
+        // A pool with room to spare still does not keep a region longer than its largest.
+        let roomy = SecureRegionPool(capacity: 8, largestLength: 64)
+        let large = SecureMemory.allocate(byteCount: 128, pool: roomy)
         #expect(large.isGuarded)
-        SecureMemory.deallocate(large, pool: pool)
-        #expect(pool.count == pooledBefore)
+        SecureMemory.deallocate(large, pool: roomy)
+        #expect(roomy.count == 0)
+        let fits = SecureMemory.allocate(byteCount: 64, pool: roomy)
+        SecureMemory.deallocate(fits, pool: roomy)
+        #expect(roomy.count == 1)
+    }
+
+    @Test("a region whose canary was overwritten is not kept")
+    func overwrittenCanaryIsNotKept() throws {
+        let pool = SecureRegionPool(capacity: 4, largestLength: 256)
+        let region = SecureMemory.allocate(byteCount: 32, pool: pool)
+        let base = try #require(region.bytes.baseAddress)
+        let below = base - SecureRegionPool.canaryLength
+        let saved = Array(UnsafeRawBufferPointer(start: below, count: SecureRegionPool.canaryLength))
+        // An underflow one byte below the secret, as a buggy writer would leave.
+        below.storeBytes(of: ~saved[15], toByteOffset: 15, as: UInt8.self)
+        #expect(!pool.keep(base, length: 32, isLocked: region.isLocked))
+        #expect(pool.count == 0)
+        // Repaired, so that sodium_free (which would abort on it) can release it.
+        below.storeBytes(of: saved[15], toByteOffset: 15, as: UInt8.self)
+        SecureMemory.deallocate(region, pool: pool)
+        #expect(pool.count == 1)
     }
 
     @Test("secrets from the pool still have pages of their own")

@@ -6,8 +6,11 @@
 /// stack below the caller (the frames of the calls that just returned, where the
 /// dynamic linker's lazy-binding trampoline saves every vector register on a first call).
 ///
-/// Call it on the thread that computed, right after the computation. No call, no
-/// allocation: it cannot itself trigger a lazy binding.
+/// Call it on the thread that computed, right after the computation. The registers are
+/// cleared first, so a lazy binding of its one library call (memset) saves zeros. On
+/// processors other than x86-64 only the stack is cleared. General-purpose registers are
+/// not cleared: a key's bytes pass through them only in SQLCipher and libargon2, whose
+/// frames are not scrubbed either.
 void medvault_scrub_after_secret_use(void);
 
 #endif

@@ -38,8 +38,9 @@ public enum Argon2id {
         guard salt.count == parameters.saltLength else {
             throw MedVaultError(.invalidArgument, field: "salt", reason: "salt length does not match the Argon2 parameters")
         }
-        // The password's and the key's blocks passed through vector registers (libargon2's
-        // BLAKE2b; its lanes run on threads of their own, which end with the call).
+        // The password's and the key's blocks passed through this thread's vector registers
+        // (libargon2's BLAKE2b). With more than one lane, libargon2 fills the lanes on
+        // threads of its own, whose stacks this does not reach.
         defer { SecureMemory.scrubAfterSecretUse() }
         return try password.withUnsafeBytes { passwordBytes in
             try withOptionalBytes(secret) { secretBytes in

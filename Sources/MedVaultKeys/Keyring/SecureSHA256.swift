@@ -28,6 +28,8 @@ enum SecureSHA256 {
                                           UInt64(part.count))
             }
             crypto_hash_sha256_final(state, output.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            // The secret's words passed through the message schedule and vector registers.
+            SecureMemory.scrubAfterSecretUse()
         }
     }
 }

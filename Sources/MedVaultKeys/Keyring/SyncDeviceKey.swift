@@ -126,6 +126,8 @@ public struct SyncDeviceKey: Sendable {
         guard publicKey.count == publicKeyLength, SecureMemory.sodiumReady else {
             throw MedVaultError(.invalidArgument, reason: "a device's box key is 32 bytes")
         }
+        // The ephemeral key pair, the shared key and the message passed through vector registers.
+        defer { SecureMemory.scrubAfterSecretUse() }
         return try message.withUnsafeBytes { input in
             var sealed = [UInt8](repeating: 0, count: input.count + sealOverhead)
             let status = withUnsafeBytes(of: UInt8(0)) { empty in

@@ -77,6 +77,8 @@ public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConv
 
     /// `parts` one after the other, copied straight into a new secure buffer.
     package convenience init(concatenating parts: [UnsafeRawBufferPointer]) {
+        // memmove carries the bytes in vector registers.
+        defer { SecureMemory.scrubAfterSecretUse() }
         self.init(count: parts.reduce(0) { $0 + $1.count }) { buffer in
             var offset = 0
             for part in parts where part.count > 0 {
@@ -96,7 +98,9 @@ public final class SecureBytes: @unchecked Sendable, Equatable, CustomStringConv
     ///
     /// - Throws: `MedVaultError.Code.locked` when this buffer was wiped.
     public func copy() throws -> SecureBytes {
-        try withUnsafeBytes { source in
+        // memmove carries the bytes in vector registers.
+        defer { SecureMemory.scrubAfterSecretUse() }
+        return try withUnsafeBytes { source in
             SecureBytes(count: source.count) { target in target.copyMemory(from: source) }
         }
     }

@@ -13,15 +13,17 @@ import Darwin
 ///
 /// Each allocation is libsodium's guarded allocation: the secret sits at the end of pages
 /// of its own, between two inaccessible guard pages and behind a canary, `mlock`-ed (kept
-/// out of swap) and, on Linux, excluded from core dumps; `sodium_free` checks the canary,
-/// wipes the pages and unmaps them. Because no two secrets share a page, unlocking one
-/// never unlocks the page of another, still live, secret.
+/// out of swap) and, on Linux, excluded from core dumps. Because no two secrets share a
+/// page, unlocking one never unlocks the page of another, still live, secret. A released
+/// secret's region is wiped, its canary checked, and kept for the next secret of the same
+/// length (``SecureRegionPool``, bounded); the others go to `sodium_free`, which checks
+/// the canary, wipes the pages and unmaps them.
 ///
-/// The cost is four pages of address space and a few system calls per live secret, against
-/// a typical `RLIMIT_MEMLOCK` of 8 MiB: MedVault holds a handful of secrets at a time, and
-/// scratch state that lives for one call (``withScratch(byteCount:_:)``) does not use it.
-/// Released regions are wiped and kept for reuse by ``SecureRegionPool`` (bounded), which
-/// spares the system calls of the next secret of the same length.
+/// The cost is four pages of address space and a few system calls per live secret (none
+/// for a region the pool hands out), against a typical `RLIMIT_MEMLOCK` of 8 MiB: MedVault
+/// holds a handful of secrets at a time, the pool keeps at most 12 pages locked while
+/// idle, and scratch state that lives for one call (``withScratch(byteCount:_:)``) does
+/// not use it.
 /// When `mlock` is refused the secret is still guarded and wiped; only the swap protection
 /// is lost. When libsodium cannot allocate (address space exhausted) the secret falls back
 /// to the heap, still wiped on release.
@@ -56,6 +58,7 @@ enum SecureMemory {
                           isLocked: reused.isLocked, isGuarded: true)
         }
         if sodiumReady, let guarded = sodium_malloc(length) {
+            pool.learnCanary(below: guarded)
             let bytes = UnsafeMutableRawBufferPointer(start: guarded, count: length)
             // sodium_malloc fills with 0xdb to catch reads of uninitialised memory.
             sodium_memzero(guarded, length)
