@@ -92,6 +92,13 @@ let package = Package(
         // Clears vector registers and the stack below the caller after a computation on
         // a secret (Sources/CSecretScrub/include/CSecretScrub.h).
         .target(name: "CSecretScrub"),
+        // The sync transport's HTTP client on Linux: libcurl's easy interface
+        // (Sources/CCurlHTTP/include/CCurlHTTP.h; docs/sync-server.md, "The HTTP client on
+        // Linux"). Elsewhere a stub: URLSession is used there.
+        .target(
+            name: "CCurlHTTP",
+            linkerSettings: [.linkedLibrary("curl", .when(platforms: [.linux]))]
+        ),
         .target(
             name: "MedVaultKeys",
             dependencies: [
@@ -115,7 +122,7 @@ let package = Package(
         ),
         .target(
             name: "MedVaultSync",
-            dependencies: ["MedVault", "MedVaultKeys", "MedVaultCore", "MedVaultSyncWire", "MedVaultJSONShape"],
+            dependencies: ["MedVault", "MedVaultKeys", "MedVaultCore", "MedVaultSyncWire", "MedVaultJSONShape", "CCurlHTTP"],
             swiftSettings: strictSettings
         ),
         .target(

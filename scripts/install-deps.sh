@@ -3,6 +3,9 @@
 # - SQLCipher (libsqlcipher-dev, plus the sqlcipher shell the tests use), Argon2
 #   (libargon2-dev) and libsodium (libsodium-dev): Debian/Ubuntu via apt-get (as root, or
 #   through sudo); macOS via Homebrew;
+# - libcurl's headers (libcurl4-openssl-dev, Linux only): the sync transport's HTTP
+#   client on Linux (Sources/CCurlHTTP) links libcurl directly, the library
+#   FoundationNetworking already loads;
 # - SQLite's headers (libsqlite3-dev): GRDB, which the benchmarks' GRDB peer and the
 #   GRDB coexistence check build, links the system SQLite; its shell (sqlite3) reads what
 #   the coexistence check's GRDB wrote;
@@ -24,6 +27,7 @@ set -euo pipefail
 have_system() {
   command -v pkg-config >/dev/null 2>&1 &&
     pkg-config --exists sqlcipher libargon2 libsodium sqlite3 &&
+    { [ "$(uname -s)" != Linux ] || pkg-config --exists libcurl; } &&
     command -v sqlcipher >/dev/null 2>&1 && command -v sqlite3 >/dev/null 2>&1
 }
 
@@ -70,16 +74,17 @@ apt_install() {
 
 if ! have_system; then
   if command -v apt-get >/dev/null 2>&1; then
-    apt_install pkg-config libsqlcipher-dev sqlcipher libargon2-dev libsodium-dev libsqlite3-dev sqlite3
+    apt_install pkg-config libsqlcipher-dev sqlcipher libargon2-dev libsodium-dev libsqlite3-dev sqlite3 \
+      libcurl4-openssl-dev
   elif command -v brew >/dev/null 2>&1; then
     brew install pkg-config sqlcipher argon2 libsodium sqlite
   else
-    echo "MedVault needs SQLCipher (pkg-config 'sqlcipher', and the 'sqlcipher' shell), Argon2 (pkg-config 'libargon2'), libsodium (pkg-config 'libsodium') and SQLite's headers (pkg-config 'sqlite3')." >&2
+    echo "MedVault needs SQLCipher (pkg-config 'sqlcipher', and the 'sqlcipher' shell), Argon2 (pkg-config 'libargon2'), libsodium (pkg-config 'libsodium'), SQLite's headers (pkg-config 'sqlite3') and, on Linux, libcurl's (pkg-config 'libcurl')." >&2
     echo "No apt-get or brew was found: install them with your system's package manager." >&2
     exit 1
   fi
   if ! have_system; then
-    echo "SQLCipher, Argon2 or SQLite is still not found through pkg-config after installing." >&2
+    echo "SQLCipher, Argon2, libsodium, SQLite or libcurl is still not found through pkg-config after installing." >&2
     exit 1
   fi
 fi

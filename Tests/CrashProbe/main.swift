@@ -346,8 +346,10 @@ do {
         try await journalMerge(folder: arguments[2], now: Date(millisecondsSince1970: Int64(arguments[3])!))
     case "rotate" where arguments.count == 4:
         try await rotateAndDie(folder: arguments[2], phase: arguments[3])
+    case "http-wait" where arguments.count == 3:
+        try await httpWait(baseURL: arguments[2])
     default:
-        fail("usage: CrashProbe commit <database> <hex key> | rotate <vault folder> <phase> | rotate-filling-disk <vault folder> <filler file> | add-patients <vault folder> | unit-hold <vault folder> | units <vault folder> | hold <vault folder> | stall-writes <vault folder> | exit-racing-openssl <vault folder> | medication-fixture <vault folder> <expected json> | backup <vault folder> <destination> <phase> | restore <backup> <vault folder> <phase> | import <vault folder> <json file>")
+        fail("usage: CrashProbe commit <database> <hex key> | rotate <vault folder> <phase> | rotate-filling-disk <vault folder> <filler file> | add-patients <vault folder> | unit-hold <vault folder> | units <vault folder> | hold <vault folder> | stall-writes <vault folder> | exit-racing-openssl <vault folder> | medication-fixture <vault folder> <expected json> | backup <vault folder> <destination> <phase> | restore <backup> <vault folder> <phase> | import <vault folder> <json file> | http-wait <base URL>")
     }
 } catch {
     fail("\(error)")

@@ -5,10 +5,10 @@ import FoundationNetworking
 import MedVaultCore
 import MedVaultSyncWire
 
-/// The ``SyncTransport`` over HTTP: talks to `medvault-sync-server` (docs/sync-server.md).
+/// The ``SyncTransport`` over HTTP: talks to `medvault-sync-server` (docs/sync.md).
 ///
-/// One ephemeral URLSession per transport: no cookies, no cache, no credential store,
-/// no redirect followed (a device token never goes to a host the configuration did not
+/// Its HTTP client keeps no cookies, no cache, no credential store and follows
+/// no redirect (a device token never goes to a host the configuration did not
 /// name), answers read with a size limit. Bodies are the `MedVaultSyncWire` types in
 /// the JSON of `SyncWireJSON`, as the server writes them.
 ///
@@ -30,30 +30,32 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
     /// What the transport was created with.
     public let configuration: Configuration
 
-    private let session: URLSession
-    private let delegate = HTTPSyncSessionDelegate()
+    private let client: any HTTPSyncClient
 
-    /// Creates a transport.
+    /// Creates a transport. On Linux its requests go through libcurl directly, elsewhere
+    /// through an ephemeral URLSession (docs/sync.md, "The HTTP client on Linux").
     ///
     /// - Throws: `invalidArgument` for a configuration that ``Configuration`` refuses
     ///   (plain http to another machine, a URL with a query or a password, a timeout that
     ///   is not positive, …).
-    public init(configuration: Configuration) throws {
-        try configuration.validate()
-        self.configuration = configuration
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.urlCache = nil
-        sessionConfiguration.httpCookieStorage = nil
-        sessionConfiguration.httpShouldSetCookies = false
-        sessionConfiguration.urlCredentialStorage = nil
-        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        sessionConfiguration.timeoutIntervalForRequest = HTTPSyncRetryPolicy.seconds(configuration.timeout)
-        sessionConfiguration.timeoutIntervalForResource = HTTPSyncRetryPolicy.seconds(configuration.timeout)
-        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+    public convenience init(configuration: Configuration) throws {
+        try self.init(configuration: configuration, backend: .platformDefault)
     }
 
-    deinit {
-        session.finishTasksAndInvalidate()
+    /// Creates a transport on `backend` (the tests run both where both exist).
+    init(configuration: Configuration, backend: HTTPSyncBackend) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        switch backend {
+        case .urlSession:
+            client = URLSessionSyncClient(timeout: configuration.timeout)
+        case .curl:
+            #if canImport(FoundationNetworking)
+            client = CurlSyncClient()
+            #else
+            throw MedVaultError(.invalidArgument, reason: "the libcurl HTTP client exists on Linux only")
+            #endif
+        }
     }
 
     /// The server's host, and nothing else of the configuration.
@@ -229,8 +231,7 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
     }
 
     private func attemptOnce<Answer: Decodable>(_ request: URLRequest) async throws -> Answer {
-        let (data, response) = try await delegate.data(for: request, session: session,
-                                                       limit: configuration.maximumResponseSize)
+        let (data, response) = try await client.data(for: request, limit: configuration.maximumResponseSize)
         let status = response.statusCode
         guard (200..<300).contains(status) else {
             let code = try? SyncWireJSON.decoder().decode(SyncErrorBody.self, from: data).error
