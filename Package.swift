@@ -93,7 +93,7 @@ let package = Package(
         // a secret (Sources/CSecretScrub/include/CSecretScrub.h).
         .target(name: "CSecretScrub"),
         // The sync transport's HTTP client on Linux: libcurl's easy interface
-        // (Sources/CCurlHTTP/include/CCurlHTTP.h; docs/sync-server.md, "The HTTP client on
+        // (Sources/CCurlHTTP/include/CCurlHTTP.h; docs/sync.md, "The HTTP client on
         // Linux"). Elsewhere a stub: URLSession is used there.
         .target(
             name: "CCurlHTTP",

@@ -1,3 +1,6 @@
+#if defined(__linux__)
+#define _GNU_SOURCE /* pthread_setname_np */
+#endif
 #include "CCurlHTTP.h"
 
 #include <stdlib.h>
@@ -6,6 +9,7 @@
 #if defined(__linux__)
 #include <curl/curl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 
 typedef struct {
@@ -52,7 +56,8 @@ static void clear(buffer *target) {
 static size_t on_body(char *data, size_t size, size_t count, void *context) {
     medvault_http_exchange *exchange = context;
     size_t length = size * count;
-    if (length > exchange->limit - exchange->body.length || exchange->body.length > exchange->limit) {
+    /* body.length never exceeds limit, so the subtraction cannot wrap. */
+    if (length > exchange->limit - exchange->body.length) {
         exchange->too_large = 1;
         return 0; /* libcurl stops with CURLE_WRITE_ERROR */
     }
@@ -94,6 +99,15 @@ static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static CURLcode global_result = CURLE_FAILED_INIT;
 static void global_init(void) { global_result = curl_global_init(CURL_GLOBAL_DEFAULT); }
 
+int medvault_http_available(void) {
+#if defined(CURL_VERSION_THREADSAFE)
+    const curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
+    return info && info->version_num >= 0x075400 && (info->features & CURL_VERSION_THREADSAFE) ? 1 : 0;
+#else
+    return 0;
+#endif
+}
+
 void *medvault_http_handle_create(void) {
     pthread_once(&global_once, global_init);
     if (global_result != CURLE_OK) return NULL;
@@ -129,8 +143,10 @@ static medvault_http_outcome outcome_of(CURLcode code, const medvault_http_excha
     case CURLE_COULDNT_RESOLVE_PROXY:
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_CONNECT:
-        return MEDVAULT_HTTP_UNREACHABLE;
+    /* The handshake broke off (a reset, an end of file: a balancer restarting); nothing
+       was sent, as with a refused connection. */
     case CURLE_SSL_CONNECT_ERROR:
+        return MEDVAULT_HTTP_UNREACHABLE;
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CERTPROBLEM:
     case CURLE_SSL_CIPHER:
@@ -165,8 +181,14 @@ static medvault_http_outcome outcome_of(CURLcode code, const medvault_http_excha
 
 medvault_http_outcome medvault_http_perform(void *handle, medvault_http_exchange *exchange, const char *method,
                                             const char *url, const char *const *headers, size_t header_count,
-                                            const uint8_t *body, size_t body_length, long timeout_ms, size_t limit) {
+                                            const uint8_t *body, size_t body_length, long timeout_ms, size_t limit,
+                                            int fresh_connection) {
     if (!handle || !exchange) return MEDVAULT_HTTP_OUT_OF_MEMORY;
+    pthread_setname_np(pthread_self(), "medvault.http");
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, NULL);
     CURL *curl = handle;
     /* Every option back to its default; the connection and DNS caches stay. */
     curl_easy_reset(curl);
@@ -218,6 +240,10 @@ medvault_http_outcome medvault_http_perform(void *handle, medvault_http_exchange
     SET(CURLOPT_XFERINFOFUNCTION, on_progress);
     SET(CURLOPT_XFERINFODATA, exchange);
     SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)limit);
+    if (fresh_connection) {
+        SET(CURLOPT_FRESH_CONNECT, 1L);
+        SET(CURLOPT_FORBID_REUSE, 1L);
+    }
     if (strcmp(method, "GET") == 0 && body_length == 0) {
         SET(CURLOPT_HTTPGET, 1L);
     } else {
@@ -238,9 +264,13 @@ medvault_http_outcome medvault_http_perform(void *handle, medvault_http_exchange
 
 long medvault_http_status(const medvault_http_exchange *exchange) { return exchange->status; }
 
-const uint8_t *medvault_http_body(const medvault_http_exchange *exchange, size_t *length) {
+uint8_t *medvault_http_take_body(medvault_http_exchange *exchange, size_t *length) {
+    uint8_t *bytes = exchange->body.bytes;
     *length = exchange->body.length;
-    return exchange->body.bytes;
+    exchange->body.bytes = NULL;
+    exchange->body.length = 0;
+    exchange->body.capacity = 0;
+    return bytes;
 }
 
 const char *medvault_http_header_block(const medvault_http_exchange *exchange, size_t *length) {
@@ -250,6 +280,7 @@ const char *medvault_http_header_block(const medvault_http_exchange *exchange, s
 
 #else
 
+int medvault_http_available(void) { return 0; }
 void *medvault_http_handle_create(void) { return NULL; }
 void medvault_http_handle_free(void *handle) { (void)handle; }
 medvault_http_exchange *medvault_http_exchange_create(void) { return NULL; }
@@ -257,13 +288,14 @@ void medvault_http_exchange_free(medvault_http_exchange *exchange) { (void)excha
 void medvault_http_exchange_cancel(medvault_http_exchange *exchange) { (void)exchange; }
 medvault_http_outcome medvault_http_perform(void *handle, medvault_http_exchange *exchange, const char *method,
                                             const char *url, const char *const *headers, size_t header_count,
-                                            const uint8_t *body, size_t body_length, long timeout_ms, size_t limit) {
+                                            const uint8_t *body, size_t body_length, long timeout_ms, size_t limit,
+                                            int fresh_connection) {
     (void)handle; (void)exchange; (void)method; (void)url; (void)headers; (void)header_count;
-    (void)body; (void)body_length; (void)timeout_ms; (void)limit;
+    (void)body; (void)body_length; (void)timeout_ms; (void)limit; (void)fresh_connection;
     return MEDVAULT_HTTP_OTHER;
 }
 long medvault_http_status(const medvault_http_exchange *exchange) { (void)exchange; return 0; }
-const uint8_t *medvault_http_body(const medvault_http_exchange *exchange, size_t *length) {
+uint8_t *medvault_http_take_body(medvault_http_exchange *exchange, size_t *length) {
     (void)exchange;
     *length = 0;
     return NULL;

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import MedVaultCore
 @testable import MedVaultSync
 import MedVaultSyncWire
@@ -62,7 +65,8 @@ struct HTTPSyncClientTests {
         try await withSyncStub { server in
             let transport = try Self.transport(server, backend, maximumResponseSize: 64 << 10)
             try await server.script([
-                .init(status: 429, headers: ["Retry-After": "7"], body: #"{"error":"rate_limited","message":"m"}"#),
+                // Lower-case, as HTTP/2 sends every name.
+                .init(status: 429, headers: ["retry-after": "7"], body: #"{"error":"rate_limited","message":"m"}"#),
                 .init(status: 200, size: 64 << 10 + 1),
                 .init(status: 200, size: 64 << 10 - 100),
                 .init(status: 307, headers: ["Location": "/elsewhere"]),
@@ -99,7 +103,8 @@ struct HTTPSyncClientTests {
         }
     }
 
-    @Test("the Linux client: 8 pushes of 140 KiB waiting 1 s for their answers neither spin (few context switches) nor hold the cooperative threads (a 10-ms ticker keeps ticking)")
+    @Test("the Linux client: 8 pushes of 140 KiB waiting 1 s for their answers neither spin (few context switches) nor hold the cooperative threads (a 10-ms ticker keeps ticking)",
+          .enabled(if: HTTPSyncBackend.platformDefault == .curl))
     func waitingDoesNotSpin() async throws {
         try await withSyncStub { server in
             try await server.script([.init(status: 200, body: #"{"sequences":[1]}"#, delay: 1.0)])
@@ -114,8 +119,8 @@ struct HTTPSyncClientTests {
                 })
                 #expect(report["pushes"] == 8 && report["failed"] == 0, "\(probe.lines)")
                 #expect(try await server.received().count == 8)
-                // URLSession on Linux switched about 5,000 times per 40 ms of waiting here
-                // (thousands of wake-ups a second); the libcurl client a few per request.
+                // With URLSession as the default, the probe switched 167,692 times here (1.7 s
+                // of CPU); with the libcurl client, 579.
                 let switches = try #require(report["switches"], "\(probe.lines)")
                 #expect(switches < 3_000, "the process switched \(switches) times while 8 answers were held for 1 s: \(probe.lines)")
                 // Waits on the cooperative threads (2 on this machine) would stop the ticker for the whole second.
@@ -123,5 +128,179 @@ struct HTTPSyncClientTests {
                 #expect(gap < 500, "a 10-ms ticker went \(gap) ms without a tick while the pushes waited")
             }
         }
+    }
+
+    // MARK: - The libcurl client's own rules
+
+    static var curlOnly: Bool { HTTPSyncBackend.available.contains(.curl) }
+
+    @Test("a join (which spends its challenge) never goes on a kept connection: a server that hangs up on a kept connection's next request receives it once",
+          .enabled(if: curlOnly))
+    func nonIdempotentOnAFreshConnection() async throws {
+        let server = try KeepAliveOnceServer()
+        defer { server.stop() }
+        var configuration = HTTPSyncTransport.Configuration(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!,
+                                                            timeout: .seconds(60))
+        configuration.retryPolicy = HTTPSyncRetryPolicy(maximumAttempts: 1)
+        let transport = try HTTPSyncTransport(configuration: configuration, backend: .curl)
+        // Answered `{}` (not a keyring): the connection stays open for the next call.
+        await expectMedVaultError(.badResponse) { _ = try await transport.keyring(as: Self.credentials) }
+        let join = try SyncJoinRequest(deviceID: UUID(), challenge: Data(count: 32), signature: Data(count: 64))
+        await expectMedVaultError(.badResponse) { _ = try await transport.join(vaultID: UUID(), join) }
+        // A second read goes on a kept connection, which the server drops after reading
+        // it: libcurl sends it again by itself, as it may for a read.
+        await expectMedVaultError(.badResponse) { _ = try await transport.keyring(as: Self.credentials) }
+        let lines = server.requestLines
+        #expect(lines.filter { $0.hasPrefix("POST ") }.count == 1, "the join reached the server \(lines.count) times: \(lines)")
+        #expect(lines.filter { $0.hasPrefix("GET ") }.count == 3, "a kept connection's read is resent: \(lines)")
+    }
+
+    @Test("TLS: a certificate no system trusts is offline and never retried; a handshake the server breaks off is offline and retried like a refused connection",
+          .enabled(if: curlOnly))
+    func tlsFailures() async throws {
+        let sleeps = RecordedSleeps()
+        func transport(_ port: Int) throws -> HTTPSyncTransport {
+            var configuration = HTTPSyncTransport.Configuration(baseURL: URL(string: "https://127.0.0.1:\(port)")!,
+                                                                timeout: .seconds(60))
+            configuration.retryPolicy = HTTPSyncRetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(10), jitter: 0)
+            configuration.sleep = { sleeps.record($0) }
+            return try HTTPSyncTransport(configuration: configuration, backend: .curl)
+        }
+        let untrusted = try await PythonTestServer(script: "tls_stub_server.py", what: "TLS stub server")
+        defer { untrusted.stop() }
+        await expectMedVaultError(.offline) { _ = try await transport(untrusted.port).keyring(as: Self.credentials) }
+        #expect(sleeps.all.isEmpty, "an untrusted certificate fails the same way every time: not retried")
+
+        let hangingUp = try HangingUpServer()
+        defer { hangingUp.stop() }
+        await expectMedVaultError(.offline) { _ = try await transport(hangingUp.port).keyring(as: Self.credentials) }
+        #expect(sleeps.all == [.milliseconds(10), .milliseconds(20)])
+        #expect(hangingUp.connections == 3)
+    }
+
+    @Test("header lines: a header with CR, LF or NUL, or a name that is empty or holds a colon, is refused; an empty value is sent empty; no type means none",
+          .enabled(if: curlOnly))
+    func headerLines() throws {
+        #if canImport(FoundationNetworking)
+        for (name, value) in [("X-Test", "a\r\nInjected: yes"), ("X-Test", "a\nb"), ("X-Test", "a\rb"), ("X-Test", "a\u{0}b"),
+                              ("X:Test", "a"), ("", "a"), ("X\nTest", "a")] {
+            #expect(throws: MedVaultError(.invalidArgument, reason: "a sync request header is malformed"),
+                    "\(name.debugDescription): \(value.debugDescription)") {
+                _ = try CurlSyncClient.headerLines([name: value])
+            }
+        }
+        #expect(try CurlSyncClient.headerLines(["B": "", "A": "1"]) == ["A: 1", "B;", "Content-Type:"])
+        #expect(try CurlSyncClient.headerLines(["content-type": "application/json"]) == ["content-type: application/json"])
+        #endif
+    }
+
+    @Test("answer headers: CRLF or LF lines, any case, repeated fields joined, folded lines continued, the last answer's only",
+          .enabled(if: curlOnly))
+    func answerHeaders() async throws {
+        #if canImport(FoundationNetworking)
+        // Through a real exchange: a 100 Continue before the answer, LF-only lines.
+        let (descriptor, port) = try boundLoopbackSocket()
+        defer { close(descriptor) }
+        try #require(listen(descriptor, 4) == 0)
+        let answer = "HTTP/1.1 100 Continue\r\nX-Interim: yes\r\n\r\n"
+            + "HTTP/1.1 429 Too Many Requests\nretry-after: 7\nX-Twice: a\nx-twice: b\nX-Folded: one\n\ttwo\n"
+            + "Content-Length: 2\nConnection: close\n\n{}"
+        Thread.detachNewThread {
+            let connection = accept(descriptor, nil, nil)
+            guard connection >= 0 else { return }
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            _ = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+            _ = Array(answer.utf8).withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            close(connection)
+        }
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/")!)
+        request.timeoutInterval = 60
+        let (body, response) = try await CurlSyncClient().data(for: request, limit: 1_024, idempotent: true)
+        #expect(response.statusCode == 429 && body == Data("{}".utf8))
+        #expect(response.value(forHTTPHeaderField: "Retry-After") == "7")
+        #expect(response.value(forHTTPHeaderField: "X-Twice") == "a, b")
+        #expect(response.value(forHTTPHeaderField: "X-Folded") == "one two")
+        #expect(response.value(forHTTPHeaderField: "X-Interim") == nil)
+        #endif
+    }
+}
+
+/// Answers the first request on each connection (200 `{}`, kept alive) and hangs up on
+/// the next one after reading it: a server that died between two requests on one kept
+/// connection. Records the request line of every request it read.
+final class KeepAliveOnceServer: @unchecked Sendable {
+    // @unchecked: `listener` is set once in init; `lines` and `stopped` are only touched
+    // while holding `lock`.
+    let port: Int
+    private let listener: Int32
+    private let lock = NSLock()
+    private var lines: [String] = []
+    private var stopped = false
+
+    var requestLines: [String] { lock.withLock { lines } }
+
+    init() throws {
+        (listener, port) = try boundLoopbackSocket()
+        guard listen(listener, 16) == 0 else {
+            close(listener)
+            throw MedVaultError(.storage, reason: "the test server could not listen")
+        }
+        Thread.detachNewThread { [self] in serve() }
+    }
+
+    func stop() { lock.withLock { stopped = true } }
+
+    private func serve() {
+        while !lock.withLock({ stopped }) {
+            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { continue }
+            Thread.detachNewThread { [self] in converse(connection) }
+        }
+        close(listener)
+    }
+
+    private func converse(_ connection: Int32) {
+        var pending: [UInt8] = []
+        var answered = false
+        while let line = Self.readRequest(connection, &pending) {
+            lock.withLock { lines.append(line) }
+            guard !answered else { break }
+            answered = true
+            let answer = Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}".utf8)
+            _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+        close(connection)
+    }
+
+    /// The request line of the next whole request (head and `Content-Length` body) read
+    /// from `connection`; `nil` at the end of the stream.
+    private static func readRequest(_ connection: Int32, _ pending: inout [UInt8]) -> String? {
+        let separator = Array("\r\n\r\n".utf8)
+        func receive() -> Bool {
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return false }
+            pending += chunk[..<count]
+            return true
+        }
+        var headEnd: Int?
+        while true {
+            if let range = pending.firstRange(of: separator) {
+                headEnd = range.upperBound
+                break
+            }
+            guard receive() else { return nil }
+        }
+        guard let headEnd else { return nil }
+        let head = String(decoding: pending[..<headEnd], as: UTF8.self)
+        let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+        while pending.count < headEnd + length {
+            guard receive() else { return nil }
+        }
+        pending.removeFirst(headEnd + length)
+        return head.split(separator: "\r\n").first.map(String.init) ?? ""
     }
 }

@@ -248,23 +248,11 @@ final class HangingUpServer: @unchecked Sendable {
     var connections: Int { lock.withLock { count } }
 
     init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.listener = listener
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
-        }
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        guard listener >= 0, bound == 0, named == 0, listen(listener, 16) == 0 else {
+        (listener, port) = try boundLoopbackSocket()
+        guard listen(listener, 16) == 0 else {
             close(listener)
             throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "the test server could not listen"])
         }
-        port = Int(UInt16(bigEndian: address.sin_port))
         Thread.detachNewThread { [self] in serve() }
     }
 

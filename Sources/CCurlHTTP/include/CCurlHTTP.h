@@ -10,6 +10,10 @@
 /// body is larger than one 64 KiB upload buffer, and spins a core until the answer comes
 /// (docs/sync.md, "The HTTP client on Linux").
 ///
+/// Call ``medvault_http_available`` first: this client is used only where libcurl's global
+/// initialisation is thread-safe (libcurl 7.84 or later, built thread-safe), since
+/// FoundationNetworking may initialise libcurl on another thread at the same moment.
+///
 /// A handle carries a connection cache between exchanges; use it from one thread at a
 /// time. An exchange holds one request's answer; ``medvault_http_exchange_cancel`` may be
 /// called from any thread while ``medvault_http_perform`` runs on another.
@@ -18,9 +22,11 @@
 /// How an exchange ended, before any HTTP status is looked at.
 typedef enum {
     MEDVAULT_HTTP_OK = 0,
-    /// No connection was made (refused, no route, name not found): nothing was sent.
+    /// No connection was made (refused, no route, name not found, a TLS handshake the
+    /// other side broke off): nothing was sent.
     MEDVAULT_HTTP_UNREACHABLE = 1,
-    /// TLS failed: an untrusted, expired or mismatched certificate, a failed handshake.
+    /// TLS refused the server: an untrusted, expired or mismatched certificate, no common
+    /// cipher. The same request would fail the same way.
     MEDVAULT_HTTP_TLS = 2,
     MEDVAULT_HTTP_TIMED_OUT = 3,
     /// The connection broke while sending or receiving.
@@ -38,6 +44,10 @@ typedef enum {
 
 typedef struct medvault_http_exchange medvault_http_exchange;
 
+/// Whether this client may be used: libcurl is 7.84 or later and says its global
+/// initialisation is thread-safe (CURL_VERSION_THREADSAFE). 0 on other systems than Linux.
+int medvault_http_available(void);
+
 /// A new connection handle, or NULL (out of memory, or no libcurl).
 void *medvault_http_handle_create(void);
 /// Closes the handle's connections and frees it. NULL is ignored.
@@ -53,20 +63,28 @@ void medvault_http_exchange_cancel(medvault_http_exchange *exchange);
 
 /// Sends one request and reads its answer into `exchange`, blocking the calling thread.
 ///
-/// `headers` are `Name: value` lines. No redirect is followed (a 3xx comes back as the
-/// answer), no cookie, netrc or proxy credential is used, only http and https are
-/// allowed, and `Expect: 100-continue` is never sent. A body (`body_length` > 0, or a
-/// method other than GET) is sent from `body` as it is, which must stay valid until the
-/// call returns. The answer's body is kept up to `limit` bytes: past that the exchange
-/// ends with MEDVAULT_HTTP_TOO_LARGE. `timeout_ms` bounds the whole exchange.
+/// `headers` are `Name: value` lines (the caller checks them: no CR, LF or NUL). No
+/// redirect is followed (a 3xx comes back as the answer), no cookie or `.netrc` is
+/// used, only http and https are allowed, nothing is decompressed (no Accept-Encoding),
+/// and `Expect: 100-continue` is never sent. Proxies named by the `http_proxy`/`https_proxy`
+/// environment variables are used, as libcurl and FoundationNetworking do. A body
+/// (`body_length` > 0, or a method other than GET) is sent from `body` as it is, which must
+/// stay valid until the call returns. The answer's body is kept up to `limit` bytes: past
+/// that the exchange ends with MEDVAULT_HTTP_TOO_LARGE. `timeout_ms` bounds the whole
+/// exchange. With `fresh_connection` the request goes on a new connection that is closed
+/// after it: libcurl resends a request by itself when a kept connection turns out dead
+/// before any answer, which a request that must not run twice cannot allow. SIGPIPE is
+/// blocked on the calling thread (a server that hangs up mid-upload must not end the app).
 medvault_http_outcome medvault_http_perform(void *handle, medvault_http_exchange *exchange, const char *method,
                                             const char *url, const char *const *headers, size_t header_count,
-                                            const uint8_t *body, size_t body_length, long timeout_ms, size_t limit);
+                                            const uint8_t *body, size_t body_length, long timeout_ms, size_t limit,
+                                            int fresh_connection);
 
 /// The answer's HTTP status (0 before an answer).
 long medvault_http_status(const medvault_http_exchange *exchange);
-/// The answer's body, `*length` bytes (NULL when empty).
-const uint8_t *medvault_http_body(const medvault_http_exchange *exchange, size_t *length);
+/// Hands the answer's body over to the caller, who frees it with `free`: `*length` bytes
+/// (NULL when empty). The exchange no longer holds it.
+uint8_t *medvault_http_take_body(medvault_http_exchange *exchange, size_t *length);
 /// The final answer's header lines, CRLF-separated, status line included, `*length` bytes.
 const char *medvault_http_header_block(const medvault_http_exchange *exchange, size_t *length);
 

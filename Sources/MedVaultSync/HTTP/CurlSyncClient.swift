@@ -26,36 +26,51 @@ final class CurlSyncClient: HTTPSyncClient, @unchecked Sendable {
         for handle in idle { medvault_http_handle_free(handle) }
     }
 
-    func data(for request: URLRequest, limit: Int) async throws -> (Data, HTTPURLResponse) {
+    func data(for request: URLRequest, limit: Int, idempotent: Bool) async throws -> (Data, HTTPURLResponse) {
         guard let url = request.url else { throw URLError(.badURL) }
-        let call = try CurlCall()
         let method = request.httpMethod ?? "GET"
-        let fields = request.allHTTPHeaderFields ?? [:]
-        // A request without a type (a DELETE, no body): none of libcurl's form-encoding
-        // type either ("Content-Type:" removes it).
-        let typeless = !fields.keys.contains { $0.lowercased() == "content-type" }
-        let headers = fields.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" } + (typeless ? ["Content-Type:"] : [])
+        let lines = try Self.headerLines(request.allHTTPHeaderFields ?? [:])
         let body = request.httpBody ?? Data()
         let milliseconds = Int(max(1, min(request.timeoutInterval * 1_000, Double(Int32.max))))
+        let call = try CurlCall()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 guard call.install(continuation) else { return }
-                let thread = Thread { [self] in
-                    call.finish(perform(call, method: method, url: url, headers: headers, body: body,
-                                        milliseconds: milliseconds, limit: limit))
+                let started = DetachedThread.start { [self] in
+                    call.finish(perform(call, method: method, url: url, headers: lines, body: body,
+                                        milliseconds: milliseconds, limit: limit, fresh: !idempotent))
                 }
-                thread.name = "medvault.http"
-                thread.stackSize = 1 << 20
-                thread.start()
+                if !started { call.finish(.failure(URLError(.unknown))) }
             }
         } onCancel: {
             call.cancel()
         }
     }
 
+    /// `fields` as the lines libcurl sends, in name order: `Name: value`, `Name;` for an
+    /// empty value ("Name:" would remove the header), and `Content-Type:` (no type at all,
+    /// not libcurl's form-encoding one) when `fields` names none.
+    ///
+    /// - Throws: `invalidArgument` for a name that is empty or holds a colon, or a name or
+    ///   value with CR, LF or NUL: libcurl sends lines as given, so CR or LF would start
+    ///   another header and NUL would cut the line short. (Foundation's `URLRequest`
+    ///   already drops such fields; this client does not rely on it.)
+    static func headerLines(_ fields: [String: String]) throws -> [String] {
+        var lines: [String] = []
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+            guard !name.isEmpty, !name.contains(":"),
+                  !(name + value).utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                throw MedVaultError(.invalidArgument, reason: "a sync request header is malformed")
+            }
+            lines.append(value.isEmpty ? name + ";" : name + ": " + value)
+        }
+        if !fields.keys.contains(where: { $0.lowercased() == "content-type" }) { lines.append("Content-Type:") }
+        return lines
+    }
+
     /// One exchange, blocking this thread.
     private func perform(_ call: CurlCall, method: String, url: URL, headers: [String], body: Data,
-                         milliseconds: Int, limit: Int) -> Result<(Data, HTTPURLResponse), any Error> {
+                         milliseconds: Int, limit: Int, fresh: Bool) -> Result<(Data, HTTPURLResponse), any Error> {
         guard let handle = takeHandle() else { return .failure(URLError(.unknown)) }
         let lines = headers.map { strdup($0) }
         defer { lines.forEach { free($0) } }
@@ -67,8 +82,8 @@ final class CurlSyncClient: HTTPSyncClient, @unchecked Sendable {
         let outcome = body.withUnsafeBytes { bytes in
             constant.withUnsafeBufferPointer { headerLines in
                 medvault_http_perform(handle, call.exchange, method, url.absoluteString, headerLines.baseAddress,
-                                      headerLines.count, bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count,
-                                      milliseconds, limit)
+                                      headerLines.count, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                      bytes.count, milliseconds, limit, fresh ? 1 : 0)
             }
         }
         guard outcome == MEDVAULT_HTTP_OK else {
@@ -78,7 +93,9 @@ final class CurlSyncClient: HTTPSyncClient, @unchecked Sendable {
         }
         giveBack(handle)
         var length = 0
-        let data = medvault_http_body(call.exchange, &length).map { Data(bytes: $0, count: length) } ?? Data()
+        let data = medvault_http_take_body(call.exchange, &length).map {
+            Data(bytesNoCopy: $0, count: length, deallocator: .free)
+        } ?? Data()
         let status = medvault_http_status(call.exchange)
         guard let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: nil,
                                              headerFields: Self.headerFields(call.exchange)) else {
@@ -87,18 +104,33 @@ final class CurlSyncClient: HTTPSyncClient, @unchecked Sendable {
         return .success((data, response))
     }
 
-    /// The final answer's header fields; a repeated field's values joined by ", ".
+    /// The final answer's header fields, names as they came (HTTP/2's are lower-case;
+    /// `HTTPURLResponse` looks them up in any case); a field repeated in any case has its
+    /// values joined by ", "; a folded line (starting with a space or a tab) continues the
+    /// field before it. Lines may end in CRLF or LF alone.
     static func headerFields(_ exchange: OpaquePointer) -> [String: String] {
         var length = 0
         guard let block = medvault_http_header_block(exchange, &length), length > 0 else { return [:] }
         let text = String(decoding: UnsafeRawBufferPointer(start: block, count: length), as: UTF8.self)
         var fields: [String: String] = [:]
-        for line in text.split(separator: "\r\n").dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
+        var names: [String: String] = [:]  // lower-cased name → the name first seen
+        var last: String?
+        // `isNewline`: CRLF is one `Character`, and LF or CR alone are newlines too.
+        for line in text.split(whereSeparator: \.isNewline).dropFirst() {
+            if let first = line.first, first == " " || first == "\t" {
+                if let last, let value = fields[last] {
+                    fields[last] = value + " " + line.trimmingCharacters(in: .whitespaces)
+                }
+                continue
+            }
+            guard let colon = line.firstIndex(of: ":") else { last = nil; continue }
             let name = line[..<colon].trimmingCharacters(in: .whitespaces)
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty else { continue }
-            fields[name] = fields[name].map { $0 + ", " + value } ?? value
+            guard !name.isEmpty else { last = nil; continue }
+            let key = names[name.lowercased()] ?? name
+            names[name.lowercased()] = key
+            fields[key] = fields[key].map { $0 + ", " + value } ?? value
+            last = key
         }
         return fields
     }
@@ -130,6 +162,37 @@ final class CurlSyncClient: HTTPSyncClient, @unchecked Sendable {
             return true
         }
         if !kept { medvault_http_handle_free(handle) }
+    }
+}
+
+/// Starts a detached POSIX thread with a 1 MiB stack (`medvault_http_perform` names it
+/// "medvault.http"): `Thread` gives no way to learn
+/// that the system refused one, and a call whose thread never starts would wait forever.
+enum DetachedThread {
+    private final class Work {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+
+    /// Whether the thread started.
+    static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
+        // Allocated rather than a Swift value: the type's zero initialiser is not visible here.
+        let attributes = UnsafeMutablePointer<pthread_attr_t>.allocate(capacity: 1)
+        defer { attributes.deallocate() }
+        guard pthread_attr_init(attributes) == 0 else { return false }
+        defer { pthread_attr_destroy(attributes) }
+        pthread_attr_setdetachstate(attributes, Int32(PTHREAD_CREATE_DETACHED))
+        pthread_attr_setstacksize(attributes, 1 << 20)
+        let work = Unmanaged.passRetained(Work(body)).toOpaque()
+        var thread: pthread_t = 0
+        let created = pthread_create(&thread, attributes, { raw in
+            guard let raw else { return nil }
+            let work = Unmanaged<Work>.fromOpaque(raw).takeRetainedValue()
+            work.body()
+            return nil
+        }, work)
+        if created != 0 { Unmanaged<Work>.fromOpaque(work).release() }
+        return created == 0
     }
 }
 

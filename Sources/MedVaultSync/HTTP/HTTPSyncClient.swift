@@ -1,5 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
+import CCurlHTTP
 import FoundationNetworking
 #endif
 
@@ -11,12 +12,14 @@ import FoundationNetworking
 /// it arrives.
 protocol HTTPSyncClient: Sendable {
     /// Sends `request` (its method, URL, headers, body and `timeoutInterval`) and returns
-    /// the answer.
+    /// the answer. A request that is not `idempotent` (it spends a challenge) must reach
+    /// the server at most once: the libcurl client sends it on a fresh connection, which
+    /// libcurl never resends on by itself (URLSession gives no such control).
     ///
     /// - Throws: `HTTPSyncFailure` (`answerTooLarge`) for an answer over `limit`;
     ///   `CancellationError` at once when the calling task is cancelled; a `URLError`
     ///   for an exchange that failed before an answer (see `HTTPExchangeFailure`).
-    func data(for request: URLRequest, limit: Int) async throws -> (Data, HTTPURLResponse)
+    func data(for request: URLRequest, limit: Int, idempotent: Bool) async throws -> (Data, HTTPURLResponse)
 }
 
 /// Which ``HTTPSyncClient`` a transport uses.
@@ -28,19 +31,16 @@ enum HTTPSyncBackend: Sendable, CaseIterable {
 
     /// libcurl on Linux: FoundationNetworking's URLSession spins a core while it waits
     /// for the answer to a request whose body is larger than 64 KiB (docs/sync.md,
-    /// "The HTTP client on Linux"). URLSession elsewhere.
+    /// "The HTTP client on Linux"). URLSession elsewhere, and where libcurl's global
+    /// initialisation is not thread-safe (before 7.84).
     static var platformDefault: HTTPSyncBackend {
-        #if canImport(FoundationNetworking)
-        .curl
-        #else
-        .urlSession
-        #endif
+        available[0]
     }
 
-    /// The backends this platform has.
+    /// The backends this platform has, the default first.
     static var available: [HTTPSyncBackend] {
         #if canImport(FoundationNetworking)
-        [.curl, .urlSession]
+        medvault_http_available() != 0 ? [.curl, .urlSession] : [.urlSession]
         #else
         [.urlSession]
         #endif

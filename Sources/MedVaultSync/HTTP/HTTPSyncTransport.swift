@@ -210,7 +210,7 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
         while true {
             let failure: HTTPSyncFailure
             do {
-                return try await attemptOnce(request)
+                return try await attemptOnce(request, idempotent: idempotent)
             } catch {
                 failure = HTTPSyncErrors.http.failure(error)
             }
@@ -230,8 +230,9 @@ public final class HTTPSyncTransport: SyncTransport, CustomStringConvertible {
         }
     }
 
-    private func attemptOnce<Answer: Decodable>(_ request: URLRequest) async throws -> Answer {
-        let (data, response) = try await client.data(for: request, limit: configuration.maximumResponseSize)
+    private func attemptOnce<Answer: Decodable>(_ request: URLRequest, idempotent: Bool) async throws -> Answer {
+        let (data, response) = try await client.data(for: request, limit: configuration.maximumResponseSize,
+                                                     idempotent: idempotent)
         let status = response.statusCode
         guard (200..<300).contains(status) else {
             let code = try? SyncWireJSON.decoder().decode(SyncErrorBody.self, from: data).error

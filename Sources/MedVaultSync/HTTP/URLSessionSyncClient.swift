@@ -25,7 +25,9 @@ final class URLSessionSyncClient: HTTPSyncClient {
         session.finishTasksAndInvalidate()
     }
 
-    func data(for request: URLRequest, limit: Int) async throws -> (Data, HTTPURLResponse) {
+    /// `idempotent` is not used: URLSession offers no per-request control of connection
+    /// reuse.
+    func data(for request: URLRequest, limit: Int, idempotent: Bool) async throws -> (Data, HTTPURLResponse) {
         try await delegate.data(for: request, session: session, limit: limit)
     }
 }
