@@ -116,8 +116,8 @@ extension SyncStore {
     /// number: the columns travel as arrays and `unnest` turns them back into rows. The
     /// statement's text never changes, so PostgreSQL parses and plans a short statement;
     /// the multi-row `VALUES` it replaces (2,503 parameters for 500 rows, a new text per
-    /// row count) cost PostgreSQL about 15 % more CPU a push of 500 (docs/benchmarks-method.md,
-    /// "The HTTP client and the push").
+    /// row count) made PostgreSQL use about a fifth more CPU for a push of 500
+    /// (docs/benchmarks-method.md, "The HTTP client and the push").
     static func insert(_ fresh: [(sequence: Int64, envelope: SyncEnvelope)], vaultID: UUID, deviceID: UUID,
                        epoch: Int64, signatureID: Int64?, _ connection: PostgresConnection,
                        _ logger: Logger) async throws {
