@@ -228,51 +228,31 @@ struct HTTPSyncClientTests {
 /// Answers the first request on each connection (200 `{}`, kept alive) and hangs up on
 /// the next one after reading it: a server that died between two requests on one kept
 /// connection. Records the request line of every request it read.
-final class KeepAliveOnceServer: @unchecked Sendable {
-    // @unchecked: `listener` is set once in init; `lines` and `stopped` are only touched
-    // while holding `lock`.
-    let port: Int
-    private let listener: Int32
-    private let lock = NSLock()
-    private var lines: [String] = []
-    private var stopped = false
+final class KeepAliveOnceServer: Sendable {
+    private let acceptor: LoopbackAcceptor
+    private let recorded: RecordedLines
 
-    var requestLines: [String] { lock.withLock { lines } }
+    var port: Int { acceptor.port }
+    var requestLines: [String] { recorded.all }
 
     init() throws {
-        (listener, port) = try boundLoopbackSocket()
-        guard listen(listener, 16) == 0 else {
-            close(listener)
-            throw MedVaultError(.storage, reason: "the test server could not listen")
+        let recorded = RecordedLines()
+        self.recorded = recorded
+        acceptor = try LoopbackAcceptor { connection in
+            var pending: [UInt8] = []
+            var answered = false
+            while let line = Self.readRequest(connection, &pending) {
+                recorded.append(line)
+                guard !answered else { break }
+                answered = true
+                let answer = Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}".utf8)
+                _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
+            close(connection)
         }
-        Thread.detachNewThread { [self] in serve() }
     }
 
-    func stop() { lock.withLock { stopped = true } }
-
-    private func serve() {
-        while !lock.withLock({ stopped }) {
-            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { continue }
-            Thread.detachNewThread { [self] in converse(connection) }
-        }
-        close(listener)
-    }
-
-    private func converse(_ connection: Int32) {
-        var pending: [UInt8] = []
-        var answered = false
-        while let line = Self.readRequest(connection, &pending) {
-            lock.withLock { lines.append(line) }
-            guard !answered else { break }
-            answered = true
-            let answer = Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}".utf8)
-            _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        }
-        close(connection)
-    }
+    func stop() { acceptor.stop() }
 
     /// The request line of the next whole request (head and `Content-Length` body) read
     /// from `connection`; `nil` at the end of the stream.
@@ -303,4 +283,14 @@ final class KeepAliveOnceServer: @unchecked Sendable {
         pending.removeFirst(headEnd + length)
         return head.split(separator: "\r\n").first.map(String.init) ?? ""
     }
+}
+
+/// Lines recorded from several threads.
+final class RecordedLines: @unchecked Sendable {
+    // @unchecked: `lines` is only touched while holding `lock`.
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
 }

@@ -236,43 +236,21 @@ struct HTTPSyncTransportRetryTests {
 
 /// A loopback server that reads each request and closes the connection without a byte of
 /// answer: what a client sees of a server killed while it handles the request.
-final class HangingUpServer: @unchecked Sendable {
-    // @unchecked: `listener` is set once in init; `count` and `stopped` are only touched
-    // while holding `lock`.
-    let port: Int
-    private let listener: Int32
-    private let lock = NSLock()
-    private var count = 0
-    private var stopped = false
+final class HangingUpServer: Sendable {
+    private let acceptor: LoopbackAcceptor
 
-    var connections: Int { lock.withLock { count } }
+    var port: Int { acceptor.port }
+    var connections: Int { acceptor.connections }
 
     init() throws {
-        (listener, port) = try boundLoopbackSocket()
-        guard listen(listener, 16) == 0 else {
-            close(listener)
-            throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "the test server could not listen"])
-        }
-        Thread.detachNewThread { [self] in serve() }
-    }
-
-    private func serve() {
-        while !lock.withLock({ stopped }) {
-            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { continue }
-            lock.withLock { count += 1 }
+        acceptor = try LoopbackAcceptor { connection in
             // Read the request head (and what body came with it), then hang up.
             var buffer = [UInt8](repeating: 0, count: 65_536)
             _ = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
             usleep(20_000)
             close(connection)
         }
-        close(listener)
     }
 
-    func stop() {
-        lock.withLock { stopped = true }
-    }
+    func stop() { acceptor.stop() }
 }

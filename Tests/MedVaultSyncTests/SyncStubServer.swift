@@ -123,3 +123,46 @@ func boundLoopbackSocket() throws -> (descriptor: Int32, port: Int) {
     }
     return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
 }
+
+/// Accepts connections on 127.0.0.1 and a free port until stopped, handing each to
+/// `handle` on a thread of its own (which closes it): the listening part of the tests'
+/// hand-made servers.
+final class LoopbackAcceptor: @unchecked Sendable {
+    // @unchecked: `listener` and `handle` are set once in init; `count` and `stopped` are
+    // only touched while holding `lock`.
+    let port: Int
+    private let listener: Int32
+    private let handle: @Sendable (Int32) -> Void
+    private let lock = NSLock()
+    private var count = 0
+    private var stopped = false
+
+    /// Connections accepted so far.
+    var connections: Int { lock.withLock { count } }
+
+    init(handle: @escaping @Sendable (Int32) -> Void) throws {
+        (listener, port) = try boundLoopbackSocket()
+        self.handle = handle
+        guard listen(listener, 16) == 0 else {
+            close(listener)
+            throw MedVaultError(.storage, reason: "the test server could not listen")
+        }
+        Thread.detachNewThread { [self] in serve() }
+    }
+
+    /// Stops accepting (within 100 ms); connections being handled go on.
+    func stop() { lock.withLock { stopped = true } }
+
+    private func serve() {
+        while !lock.withLock({ stopped }) {
+            var poller = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { continue }
+            lock.withLock { count += 1 }
+            let handle = handle
+            Thread.detachNewThread { handle(connection) }
+        }
+        close(listener)
+    }
+}

@@ -54,7 +54,7 @@ struct LoadReport {
 
             | process | CPU |
             |---|---|
-            | devices (this process: sealing, JSON, URLSession) | \(share(cpu.devices)) |
+            | devices (this process: sealing, JSON, the HTTP client) | \(share(cpu.devices)) |
             | medvault-sync-server | \(share(cpu.server)) |
             | PostgreSQL (postmaster and backends) | \(share(cpu.postgres)) |
 
@@ -66,7 +66,7 @@ struct LoadReport {
             | push `POST /v1/vaults/{vaultId}/envelopes` | \(timings.count("POST")) | \(ms(timings.mean("POST") * 1_000)) | \(ms(mean(load.pushMilliseconds))) |
             | pull `GET /v1/vaults/{vaultId}/envelopes` | \(timings.count("GET")) | \(ms(timings.mean("GET") * 1_000)) | \(ms(mean(load.pullMilliseconds))) |
 
-            The difference is the devices' side (URLSession over libcurl, JSON, base64) and
+            The difference is the devices' side (the HTTP client, libcurl on Linux; JSON, base64) and
             queueing for the CPU the three processes share.
 
             ## One instance against two
