@@ -10,6 +10,7 @@
 #include <curl/curl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <time.h>
 #include <stdatomic.h>
 
 typedef struct {
@@ -25,6 +26,9 @@ struct medvault_http_exchange {
     long status;
     int too_large;
     int out_of_memory;
+    /* The blank line after the current answer's head was seen: what follows before the
+       next status line is a chunked answer's trailer, not a header. */
+    int head_done;
     atomic_int cancelled;
 };
 
@@ -72,7 +76,14 @@ static size_t on_header(char *data, size_t size, size_t count, void *context) {
     medvault_http_exchange *exchange = context;
     size_t length = size * count;
     /* A new status line (after an interim 1xx answer): only the final answer's headers count. */
-    if (length >= 5 && memcmp(data, "HTTP/", 5) == 0) exchange->headers.length = 0;
+    if (length >= 5 && memcmp(data, "HTTP/", 5) == 0) {
+        exchange->headers.length = 0;
+        exchange->head_done = 0;
+    } else if (length <= 2 && (data[0] == '\r' || data[0] == '\n')) {
+        exchange->head_done = 1;
+        return length;
+    }
+    if (exchange->head_done) return length; /* a trailer: not kept */
     /* Headers are bounded too: at most 64 KiB of them. */
     if (exchange->headers.length + length > 65536) {
         exchange->too_large = 1;
@@ -99,14 +110,38 @@ static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static CURLcode global_result = CURLE_FAILED_INIT;
 static void global_init(void) { global_result = curl_global_init(CURL_GLOBAL_DEFAULT); }
 
-int medvault_http_available(void) {
+static pthread_once_t available_once = PTHREAD_ONCE_INIT;
+static int available = 0;
+static void check_available(void) {
 #if defined(CURL_VERSION_THREADSAFE)
     const curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
-    return info && info->version_num >= 0x075400 && (info->features & CURL_VERSION_THREADSAFE) ? 1 : 0;
-#else
-    return 0;
+    available = info && info->version_num >= 0x075400 && (info->features & CURL_VERSION_THREADSAFE) ? 1 : 0;
 #endif
 }
+
+int medvault_http_available(void) {
+    pthread_once(&available_once, check_available);
+    return available;
+}
+
+/* Runs `body` with SIGPIPE blocked on this thread, then discards a SIGPIPE it raised and
+   restores the mask: libcurl's own pattern where CURLOPT_NOSIGNAL is set. */
+static void without_sigpipe(void (*body)(void *), void *context) {
+    sigset_t pipe, previous;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, &previous);
+    body(context);
+    sigset_t pending;
+    sigpending(&pending);
+    if (sigismember(&pending, SIGPIPE) && !sigismember(&previous, SIGPIPE)) {
+        struct timespec none = {0, 0};
+        sigtimedwait(&pipe, NULL, &none);
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+}
+
+static void cleanup(void *handle) { curl_easy_cleanup(handle); }
 
 void *medvault_http_handle_create(void) {
     pthread_once(&global_once, global_init);
@@ -115,7 +150,8 @@ void *medvault_http_handle_create(void) {
 }
 
 void medvault_http_handle_free(void *handle) {
-    if (handle) curl_easy_cleanup(handle);
+    /* Closing a TLS connection writes to its socket, which the server may have closed. */
+    if (handle) without_sigpipe(cleanup, handle);
 }
 
 medvault_http_exchange *medvault_http_exchange_create(void) {
@@ -197,6 +233,7 @@ medvault_http_outcome medvault_http_perform(void *handle, medvault_http_exchange
     exchange->status = 0;
     exchange->too_large = 0;
     exchange->out_of_memory = 0;
+    exchange->head_done = 0;
     exchange->limit = limit;
     if (atomic_load(&exchange->cancelled)) return MEDVAULT_HTTP_CANCELLED;
 
@@ -243,6 +280,9 @@ medvault_http_outcome medvault_http_perform(void *handle, medvault_http_exchange
     if (fresh_connection) {
         SET(CURLOPT_FRESH_CONNECT, 1L);
         SET(CURLOPT_FORBID_REUSE, 1L);
+        /* HTTP/1.1: libcurl may send an HTTP/2 request again on its own (a stream the
+           server refused, a downgrade to HTTP/1.1 it asked for). */
+        SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     }
     if (strcmp(method, "GET") == 0 && body_length == 0) {
         SET(CURLOPT_HTTPGET, 1L);

@@ -25,8 +25,10 @@ typedef enum {
     /// No connection was made (refused, no route, name not found, a TLS handshake the
     /// other side broke off): nothing was sent.
     MEDVAULT_HTTP_UNREACHABLE = 1,
-    /// TLS refused the server: an untrusted, expired or mismatched certificate, no common
-    /// cipher. The same request would fail the same way.
+    /// TLS refused the server: an untrusted, expired or mismatched certificate, a
+    /// certificate file or cipher setting libcurl could not use. The same request would
+    /// fail the same way. (A handshake that fails for any other reason, such as no common
+    /// cipher or a plain-HTTP port, is UNREACHABLE: libcurl reports both alike.)
     MEDVAULT_HTTP_TLS = 2,
     MEDVAULT_HTTP_TIMED_OUT = 3,
     /// The connection broke while sending or receiving.
@@ -50,7 +52,7 @@ int medvault_http_available(void);
 
 /// A new connection handle, or NULL (out of memory, or no libcurl).
 void *medvault_http_handle_create(void);
-/// Closes the handle's connections and frees it. NULL is ignored.
+/// Closes the handle's connections and frees it, SIGPIPE blocked meanwhile. NULL is ignored.
 void medvault_http_handle_free(void *handle);
 
 /// A new exchange, or NULL when out of memory.
@@ -85,7 +87,8 @@ long medvault_http_status(const medvault_http_exchange *exchange);
 /// Hands the answer's body over to the caller, who frees it with `free`: `*length` bytes
 /// (NULL when empty). The exchange no longer holds it.
 uint8_t *medvault_http_take_body(medvault_http_exchange *exchange, size_t *length);
-/// The final answer's header lines, CRLF-separated, status line included, `*length` bytes.
+/// The final answer's header lines as they came (each ending in LF, mostly CRLF), status
+/// line included, blank line and trailers not, `*length` bytes.
 const char *medvault_http_header_block(const medvault_http_exchange *exchange, size_t *length);
 
 #endif

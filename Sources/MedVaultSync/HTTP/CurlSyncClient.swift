@@ -48,7 +48,7 @@ final class CurlSyncClient: HTTPSyncClient, @unchecked Sendable {
     }
 
     /// `fields` as the lines libcurl sends, in name order: `Name: value`, `Name;` for an
-    /// empty value ("Name:" would remove the header), and `Content-Type:` (no type at all,
+    /// empty or blank value ("Name:" would remove the header), and `Content-Type:` (no type at all,
     /// not libcurl's form-encoding one) when `fields` names none.
     ///
     /// - Throws: `invalidArgument` for a name that is empty or holds a colon, or a name or
@@ -62,7 +62,9 @@ final class CurlSyncClient: HTTPSyncClient, @unchecked Sendable {
                   !(name + value).utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
                 throw MedVaultError(.invalidArgument, reason: "a sync request header is malformed")
             }
-            lines.append(value.isEmpty ? name + ";" : name + ": " + value)
+            // Blank values go as "Name;": libcurl takes "Name:" (and "Name:   ") as "remove it".
+            let blank = value.allSatisfy { $0 == " " || $0 == "\t" }
+            lines.append(blank ? name + ";" : name + ": " + value)
         }
         if !fields.keys.contains(where: { $0.lowercased() == "content-type" }) { lines.append("Content-Type:") }
         return lines
@@ -112,11 +114,16 @@ final class CurlSyncClient: HTTPSyncClient, @unchecked Sendable {
         var length = 0
         guard let block = medvault_http_header_block(exchange, &length), length > 0 else { return [:] }
         let text = String(decoding: UnsafeRawBufferPointer(start: block, count: length), as: UTF8.self)
+        guard !text.isEmpty else { return [:] }
         var fields: [String: String] = [:]
         var names: [String: String] = [:]  // lower-cased name → the name first seen
         var last: String?
-        // `isNewline`: CRLF is one `Character`, and LF or CR alone are newlines too.
-        for line in text.split(whereSeparator: \.isNewline).dropFirst() {
+        // Lines end at LF alone, as libcurl reads them (not at a lone CR, U+2028 or NEL
+        // inside a value, which would let a value forge another field).
+        let lines = text.utf8.split(separator: UInt8(ascii: "\n")).map { bytes in
+            String(decoding: bytes.last == UInt8(ascii: "\r") ? bytes.dropLast() : bytes[...], as: UTF8.self)
+        }
+        for line in lines.dropFirst() {
             if let first = line.first, first == " " || first == "\t" {
                 if let last, let value = fields[last] {
                     fields[last] = value + " " + line.trimmingCharacters(in: .whitespaces)

@@ -13,8 +13,8 @@ import FoundationNetworking
 protocol HTTPSyncClient: Sendable {
     /// Sends `request` (its method, URL, headers, body and `timeoutInterval`) and returns
     /// the answer. A request that is not `idempotent` (it spends a challenge) must reach
-    /// the server at most once: the libcurl client sends it on a fresh connection, which
-    /// libcurl never resends on by itself (URLSession gives no such control).
+    /// the server at most once: both clients send it on a fresh connection, which the
+    /// HTTP stack never resends on by itself.
     ///
     /// - Throws: `HTTPSyncFailure` (`answerTooLarge`) for an answer over `limit`;
     ///   `CancellationError` at once when the calling task is cancelled; a `URLError`

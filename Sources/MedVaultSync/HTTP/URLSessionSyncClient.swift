@@ -6,6 +6,7 @@ import FoundationNetworking
 /// The ``HTTPSyncClient`` over one ephemeral URLSession: no cookies, no cache, no
 /// credential store; redirects refused and answers bounded by ``HTTPSyncSessionDelegate``.
 final class URLSessionSyncClient: HTTPSyncClient {
+    private let configuration: URLSessionConfiguration
     private let session: URLSession
     private let delegate = HTTPSyncSessionDelegate()
 
@@ -18,6 +19,7 @@ final class URLSessionSyncClient: HTTPSyncClient {
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.timeoutIntervalForRequest = HTTPSyncRetryPolicy.seconds(timeout)
         configuration.timeoutIntervalForResource = HTTPSyncRetryPolicy.seconds(timeout)
+        self.configuration = configuration
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
     }
 
@@ -25,9 +27,14 @@ final class URLSessionSyncClient: HTTPSyncClient {
         session.finishTasksAndInvalidate()
     }
 
-    /// `idempotent` is not used: URLSession offers no per-request control of connection
-    /// reuse.
+    /// A request that is not `idempotent` goes through a session of its own, invalidated
+    /// after it: no connection kept from an earlier call, which the HTTP stack might send
+    /// it on and then send it again when that connection turns out dead.
     func data(for request: URLRequest, limit: Int, idempotent: Bool) async throws -> (Data, HTTPURLResponse) {
-        try await delegate.data(for: request, session: session, limit: limit)
+        guard !idempotent else { return try await delegate.data(for: request, session: session, limit: limit) }
+        let delegate = HTTPSyncSessionDelegate()
+        let oneOff = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        defer { oneOff.finishTasksAndInvalidate() }
+        return try await delegate.data(for: request, session: oneOff, limit: limit)
     }
 }
