@@ -79,7 +79,7 @@ static size_t on_header(char *data, size_t size, size_t count, void *context) {
     if (length >= 5 && memcmp(data, "HTTP/", 5) == 0) {
         exchange->headers.length = 0;
         exchange->head_done = 0;
-    } else if (length <= 2 && (data[0] == '\r' || data[0] == '\n')) {
+    } else if (length >= 1 && length <= 2 && (data[0] == '\r' || data[0] == '\n')) {
         exchange->head_done = 1;
         return length;
     }
