@@ -204,6 +204,32 @@ struct HTTPSyncClientTests {
         #endif
     }
 
+    @Test("an answer that announces no length is cut as it arrives: a chunked body past the limit, and headers past 64 KiB, are limitExceeded",
+          .enabled(if: curlOnly))
+    func unannouncedAnswersOverTheLimit() async throws {
+        #if canImport(FoundationNetworking)
+        let chunk = String(repeating: "x", count: 600)
+        let chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            + String(repeating: "258\r\n\(chunk)\r\n", count: 4) + "0\r\n\r\n"  // 2,400 bytes, 0x258 = 600
+        let header = "X-Filler: " + String(repeating: "y", count: 1_000) + "\r\n"
+        let heavy = "HTTP/1.1 200 OK\r\n" + String(repeating: header, count: 70) + "Content-Length: 2\r\n\r\n{}"
+        for answer in [chunked, heavy] {
+            let server = try LoopbackAcceptor { connection in
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                _ = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+                _ = Array(answer.utf8).withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                close(connection)
+            }
+            defer { server.stop() }
+            var configuration = HTTPSyncTransport.Configuration(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!,
+                                                                timeout: .seconds(60), maximumResponseSize: 2_048)
+            configuration.retryPolicy = HTTPSyncRetryPolicy(maximumAttempts: 1)
+            let transport = try HTTPSyncTransport(configuration: configuration, backend: .curl)
+            await expectMedVaultError(.limitExceeded) { _ = try await transport.keyring(as: Self.credentials) }
+        }
+        #endif
+    }
+
     @Test("answer headers: CRLF or LF lines, any case, repeated fields joined, folded lines continued, the last answer's only, no trailer, no line cut at a lone CR or U+2028",
           .enabled(if: curlOnly))
     func answerHeaders() async throws {
@@ -242,19 +268,19 @@ struct HTTPSyncClientTests {
 /// connection. Records the request line of every request it read.
 final class KeepAliveOnceServer: Sendable {
     private let acceptor: LoopbackAcceptor
-    private let recorded: RecordedLines
+    private let recorded: Recorded<String>
 
     var port: Int { acceptor.port }
     var requestLines: [String] { recorded.all }
 
     init() throws {
-        let recorded = RecordedLines()
+        let recorded = Recorded<String>()
         self.recorded = recorded
         acceptor = try LoopbackAcceptor { connection in
             var pending: [UInt8] = []
             var answered = false
             while let line = Self.readRequest(connection, &pending) {
-                recorded.append(line)
+                recorded.record(line)
                 guard !answered else { break }
                 answered = true
                 let answer = Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}".utf8)
@@ -295,14 +321,4 @@ final class KeepAliveOnceServer: Sendable {
         pending.removeFirst(headEnd + length)
         return head.split(separator: "\r\n").first.map(String.init) ?? ""
     }
-}
-
-/// Lines recorded from several threads.
-final class RecordedLines: @unchecked Sendable {
-    // @unchecked: `lines` is only touched while holding `lock`.
-    private let lock = NSLock()
-    private var lines: [String] = []
-
-    func append(_ line: String) { lock.withLock { lines.append(line) } }
-    var all: [String] { lock.withLock { lines } }
 }

@@ -67,18 +67,21 @@ final class SyncStubServer: Sendable {
     }
 }
 
-/// The waits a transport asked for, instead of sleeping them.
-final class RecordedSleeps: @unchecked Sendable {
-    // @unchecked: `waits` is only touched under `lock`.
+/// Values recorded from several threads or tasks, in order.
+final class Recorded<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: `values` is only touched under `lock`.
     private let lock = NSLock()
-    private var waits: [Duration] = []
+    private var values: [Value] = []
 
-    func record(_ duration: Duration) {
-        lock.withLock { waits.append(duration) }
+    func record(_ value: Value) {
+        lock.withLock { values.append(value) }
     }
 
-    var all: [Duration] { lock.withLock { waits } }
+    var all: [Value] { lock.withLock { values } }
 }
+
+/// The waits a transport asked for, instead of sleeping them.
+typealias RecordedSleeps = Recorded<Duration>
 
 /// Runs `body` with a fresh stub, stopped afterwards whatever happens.
 func withSyncStub<Value>(_ body: (SyncStubServer) async throws -> Value) async throws -> Value {
