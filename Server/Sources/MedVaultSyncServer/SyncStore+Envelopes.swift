@@ -36,9 +36,14 @@ extension SyncStore {
             for try await (sequence, bytes, epoch) in locked.decode((Int64, Int64, Int64).self) { state = (sequence, bytes, epoch) }
             guard let (lastSequence, storedBytes, epoch) = state else { throw SyncServerError.notFound }
             try await Self.requireActive(vaultID: vaultID, deviceID: deviceID, connection, logger)
+            let vault = (id: vaultID, lastSequence: lastSequence, storedBytes: storedBytes, epoch: epoch)
+            if let sequences = try await Self.pushAsNew(envelopes, vault: vault, deviceID: deviceID, signature: signature,
+                                                        quota: quota, connection, logger) {
+                return sequences
+            }
             var next = lastSequence
 
-            // Envelopes already stored under these ids.
+            // A retry (or a push naming one id twice): the envelopes already stored under these ids.
             let ids = Array(Set(envelopes.map(\.id)))
             var stored: [UUID: (sequence: Int64, recordKey: Data, ciphertext: Data)] = [:]
             let existing = try await connection.guardedQuery("""
@@ -75,41 +80,96 @@ extension SyncStore {
             }
             // Envelopes are never deleted: the last sequence is the vault's envelope count. A
             // push's signature counts against the quota too.
-            let freshBytes = fresh.reduce(Int64(0)) { $0 + Int64($1.envelope.ciphertext.count + $1.envelope.recordKey.count) }
-                + Int64(signature.map { $0.entries.count + SyncStore.signatureOverhead } ?? 0)
+            let freshBytes = Self.bytes(of: fresh, signature: signature)
             guard next <= quota.maximumEnvelopes, storedBytes + freshBytes <= quota.maximumBytes else {
                 throw SyncServerError.quotaExceeded
             }
-
-            // The push's signature, kept for the receivers to check. Required from epoch 1,
-            // and checked here too so that nothing the devices would refuse is stored: the
-            // pushing device's, of the vault's epoch, listing exactly this push's envelopes,
-            // with the device's stored certificate, and verifying under it.
-            if epoch > 0 || signature != nil {
-                guard let signature else {
-                    throw SyncServerError.badRequest("A push to a vault with sync epochs is signed by its device.")
-                }
-                try await Self.check(signature, envelopes: envelopes, vaultID: vaultID, deviceID: deviceID,
-                                     epoch: epoch, connection, logger)
+            // Under the vault's row lock, none of `fresh` can have been stored meanwhile.
+            guard try await Self.store(fresh, freshBytes: freshBytes, vault: vault, deviceID: deviceID,
+                                       signature: signature, allEnvelopes: envelopes, connection, logger) else {
+                throw SyncServerError.internalError
             }
-            var signatureID: Int64?
-            if let signature {
-                let rows = try await connection.guardedQuery("""
-                    INSERT INTO push_signatures (vault_id, signer, epoch, entries, certificate, signature)
-                    VALUES (\(vaultID), \(signature.signer), \(Int64(signature.epoch)), \(signature.entries),
-                            \(try Self.encode(signature.certificate)), \(signature.signature))
-                    RETURNING id
-                    """, logger: logger)
-                for try await id in rows.decode(Int64.self) { signatureID = id }
-            }
-            try await Self.insert(fresh, vaultID: vaultID, deviceID: deviceID, epoch: epoch, signatureID: signatureID,
-                                  connection, logger)
-            try await connection.guardedQuery("""
-                UPDATE vaults SET last_sequence = \(next), stored_bytes = stored_bytes + \(freshBytes)
-                WHERE vault_id = \(vaultID)
-                """, logger: logger)
             return sequences
         }
+    }
+
+    /// The vault a push goes to, as its row lock read it.
+    typealias LockedVault = (id: UUID, lastSequence: Int64, storedBytes: Int64, epoch: Int64)
+
+    /// Stores `envelopes` as new ones numbered after the vault's last, in the caller's
+    /// transaction, when they are: the push's sequences, or `nil` (nothing changed) when
+    /// one of its ids is stored already, it names an id twice, an envelope is not of the
+    /// vault's epoch, or the quota would be passed counting them all as new. The caller
+    /// then takes the path that reads what is stored (a retry's).
+    ///
+    /// A push is new envelopes unless it is a retry, so this is tried first, under a
+    /// savepoint: the insert itself finds a stored id (`ON CONFLICT … DO NOTHING` on the
+    /// unique index of (vault_id, envelope_id)), and no statement reads the vault's
+    /// envelopes. A look-up first (`envelope_id = ANY(…)`), planned with statistics taken
+    /// while the vault was small or did not exist yet (a first push of a whole clinic adds
+    /// 210,000 envelopes long before autovacuum analyses), read every envelope of the
+    /// vault and filtered them by id, for every push (SyncPushCostTests).
+    static func pushAsNew(_ envelopes: [SyncEnvelope], vault: LockedVault, deviceID: UUID,
+                          signature: SyncPushSignature?, quota: VaultQuota,
+                          _ connection: PostgresConnection, _ logger: Logger) async throws -> [Int64]? {
+        guard Set(envelopes.map(\.id)).count == envelopes.count,
+              envelopes.allSatisfy({ Int64($0.epoch) == vault.epoch }) else { return nil }
+        let fresh = envelopes.enumerated().map { (sequence: vault.lastSequence + Int64($0.offset) + 1, envelope: $0.element) }
+        let freshBytes = bytes(of: fresh, signature: signature)
+        guard vault.lastSequence + Int64(envelopes.count) <= quota.maximumEnvelopes,
+              vault.storedBytes + freshBytes <= quota.maximumBytes else { return nil }
+        try await connection.guardedQuery("SAVEPOINT push_as_new", logger: logger)
+        guard try await store(fresh, freshBytes: freshBytes, vault: vault, deviceID: deviceID, signature: signature,
+                              allEnvelopes: envelopes, connection, logger) else {
+            try await connection.guardedQuery("ROLLBACK TO SAVEPOINT push_as_new", logger: logger)
+            return nil
+        }
+        try await connection.guardedQuery("RELEASE SAVEPOINT push_as_new", logger: logger)
+        return fresh.map(\.sequence)
+    }
+
+    /// The bytes new envelopes and the push's signature add to the vault's quota.
+    static func bytes(of fresh: [(sequence: Int64, envelope: SyncEnvelope)], signature: SyncPushSignature?) -> Int64 {
+        fresh.reduce(Int64(0)) { $0 + Int64($1.envelope.ciphertext.count + $1.envelope.recordKey.count) }
+            + Int64(signature.map { $0.entries.count + SyncStore.signatureOverhead } ?? 0)
+    }
+
+    /// Checks and stores the push's signature, inserts `fresh`, and moves the vault's last
+    /// sequence and stored bytes; `false`, with the insert having skipped some, when one
+    /// of `fresh` was stored already (the caller rolls back).
+    private static func store(_ fresh: [(sequence: Int64, envelope: SyncEnvelope)], freshBytes: Int64,
+                              vault: LockedVault, deviceID: UUID, signature: SyncPushSignature?,
+                              allEnvelopes: [SyncEnvelope], _ connection: PostgresConnection,
+                              _ logger: Logger) async throws -> Bool {
+        // The push's signature, kept for the receivers to check. Required from epoch 1,
+        // and checked here too so that nothing the devices would refuse is stored: the
+        // pushing device's, of the vault's epoch, listing exactly this push's envelopes,
+        // with the device's stored certificate, and verifying under it.
+        if vault.epoch > 0 || signature != nil {
+            guard let signature else {
+                throw SyncServerError.badRequest("A push to a vault with sync epochs is signed by its device.")
+            }
+            try await check(signature, envelopes: allEnvelopes, vaultID: vault.id, deviceID: deviceID,
+                            epoch: vault.epoch, connection, logger)
+        }
+        var signatureID: Int64?
+        if let signature {
+            let rows = try await connection.guardedQuery("""
+                INSERT INTO push_signatures (vault_id, signer, epoch, entries, certificate, signature)
+                VALUES (\(vault.id), \(signature.signer), \(Int64(signature.epoch)), \(signature.entries),
+                        \(try encode(signature.certificate)), \(signature.signature))
+                RETURNING id
+                """, logger: logger)
+            for try await id in rows.decode(Int64.self) { signatureID = id }
+        }
+        let inserted = try await insert(fresh, vaultID: vault.id, deviceID: deviceID, epoch: vault.epoch,
+                                        signatureID: signatureID, connection, logger)
+        guard inserted == fresh.count, let last = fresh.last?.sequence else { return false }
+        try await connection.guardedQuery("""
+            UPDATE vaults SET last_sequence = \(last), stored_bytes = stored_bytes + \(freshBytes)
+            WHERE vault_id = \(vault.id)
+            """, logger: logger)
+        return true
     }
 
     /// Inserts a push's new envelopes in one statement of eight parameters whatever their
@@ -118,9 +178,12 @@ extension SyncStore {
     /// the multi-row `VALUES` it replaces (2,503 parameters for 500 rows, a new text per
     /// row count) made PostgreSQL use about a fifth more CPU for a push of 500
     /// (docs/benchmarks-method.md, "The HTTP client and the push").
+    ///
+    /// - Returns: How many were inserted: an envelope whose id the vault holds already is
+    ///   skipped (`ON CONFLICT … DO NOTHING`), not an error.
     static func insert(_ fresh: [(sequence: Int64, envelope: SyncEnvelope)], vaultID: UUID, deviceID: UUID,
                        epoch: Int64, signatureID: Int64?, _ connection: PostgresConnection,
-                       _ logger: Logger) async throws {
+                       _ logger: Logger) async throws -> Int {
         var sequences: [Int64] = []
         var ids: [UUID] = []
         var recordKeys: [ByteBuffer] = []
@@ -135,13 +198,21 @@ extension SyncStore {
             recordKeys.append(ByteBuffer(bytes: item.envelope.recordKey))
             ciphertexts.append(ByteBuffer(bytes: item.envelope.ciphertext))
         }
-        try await connection.guardedQuery("""
-            INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext, epoch, signature_id)
-            SELECT \(vaultID), row.sequence, row.envelope_id, row.record_key, \(deviceID), row.ciphertext, \(epoch),
-                   \(signatureID)
-            FROM unnest(\(sequences)::bigint[], \(ids)::uuid[], \(recordKeys)::bytea[], \(ciphertexts)::bytea[])
-                 AS row(sequence, envelope_id, record_key, ciphertext)
+        let rows = try await connection.guardedQuery("""
+            WITH stored AS (
+                INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext, epoch, signature_id)
+                SELECT \(vaultID), row.sequence, row.envelope_id, row.record_key, \(deviceID), row.ciphertext, \(epoch),
+                       \(signatureID)
+                FROM unnest(\(sequences)::bigint[], \(ids)::uuid[], \(recordKeys)::bytea[], \(ciphertexts)::bytea[])
+                     AS row(sequence, envelope_id, record_key, ciphertext)
+                ON CONFLICT (vault_id, envelope_id) DO NOTHING
+                RETURNING 1
+            )
+            SELECT count(*) FROM stored
             """, logger: logger)
+        var inserted: Int64 = 0
+        for try await count in rows.decode(Int64.self) { inserted = count }
+        return Int(inserted)
     }
 
     /// One page of envelopes after `after`, in sequence order: a range scan of the

@@ -92,9 +92,12 @@ struct CloneRun {
             BEGIN
                 SELECT coalesce(max(sequence), 0) INTO last FROM envelopes WHERE vault_id = '\(vaultID)';
                 WHILE done < last LOOP
-                    -- EXECUTE: a plan for these bounds, not PL/pgSQL's generic one.
+                    -- EXECUTE: a plan for these bounds, not PL/pgSQL's generic one. ORDER BY
+                    -- keeps it on the primary key, as the server's reads: with statistics
+                    -- from before the push, the planner otherwise read the whole vault
+                    -- through the other unique index for each 500 rows (38 s, not 4 s).
                     EXECUTE format('INSERT INTO reference_envelopes SELECT * FROM envelopes '
-                                   'WHERE vault_id = %L AND sequence > %s AND sequence <= %s',
+                                   'WHERE vault_id = %L AND sequence > %s AND sequence <= %s ORDER BY sequence',
                                    '\(vaultID)', done, done + 500);
                     COMMIT;
                     done := done + 500;

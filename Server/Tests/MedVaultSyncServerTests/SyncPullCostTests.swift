@@ -32,17 +32,7 @@ struct SyncPullCostTests {
                 let page = try await SyncStore.pullPage(connection, logger: logger, vaultID: vault.id, after: 0,
                                                         limit: SyncProtocolLimits.maximumPullLimit,
                                                         maximumBytes: SyncProtocolLimits.maximumPullBytes)
-                var blocks: Int64 = 0
-                let rows = try await connection.query("""
-                    WITH tables AS (
-                        SELECT oid FROM pg_class WHERE oid = 'envelopes'::regclass
-                        UNION SELECT reltoastrelid FROM pg_class WHERE oid = 'envelopes'::regclass
-                    )
-                    SELECT coalesce(sum(pg_stat_get_xact_blocks_fetched(oid)), 0)::bigint FROM (
-                        SELECT oid FROM tables UNION SELECT indexrelid FROM pg_index WHERE indrelid IN (SELECT oid FROM tables)
-                    ) relations
-                    """, logger: logger)
-                for try await count in rows.decode(Int64.self) { blocks = count }
+                let blocks = try await Self.envelopeBlocksFetched(connection, logger)
                 try await connection.query("COMMIT", logger: logger)
                 return (page, blocks)
             }
@@ -195,6 +185,23 @@ struct SyncPullCostTests {
                 }
             }
         }
+    }
+
+    /// The buffers the current transaction asked for in the envelopes' table, its TOAST
+    /// table and their indexes (counted per transaction: read before it ends).
+    static func envelopeBlocksFetched(_ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
+        var blocks: Int64 = 0
+        let rows = try await connection.query("""
+            WITH tables AS (
+                SELECT oid FROM pg_class WHERE oid = 'envelopes'::regclass
+                UNION SELECT reltoastrelid FROM pg_class WHERE oid = 'envelopes'::regclass
+            )
+            SELECT coalesce(sum(pg_stat_get_xact_blocks_fetched(oid)), 0)::bigint FROM (
+                SELECT oid FROM tables UNION SELECT indexrelid FROM pg_index WHERE indrelid IN (SELECT oid FROM tables)
+            ) relations
+            """, logger: logger)
+        for try await count in rows.decode(Int64.self) { blocks = count }
+        return blocks
     }
 
     /// Runs `body` on a connection of the test's own to `server`'s database.
