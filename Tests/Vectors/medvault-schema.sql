@@ -1,6 +1,6 @@
 -- MedVault schema: the golden file of SchemaGoldenTests.
 -- Regenerate: MEDVAULT_UPDATE_GOLDEN=1 swift test --filter SchemaGoldenTests
--- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals | sync secret | professional signatures | sync device sequences | sync epochs | audit origin | session note search | dose journal | sync seal plan | shared diagnosis snapshots
+-- applied migrations: clinical records | medications | ordered patient search index | icd11 catalogue cache | parent checks without statement journals | medication strength, dose corrections and refills | medication schedule lifecycle and reminders | session signatures and addenda | change log | sync state | audit trail | sync attachment staging | medication stock ledger | sync refusals | sync secret | professional signatures | sync device sequences | sync epochs | audit origin | session note search | dose journal | sync seal plan | shared diagnosis snapshots | sync outbox without an id index
 
 -- index attachment_by_session on attachment
 CREATE INDEX attachment_by_session ON attachment(session_id, created_at, id)
@@ -136,9 +136,6 @@ CREATE INDEX session_note_document_recent ON session_note_document(date_ms, sess
 (automatic)
 
 -- index sqlite_autoindex_sync_conflict_2 on sync_conflict
-(automatic)
-
--- index sqlite_autoindex_sync_outbox_1 on sync_outbox
 (automatic)
 
 -- index sync_outbox_by_epoch on sync_outbox
@@ -512,6 +509,9 @@ id INTEGER PRIMARY KEY CHECK (id = 1),
 require_before_completion INTEGER NOT NULL CHECK (require_before_completion IN (0, 1))
 )
 
+-- table sqlite_sequence on sqlite_sequence
+CREATE TABLE sqlite_sequence(name,seq)
+
 -- table sync_attachment_chunk on sync_attachment_chunk
 CREATE TABLE sync_attachment_chunk (
 attachment_id BLOB NOT NULL CHECK (length(attachment_id) = 16),
@@ -562,12 +562,13 @@ key BLOB NOT NULL CHECK (length(key) = 32)
 )
 
 -- table sync_outbox on sync_outbox
-CREATE TABLE sync_outbox (
-position INTEGER PRIMARY KEY,
-envelope_id BLOB NOT NULL UNIQUE CHECK (length(envelope_id) = 16),
+CREATE TABLE "sync_outbox" (
+position INTEGER PRIMARY KEY AUTOINCREMENT,
+envelope_id BLOB NOT NULL CHECK (length(envelope_id) = 16),
 record_key BLOB NOT NULL,
-ciphertext BLOB NOT NULL
-, epoch INTEGER NOT NULL DEFAULT 0 CHECK (epoch >= 0))
+ciphertext BLOB NOT NULL,
+epoch INTEGER NOT NULL DEFAULT 0 CHECK (epoch >= 0)
+)
 
 -- table sync_record_clock on sync_record_clock
 CREATE TABLE sync_record_clock (

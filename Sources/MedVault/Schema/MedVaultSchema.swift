@@ -32,6 +32,7 @@ public enum MedVaultSchema {
         .init("dose journal", apply: DoseJournalStateSchema.createState),
         .init("sync seal plan", apply: SyncSealPlanSchema.createSealPlan),
         .init("shared diagnosis snapshots", apply: DiagnosisSnapshotSchema.shareSnapshots),
+        .init("sync outbox without an id index", apply: SyncOutboxSchema.dropIDIndex),
     ])
 
     /// MedVault's migrations followed by an app's (see ``AppMigrations``): what a

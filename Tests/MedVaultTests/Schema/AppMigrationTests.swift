@@ -96,7 +96,7 @@ struct AppMigrationTests {
                                     "medication strength, dose corrections and refills",
                                     "medication schedule lifecycle and reminders", "session signatures and addenda",
                                     "change log", "sync state", "audit trail", "sync attachment staging",
-                                    "medication stock ledger", "sync refusals", "sync secret", "professional signatures", "sync device sequences", "sync epochs", "audit origin", "session note search", "dose journal", "sync seal plan", "shared diagnosis snapshots",
+                                    "medication stock ledger", "sync refusals", "sync secret", "professional signatures", "sync device sequences", "sync epochs", "audit origin", "session note search", "dose journal", "sync seal plan", "shared diagnosis snapshots", "sync outbox without an id index",
                                     "app:reminder due date"])
             #expect(try await SQLCipherPatientRepository(pool: pool).search("ana").map(\.id) == [ana.id])
             try await pool.write { db in

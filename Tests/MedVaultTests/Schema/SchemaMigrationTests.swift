@@ -16,7 +16,8 @@ struct SchemaMigrationTests {
                            "session signatures and addenda", "change log", "sync state", "audit trail",
                            "sync attachment staging", "medication stock ledger", "sync refusals",
                            "sync secret", "professional signatures", "sync device sequences", "sync epochs", "audit origin",
-                           "session note search", "dose journal", "sync seal plan", "shared diagnosis snapshots"]
+                           "session note search", "dose journal", "sync seal plan", "shared diagnosis snapshots",
+                           "sync outbox without an id index"]
 
     @Test("A new database records MedVault's migrations by name, in order, and user_version counts them")
     func newDatabaseRecordsNames() async throws {
