@@ -112,6 +112,34 @@ struct SyncSealPushOverlapTests {
     }
 }
 
+extension SyncSealPushOverlapTests {
+    @Test("A pass cancelled at its first push stops its seal steps: the run is left unfinished, not sealed to its end behind the caller's back; the next pass finishes it, each envelope once")
+    func cancelledWhileSealing() async throws {
+        try await withTemporaryDirectory { dir in
+            let devices = try await Self.makeDevices(in: dir)
+            defer { Task { await devices.lockAll() } }
+            let vault = devices.vaults[0]
+            let watching = SealWatchingTransport(devices.server, vault: vault)
+            let engine = SyncEngine(vault: vault, transport: watching)
+            await engine.setSealStepSize(Self.stepSize)
+            let pass = Task { try await engine.sync() }
+            await watching.cancelOnFirstPush(pass)
+            _ = await pass.result
+            #expect(await watching.pushes.first?.runInProgress == true)
+            // The pass has returned: no step runs any more, and most of the run is unsealed.
+            let left = try await SyncSealStepTests.sealingThrough(vault)
+            #expect(left != 0, "the steps went on after the pass was cancelled")
+            let outbox = try await SyncSealStepTests.outbox(vault).count
+            #expect(outbox < Self.records - Self.stepSize)
+
+            _ = try await engine.sync()
+            #expect(await devices.server.envelopeCount(vaultID: vault.vaultID) == Self.records)
+            #expect(try await SyncSealStepTests.sealingThrough(vault) == 0)
+            #expect(try await devices.engines[1].sync().downloaded == Self.records)
+        }
+    }
+}
+
 /// Forwards to an `InMemorySyncTransport`, noting for each push its envelope ids and
 /// whether the vault's planned seal run was still in progress when it arrived; can lock
 /// the vault when the first push arrives (after forwarding it).
@@ -136,9 +164,21 @@ actor SealWatchingTransport: ForwardingSyncTransport {
         try await inner.pull(after: after, limit: limit, as: credentials)
     }
 
+    /// Cancels `pass` when the first push arrives (before forwarding it); at once if one has.
+    func cancelOnFirstPush(_ pass: Task<SyncResult, any Error>) {
+        if pushes.isEmpty { toCancel = pass } else { pass.cancel() }
+    }
+
+    private var toCancel: Task<SyncResult, any Error>?
+
     func push(_ request: SyncPushRequest, as credentials: SyncCredentials) async throws -> SyncPushResponse {
         let sealing = try await vault.database.read { db in try SyncStateStore.sealingThrough(db) }
         pushes.append(Push(ids: request.envelopes.map(\.id.uuidString), runInProgress: sealing != 0))
+        if let pass = toCancel {
+            toCancel = nil
+            pass.cancel()
+            throw CancellationError()
+        }
         let response = try await inner.push(request, as: credentials)
         if lockOnFirstPush, pushes.count == 1 { await vault.lock() }
         return response
