@@ -52,19 +52,8 @@ struct SyncPullCostTests {
             let vault = TestVault()
             let device = try await TestDevice.register(vault, client: server.client)
             _ = try await server.sql("""
-                WITH v AS (
-                    INSERT INTO vaults (vault_id, verification_key) SELECT gen_random_uuid(), decode(repeat('01', 32), 'hex')
-                    FROM generate_series(1, 30) RETURNING vault_id
-                ), d AS (
-                    INSERT INTO devices (vault_id, device_id, token_hash)
-                    SELECT vault_id, gen_random_uuid(), sha256(vault_id::text::bytea) FROM v RETURNING vault_id, device_id
-                )
-                INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext)
-                SELECT d.vault_id, n, gen_random_uuid(), sha256(n::text::bytea), d.device_id, sha512(n::text::bytea)
-                FROM d, generate_series(1, 1000) n;
-                INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext)
-                SELECT '\(vault.id)', n, gen_random_uuid(), sha256(n::text::bytea), '\(device.id)', sha512(n::text::bytea)
-                FROM generate_series(1, 600) n;
+                \(Self.otherVaults(30, envelopesEach: 1_000));
+                \(Self.envelopes(of: vault.id, device: device.id, sequences: 1...600));
                 ANALYZE
                 """)
             let queries = [
@@ -187,21 +176,53 @@ struct SyncPullCostTests {
         }
     }
 
+    /// SQL that adds `count` vaults of one device each holding `each` envelopes.
+    static func otherVaults(_ count: Int, envelopesEach each: Int) -> String {
+        """
+        WITH v AS (
+            INSERT INTO vaults (vault_id, verification_key) SELECT gen_random_uuid(), decode(repeat('01', 32), 'hex')
+            FROM generate_series(1, \(count)) RETURNING vault_id
+        ), d AS (
+            INSERT INTO devices (vault_id, device_id, token_hash)
+            SELECT vault_id, gen_random_uuid(), sha256(vault_id::text::bytea) FROM v RETURNING vault_id, device_id
+        )
+        INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext)
+        SELECT d.vault_id, n, gen_random_uuid(), sha256(n::text::bytea), d.device_id, sha512(n::text::bytea)
+        FROM d, generate_series(1, \(each)) n
+        """
+    }
+
+    /// SQL that adds envelopes numbered `sequences` to `vault`, pushed by `device`.
+    static func envelopes(of vault: UUID, device: UUID, sequences: ClosedRange<Int>) -> String {
+        """
+        INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext)
+        SELECT '\(vault)', n, gen_random_uuid(), sha256(n::text::bytea), '\(device)', sha512(n::text::bytea)
+        FROM generate_series(\(sequences.lowerBound), \(sequences.upperBound)) n
+        """
+    }
+
     /// The buffers the current transaction asked for in the envelopes' table, its TOAST
     /// table and their indexes (counted per transaction: read before it ends).
     static func envelopeBlocksFetched(_ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
-        var blocks: Int64 = 0
-        let rows = try await connection.query("""
+        try await envelopeStatistic("pg_stat_get_xact_blocks_fetched", connection, logger)
+    }
+
+    /// `function` (a `pg_stat_get_xact_…` counter) summed over the envelopes' table, its
+    /// TOAST table and their indexes.
+    static func envelopeStatistic(_ function: String, _ connection: PostgresConnection, _ logger: Logger)
+        async throws -> Int64 {
+        var total: Int64 = 0
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
             WITH tables AS (
                 SELECT oid FROM pg_class WHERE oid = 'envelopes'::regclass
                 UNION SELECT reltoastrelid FROM pg_class WHERE oid = 'envelopes'::regclass
             )
-            SELECT coalesce(sum(pg_stat_get_xact_blocks_fetched(oid)), 0)::bigint FROM (
+            SELECT coalesce(sum(\(function)(oid)), 0)::bigint FROM (
                 SELECT oid FROM tables UNION SELECT indexrelid FROM pg_index WHERE indrelid IN (SELECT oid FROM tables)
             ) relations
-            """, logger: logger)
-        for try await count in rows.decode(Int64.self) { blocks = count }
-        return blocks
+            """), logger: logger)
+        for try await count in rows.decode(Int64.self) { total = count }
+        return total
     }
 
     /// Runs `body` on a connection of the test's own to `server`'s database.

@@ -20,23 +20,10 @@ struct SyncPushCostTests {
             // is off for the table so that nothing refreshes them during the test.
             _ = try await server.sql("""
                 ALTER TABLE envelopes SET (autovacuum_enabled = false);
-                WITH v AS (
-                    INSERT INTO vaults (vault_id, verification_key) SELECT gen_random_uuid(), decode(repeat('01', 32), 'hex')
-                    FROM generate_series(1, 30) RETURNING vault_id
-                ), d AS (
-                    INSERT INTO devices (vault_id, device_id, token_hash)
-                    SELECT vault_id, gen_random_uuid(), sha256(vault_id::text::bytea) FROM v RETURNING vault_id, device_id
-                )
-                INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext)
-                SELECT d.vault_id, n, gen_random_uuid(), sha256(n::text::bytea), d.device_id, sha512(n::text::bytea)
-                FROM d, generate_series(1, 10) n;
-                INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext)
-                SELECT '\(vault.id)', n, gen_random_uuid(), sha256(n::text::bytea), '\(device.id)', sha512(n::text::bytea)
-                FROM generate_series(1, 10) n;
+                \(SyncPullCostTests.otherVaults(30, envelopesEach: 10));
+                \(SyncPullCostTests.envelopes(of: vault.id, device: device.id, sequences: 1...10));
                 ANALYZE envelopes;
-                INSERT INTO envelopes (vault_id, sequence, envelope_id, record_key, device_id, ciphertext)
-                SELECT '\(vault.id)', n, gen_random_uuid(), sha256(n::text::bytea), '\(device.id)', sha512(n::text::bytea)
-                FROM generate_series(11, 20010) n;
+                \(SyncPullCostTests.envelopes(of: vault.id, device: device.id, sequences: 11...20_010));
                 UPDATE vaults SET last_sequence = 20010 WHERE vault_id = '\(vault.id)'
                 """)
             let envelopes = try (0..<500).map { index in
@@ -94,14 +81,7 @@ struct SyncPushCostTests {
     /// The rows and buffers the current transaction read in the envelopes' table, its
     /// TOAST table and their indexes.
     static func envelopeReads(_ connection: PostgresConnection, _ logger: Logger) async throws -> (rows: Int64, blocks: Int64) {
-        let blocks = try await SyncPullCostTests.envelopeBlocksFetched(connection, logger)
-        var rows: Int64 = 0
-        for try await count in try await connection.query("""
-            SELECT sum(pg_stat_get_xact_tuples_fetched(oid))::bigint FROM (
-                SELECT 'envelopes'::regclass::oid AS oid
-                UNION SELECT indexrelid FROM pg_index WHERE indrelid = 'envelopes'::regclass
-            ) relations
-            """, logger: logger).decode(Int64.self) { rows = count }
-        return (rows, blocks)
+        (try await SyncPullCostTests.envelopeStatistic("pg_stat_get_xact_tuples_fetched", connection, logger),
+         try await SyncPullCostTests.envelopeBlocksFetched(connection, logger))
     }
 }
