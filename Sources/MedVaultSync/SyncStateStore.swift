@@ -166,9 +166,10 @@ enum SyncStateStore {
     }
 
     /// Removes the acknowledged envelopes: by position *and* id, never a range. Positions
-    /// are rowids, reused once the outbox empties, so a late acknowledgement (a push that
-    /// waited while another pass pushed the same rows and sealed new ones) must not
-    /// remove a newer envelope that took one of their positions.
+    /// are never given twice since migration "sync outbox without an id index"
+    /// (`AUTOINCREMENT`; before it they were reused once the outbox emptied, and a late
+    /// acknowledgement could have removed a newer envelope at one of their positions);
+    /// the id is still checked.
     static func removeFromOutbox(_ acknowledged: [OutboxEnvelope], _ db: DatabaseConnection) throws {
         try removeStatement.execute(acknowledged, db) { row in [.integer(row.position), row.envelope.id.vaultValue] }
     }

@@ -95,14 +95,15 @@ struct SyncSealPushOverlapTests {
             await #expect { try await engine.sync() } throws: { error in
                 (error as? MedVaultError)?.code == .offline
             }
-            // One push (the first step's 20) stored; the steps went on to the run's end, as
-            // when every step was sealed before any push (a pull after a refused push must
-            // not seal the rest in one transaction).
-            #expect(await devices.server.envelopeCount(vaultID: vault.vaultID) == Self.stepSize)
+            // One push stored (what was sealed when it was read: at least the first step);
+            // the steps went on to the run's end, as when every step was sealed before any
+            // push (a pull after a refused push must not seal the rest in one transaction).
+            let stored = await devices.server.envelopeCount(vaultID: vault.vaultID)
+            #expect(stored >= Self.stepSize && stored <= 200)
             #expect(try await SyncSealStepTests.sealingThrough(vault) == 0)
-            #expect(try await SyncSealStepTests.outbox(vault).count == Self.records - Self.stepSize)
+            #expect(try await SyncSealStepTests.outbox(vault).count == Self.records - stored)
             let second = try await engine.sync()
-            #expect(second.uploaded == Self.records - Self.stepSize)
+            #expect(second.uploaded == Self.records - stored)
             #expect(await devices.server.envelopeCount(vaultID: vault.vaultID) == Self.records)
             #expect(try await SyncSealStepTests.sealingThrough(vault) == 0)
             #expect(try await devices.engines[1].sync().downloaded == Self.records)

@@ -118,10 +118,20 @@ extension SyncStore {
         let freshBytes = bytes(of: fresh, signature: signature)
         guard vault.lastSequence + Int64(envelopes.count) <= quota.maximumEnvelopes,
               vault.storedBytes + freshBytes <= quota.maximumBytes else { return nil }
+        // A signature the old path would refuse, it refuses only when something new is to
+        // be stored: a retry of stored envelopes still answers. So a refusal here leaves
+        // the push to that path, which decides.
+        do {
+            try await checkSignature(signature, envelopes: envelopes, vault: vault, deviceID: deviceID, connection, logger)
+        } catch let refused as SyncServerError {
+            logger.debug("push: signature refused as new envelopes (\(refused)); reading what is stored")
+            return nil
+        }
         try await connection.guardedQuery("SAVEPOINT push_as_new", logger: logger)
         guard try await store(fresh, freshBytes: freshBytes, vault: vault, deviceID: deviceID, signature: signature,
-                              allEnvelopes: envelopes, connection, logger) else {
+                              signatureChecked: true, allEnvelopes: envelopes, connection, logger) else {
             try await connection.guardedQuery("ROLLBACK TO SAVEPOINT push_as_new", logger: logger)
+            try await connection.guardedQuery("RELEASE SAVEPOINT push_as_new", logger: logger)
             return nil
         }
         try await connection.guardedQuery("RELEASE SAVEPOINT push_as_new", logger: logger)
@@ -139,18 +149,11 @@ extension SyncStore {
     /// of `fresh` was stored already (the caller rolls back).
     private static func store(_ fresh: [(sequence: Int64, envelope: SyncEnvelope)], freshBytes: Int64,
                               vault: LockedVault, deviceID: UUID, signature: SyncPushSignature?,
-                              allEnvelopes: [SyncEnvelope], _ connection: PostgresConnection,
-                              _ logger: Logger) async throws -> Bool {
-        // The push's signature, kept for the receivers to check. Required from epoch 1,
-        // and checked here too so that nothing the devices would refuse is stored: the
-        // pushing device's, of the vault's epoch, listing exactly this push's envelopes,
-        // with the device's stored certificate, and verifying under it.
-        if vault.epoch > 0 || signature != nil {
-            guard let signature else {
-                throw SyncServerError.badRequest("A push to a vault with sync epochs is signed by its device.")
-            }
-            try await check(signature, envelopes: allEnvelopes, vaultID: vault.id, deviceID: deviceID,
-                            epoch: vault.epoch, connection, logger)
+                              signatureChecked: Bool = false, allEnvelopes: [SyncEnvelope],
+                              _ connection: PostgresConnection, _ logger: Logger) async throws -> Bool {
+        if !signatureChecked {
+            try await checkSignature(signature, envelopes: allEnvelopes, vault: vault, deviceID: deviceID,
+                                     connection, logger)
         }
         var signatureID: Int64?
         if let signature {
@@ -170,6 +173,21 @@ extension SyncStore {
             WHERE vault_id = \(vault.id)
             """, logger: logger)
         return true
+    }
+
+    /// The push's signature, kept for the receivers to check. Required from epoch 1, and
+    /// checked so that nothing the devices would refuse is stored: the pushing device's,
+    /// of the vault's epoch, listing exactly this push's envelopes, with the device's
+    /// stored certificate, and verifying under it.
+    private static func checkSignature(_ signature: SyncPushSignature?, envelopes: [SyncEnvelope], vault: LockedVault,
+                                       deviceID: UUID, _ connection: PostgresConnection,
+                                       _ logger: Logger) async throws {
+        guard vault.epoch > 0 || signature != nil else { return }
+        guard let signature else {
+            throw SyncServerError.badRequest("A push to a vault with sync epochs is signed by its device.")
+        }
+        try await check(signature, envelopes: envelopes, vaultID: vault.id, deviceID: deviceID, epoch: vault.epoch,
+                        connection, logger)
     }
 
     /// Inserts a push's new envelopes in one statement of eight parameters whatever their

@@ -67,11 +67,17 @@ struct SyncPushCostTests {
                                                           quota: VaultQuota(), connection, logger)
                 let twice = try await SyncStore.pushAsNew([new, new], vault: second, deviceID: device.id, signature: nil,
                                                           quota: VaultQuota(), connection, logger)
+                // Unsigned in a vault with epochs: refused only if something new is stored,
+                // which the path that reads what is stored decides (a retry still answers).
+                let signedEpoch: SyncStore.LockedVault = (id: vault.id, lastSequence: 1, storedBytes: 96, epoch: 1)
+                let unsigned = try await SyncStore.pushAsNew(
+                    [try SyncEnvelope(id: stored.id, recordKey: stored.recordKey, ciphertext: stored.ciphertext, epoch: 1)],
+                    vault: signedEpoch, deviceID: device.id, signature: nil, quota: VaultQuota(), connection, logger)
                 try await connection.query("COMMIT", logger: logger)
-                return [one, again, twice]
+                return [one, again, twice, unsigned]
             }
             #expect(results[0] == [1])
-            #expect(results[1] == nil && results[2] == nil)
+            #expect(results[1] == nil && results[2] == nil && results[3] == nil)
             // Only the first push stored anything, and the vault's row counts it alone.
             #expect(try await server.sql("SELECT count(*) FROM envelopes WHERE vault_id = '\(vault.id)'") == "1")
             #expect(try await server.sql("SELECT last_sequence FROM vaults WHERE vault_id = '\(vault.id)'") == "1")

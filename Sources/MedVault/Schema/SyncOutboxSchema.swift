@@ -20,14 +20,25 @@
 /// send a later step's rows before an earlier step's (a child before its parent) while
 /// the seal ran beside the push. Now positions are the seal order, always.
 ///
+/// `AUTOINCREMENT` costs SQLite 3.15 a write of `sqlite_sequence` after each statement that
+/// could insert into the table (why the change log and the audit trail do without it):
+/// here one per outbox statement of up to 64 envelopes, next to those envelopes' pages.
+///
 /// The table is rebuilt as SQLite's documentation orders it (a new table, the rows copied
-/// in position order, the old one dropped, the new one renamed), so views and triggers
-/// that name `sync_outbox` keep naming it; an index an app made on it is not kept.
+/// in position order, the old one dropped, the new one renamed, with the legacy rename),
+/// so views, and triggers on other tables, that name `sync_outbox` keep working; an index
+/// or trigger an app made on the table itself is dropped with it and not made again.
 /// `sync_outbox_by_epoch` is made again. The copy takes as much free space as the outbox
 /// (sealed envelopes not yet acknowledged). Not change-logged, not synced, no trigger.
 /// Frozen: its SQL is a literal.
 enum SyncOutboxSchema {
     static func dropIDIndex(_ db: DatabaseConnection) throws {
+        // SQLite 3.26 and later check every view and trigger when a table is renamed, and
+        // one that names the dropped `sync_outbox` would stop the rename (and the vault's
+        // open); the legacy rename, which this documented rebuild expects, does not check.
+        // SQLite 3.15 (SQLCipher 3.4) has no such check and no such pragma, and ignores it.
+        try db.executeScript("PRAGMA legacy_alter_table = ON;")
+        defer { try? db.executeScript("PRAGMA legacy_alter_table = OFF;") }
         try db.executeScript("""
             CREATE TABLE sync_outbox_rebuilt (
                 position INTEGER PRIMARY KEY AUTOINCREMENT,
