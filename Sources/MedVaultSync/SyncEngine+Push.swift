@@ -13,10 +13,11 @@ extension SyncEngine {
     ///
     /// When the first step leaves more to seal, the other steps run in a task of their
     /// own while `pushOutbox` pushes what is sealed: the device seals while the server
-    /// and PostgreSQL store. The task is waited for on every way out, so no
-    /// step runs after this call returns or throws; an error of a step is the pass's
-    /// error. (Tried before with the `URLSession` client, whose pushes spun a core: the
-    /// full clinic's push took 96.6 s against 89.3 s; docs/benchmarks-method.md.)
+    /// and PostgreSQL store. The task is waited for on every way out, so no step runs
+    /// after this call returns or throws: an error of a step is the pass's error; a
+    /// failed push lets the steps finish, then throws; a cancelled pass stops them.
+    /// (Tried before with the `URLSession` client, whose pushes spun a core: the full
+    /// clinic's push took 96.6 s against 89.3 s; docs/benchmarks-method.md.)
     ///
     /// - Returns: How many envelopes were pushed.
     func sealAndPush(_ credentials: SyncCredentials) async throws -> Int {
