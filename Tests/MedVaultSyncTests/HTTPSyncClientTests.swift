@@ -214,12 +214,7 @@ struct HTTPSyncClientTests {
         let header = "X-Filler: " + String(repeating: "y", count: 1_000) + "\r\n"
         let heavy = "HTTP/1.1 200 OK\r\n" + String(repeating: header, count: 70) + "Content-Length: 2\r\n\r\n{}"
         for answer in [chunked, heavy] {
-            let server = try LoopbackAcceptor { connection in
-                var buffer = [UInt8](repeating: 0, count: 65_536)
-                _ = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
-                _ = Array(answer.utf8).withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                close(connection)
-            }
+            let server = try LoopbackAcceptor.answering(answer)
             defer { server.stop() }
             var configuration = HTTPSyncTransport.Configuration(baseURL: URL(string: "http://127.0.0.1:\(server.port)")!,
                                                                 timeout: .seconds(60), maximumResponseSize: 2_048)
@@ -241,12 +236,7 @@ struct HTTPSyncClientTests {
             + "X-Separator: a\u{2028}Retry-After: 99\nX-Return: a\rInjected: yes\n"
             + "Transfer-Encoding: chunked\nConnection: close\n\n"
             + "2\r\n{}\r\n0\r\nX-Trailer: late\r\n\r\n"
-        let server = try LoopbackAcceptor { connection in
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            _ = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
-            _ = Array(answer.utf8).withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            close(connection)
-        }
+        let server = try LoopbackAcceptor.answering(answer)
         defer { server.stop() }
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/")!)
         request.timeoutInterval = 60

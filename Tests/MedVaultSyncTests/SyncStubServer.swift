@@ -153,6 +153,18 @@ final class LoopbackAcceptor: @unchecked Sendable {
         Thread.detachNewThread { [self] in serve() }
     }
 
+    /// A server that reads each request (one read, up to 64 KiB), sends `answer` as it is
+    /// and closes the connection.
+    static func answering(_ answer: String) throws -> LoopbackAcceptor {
+        let bytes = Array(answer.utf8)
+        return try LoopbackAcceptor { connection in
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            _ = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+            _ = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            close(connection)
+        }
+    }
+
     /// Stops accepting (within 100 ms); connections being handled go on.
     func stop() { lock.withLock { stopped = true } }
 
